@@ -1,0 +1,53 @@
+/*
+ * aqueue.h - types and helpers shared by every aditus-queue program
+ * (the FastCGI pool, the operator CLI and later the worker).
+ */
+#ifndef AQUEUE_H
+#define AQUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Errors passed up the call chain.  APP_OK is zero so that
+ * "if ((er = f()) != APP_OK) return er;" reads naturally.
+ */
+enum app_err {
+	APP_OK = 0,	/* success */
+	APP_ENOMEM,	/* allocation failed */
+	APP_SYSTEM,	/* a system call failed (errno logged) */
+	APP_DB,		/* database error (logged where it happened) */
+	APP_DB_DOWN,	/* database unreachable: answer 503, retry later */
+	APP_NOTFOUND,	/* the row or object does not exist */
+	APP_INVALID,	/* input failed validation */
+	APP_CRYPTO,	/* a cryptographic operation failed */
+	APP__MAX
+};
+
+/*
+ * Allocation wrappers.  The x* family logs and exits on failure: use it at
+ * start-up and for small fixed-size allocations.  The try_* family returns
+ * NULL: use it for sizes a client controls.  Nothing else calls malloc.
+ */
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+char	*xstrdup(const char *);
+char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	*try_malloc(size_t);
+char	*try_strndup(const char *, size_t);
+
+/*
+ * Wall-clock time in milliseconds since the Unix epoch (CLOCK_REALTIME).
+ * Can't fail.
+ */
+int64_t	 now_ms(void);
+
+/*
+ * Parse a decimal integer in [min, max] from the whole of str: digits only
+ * (an optional leading '-' when min < 0), no sign '+', no white space, no
+ * leading zeros (except "0" itself).  Returns 0 and sets *out on success,
+ * -1 on any malformed or out-of-range input (then *out is unchanged).
+ */
+int	 parse_int64(const char *str, int64_t min, int64_t max, int64_t *out);
+
+#endif /* AQUEUE_H */

@@ -1,0 +1,183 @@
+/*
+ * cfg.c - the configuration file: a table of directives with defaults,
+ * parsed line by line; unknown keys and bad values are fatal.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "crypto.h"
+#include "log.h"
+
+enum cfg_type {
+	CFG_STR,	/* any string, may be empty */
+	CFG_INT,	/* decimal integer within [min, max] */
+	CFG_OCTAL	/* octal integer within [min, max] */
+};
+
+struct cfg_key {
+	const char	*name;
+	enum cfg_type	 type;
+	size_t		 off;	/* offset of the field in struct cfg */
+	const char	*def;	/* default value, as written in the file */
+	int64_t		 min, max;
+};
+
+#define S(f)	CFG_STR, offsetof(struct cfg, f)
+#define I(f)	CFG_INT, offsetof(struct cfg, f)
+#define O(f)	CFG_OCTAL, offsetof(struct cfg, f)
+
+static const struct cfg_key keys[] = {
+	{ "listen", S(listen), "unix:/run/aqueue/fcgi.sock", 0, 0 },
+	{ "listen-mode", O(listen_mode), "0660", 0, 0777 },
+	{ "workers", I(workers), "4", 1, 256 },
+	{ "pid-file", S(pid_file), "", 0, 0 },
+	{ "db-host", S(db_host), "", 0, 0 },
+	{ "db-port", I(db_port), "3306", 1, 65535 },
+	{ "db-socket", S(db_socket), "", 0, 0 },
+	{ "db-user", S(db_user), "aqueue", 0, 0 },
+	{ "db-password", S(db_password), "", 0, 0 },
+	{ "db-name", S(db_name), "aqueue", 0, 0 },
+	{ "db-timeout", I(db_timeout_s), "3", 1, 60 },
+	{ "master-key-file", S(master_key_file), "/etc/aqueue/master.key",
+	    0, 0 },
+	{ "templates-dir", S(templates_dir), PKGDATADIR "/templates", 0, 0 },
+	{ "migrations-dir", S(migrations_dir), PKGDATADIR "/migrations",
+	    0, 0 },
+	{ "static-url", S(static_url), "/queue-static", 0, 0 },
+	{ "status-cache-ms", I(status_cache_ms), "1000", 0, 60000 },
+	{ "max-body", I(max_body), "65536", 256, 1048576 },
+	{ "token-leeway", I(token_leeway_s), "0", 0, 30 },
+	{ "debug", I(debug), "0", 0, 1 },
+};
+
+/*
+ * Set one key from its text value.  Returns 0, or -1 when the value is
+ * malformed or out of range.
+ */
+static int
+set_key(struct cfg *c, const struct cfg_key *k, const char *val)
+{
+	char	*base = (char *)c + k->off;
+	int64_t	 v;
+	char	*end;
+
+	switch (k->type) {
+	case CFG_STR:
+		free(*(char **)(void *)base);
+		*(char **)(void *)base = xstrdup(val);
+		return 0;
+	case CFG_INT:
+		if (parse_int64(val, k->min, k->max, &v) == -1)
+			return -1;
+		*(int64_t *)(void *)base = v;
+		return 0;
+	case CFG_OCTAL:
+		if (*val < '0' || *val > '7')
+			return -1;
+		errno = 0;
+		v = strtoll(val, &end, 8);
+		if (errno != 0 || *end != '\0' || v < k->min || v > k->max)
+			return -1;
+		*(int64_t *)(void *)base = v;
+		return 0;
+	}
+	return -1;
+}
+
+/* Strip white space at both ends in place; returns the new start. */
+static char *
+trim(char *s)
+{
+	char	*e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+	    e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+int
+cfg_load(const char *path, struct cfg *c)
+{
+	FILE	*f;
+	char	 line[4096], *p, *eq, *key, *val;
+	size_t	 i, lineno = 0;
+	int	 rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (set_key(c, &keys[i], keys[i].def) == -1) {
+			log_warnx("bad default for %s", keys[i].name);
+			return -1;
+		}
+
+	if ((f = fopen(path, "r")) == NULL) {
+		log_warn("%s", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			log_warnx("%s:%zu: line too long", path, lineno);
+			rc = -1;
+			break;
+		}
+		p = trim(line);
+		if (*p == '\0' || *p == '#')
+			continue;
+		if ((eq = strchr(p, '=')) == NULL) {
+			log_warnx("%s:%zu: expected 'key = value'", path,
+			    lineno);
+			rc = -1;
+			continue;
+		}
+		*eq = '\0';
+		key = trim(p);
+		val = trim(eq + 1);
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(keys[i].name, key) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0])) {
+			log_warnx("%s:%zu: unknown key '%s'", path, lineno,
+			    key);
+			rc = -1;
+			continue;
+		}
+		if (set_key(c, &keys[i], val) == -1) {
+			log_warnx("%s:%zu: bad value for %s: '%s'", path,
+			    lineno, key, val);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	if (rc == -1)
+		return -1;
+	if (master_key_load(c->master_key_file, c->master_key) == -1)
+		return -1;
+	log_set_debug((int)c->debug);
+	return 0;
+}
+
+void
+cfg_free(struct cfg *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].type == CFG_STR) {
+			char **p = (char **)(void *)((char *)c + keys[i].off);
+			free(*p);
+			*p = NULL;
+		}
+	wipe(c->master_key, sizeof(c->master_key));
+}

@@ -1,0 +1,49 @@
+/*
+ * cfg.h - the configuration file: "key = value" lines, '#' comments,
+ * blank lines ignored.  Every key, its default and its meaning are listed
+ * once, in the table in cfg.c, and documented in deploy/aqueue.conf.sample.
+ */
+#ifndef CFG_H
+#define CFG_H
+
+#include <stdint.h>
+
+#include "crypto.h"
+
+struct cfg {
+	char	*listen;	/* "unix:/path", "host:port", or "" (fd 0) */
+	int64_t	 listen_mode;	/* unix socket permission bits (octal) */
+	int64_t	 workers;	/* FastCGI processes in the pool, 1..256 */
+	char	*pid_file;	/* master's pid, or "" for none */
+	char	*db_host;	/* "" with db_socket set */
+	int64_t	 db_port;
+	char	*db_socket;
+	char	*db_user;
+	char	*db_password;
+	char	*db_name;
+	int64_t	 db_timeout_s;	/* connect/read/write timeout, seconds */
+	char	*master_key_file;	/* 64 hex digits, mode 0600 */
+	char	*templates_dir;
+	char	*migrations_dir;
+	char	*static_url;	/* URL prefix of static/, e.g. /queue-static */
+	int64_t	 status_cache_ms;	/* queue row cache lifetime, ms */
+	int64_t	 max_body;	/* request body limit, bytes */
+	int64_t	 token_leeway_s;	/* clock leeway for exp/nbf/iat */
+	int64_t	 debug;		/* 1 = log debug messages */
+
+	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
+};
+
+/*
+ * Read the file at path into *c, after setting every key to its default.
+ * Unknown keys, malformed values, values out of range, and an unreadable
+ * master key file are errors: each is logged as "file:line: ..." and the
+ * function returns -1 (then *c must still be released with cfg_free).
+ * Returns 0 on success.
+ */
+int	 cfg_load(const char *path, struct cfg *c);
+
+/* Release the strings of *c and wipe the key.  Accepts a zeroed struct. */
+void	 cfg_free(struct cfg *c);
+
+#endif /* CFG_H */

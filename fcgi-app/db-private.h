@@ -1,0 +1,48 @@
+/*
+ * db-private.h - the statement table and the run helper shared by db.c
+ * and db-<entity>.c.  Not for use outside the db-* files.
+ */
+#ifndef DB_PRIVATE_H
+#define DB_PRIVATE_H
+
+#include <mysql.h>
+
+#include "db.h"
+
+enum stmt {
+	STMT_QUEUE_GET,
+	STMT_QUEUE_GET_LOCKED,
+	STMT_QUEUE_STATE,
+	STMT_QUEUE_JOIN,
+	STMT_QUEUE_INSERT,
+	STMT_QUEUE_SET_STATE,
+	STMT_QUEUE_SET_SECRET,
+	STMT_MIGRATION_APPLIED,
+	STMT_MIGRATION_RECORD,
+	STMT__MAX
+};
+
+/*
+ * Execute statement s with the given parameter binds (count must match
+ * the statement) and, when res is not NULL, bind res and fetch the first
+ * row into it (*has_row set to 1, or 0 when there is none; the rest of
+ * the result is discarded).  A read statement is retried once after a
+ * lost connection; a write statement never is.
+ * Returns APP_OK, APP_DB (logged with mysql_stmt_error) or APP_DB_DOWN.
+ */
+enum app_err db_run(struct db *, enum stmt s, MYSQL_BIND *param,
+	    MYSQL_BIND *res, int *has_row);
+
+/* Rows changed by the last db_run() of s, and the LAST_INSERT_ID of it. */
+int64_t	 db_affected(struct db *, enum stmt s);
+int64_t	 db_insert_id(struct db *, enum stmt s);
+
+/* The server or client error number of the last failed call. */
+unsigned int db_last_errno(struct db *);
+
+/* Fill a MYSQL_BIND for an int64 / string input parameter. */
+void	 bind_int(MYSQL_BIND *, int64_t *v);
+void	 bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
+void	 bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
+
+#endif /* DB_PRIVATE_H */

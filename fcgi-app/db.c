@@ -1,0 +1,411 @@
+/*
+ * db.c - one connection per process, the table of prepared statements,
+ * strict session settings at every connect, reconnect after loss.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errmsg.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "db-private.h"
+#include "log.h"
+
+#define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
+	"rate_per_minute, burst, anchor_number, anchor_time_ms, last_number, " \
+	"skip_count, active, token_ttl_s, secret_sealed, ticket_key_sealed"
+
+/* Effective burst, as adm_burst() computes it. */
+#define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
+/* floor(r * clamp(now - T, 0, ADM_DT_MAX_MS) / 60000), now bound to ?. */
+#define CREDIT_SQL "((rate_per_minute * LEAST(GREATEST(? - anchor_time_ms, " \
+	"0), 1000000000000)) DIV 60000)"
+
+/* Whether a statement only reads (and may be retried after a reconnect). */
+static const int stmt_reads[STMT__MAX] = {
+	1, /* STMT_QUEUE_GET */
+	0, /* STMT_QUEUE_GET_LOCKED: inside a transaction */
+	1, /* STMT_QUEUE_STATE */
+	0, /* STMT_QUEUE_JOIN */
+	0, /* STMT_QUEUE_INSERT */
+	0, /* STMT_QUEUE_SET_STATE */
+	0, /* STMT_QUEUE_SET_SECRET */
+	1, /* STMT_MIGRATION_APPLIED */
+	0, /* STMT_MIGRATION_RECORD */
+};
+
+static const char *const stmts[STMT__MAX] = {
+	/* STMT_QUEUE_GET */
+	"SELECT " QUEUE_COLS " FROM queue WHERE slug = ?",
+	/* STMT_QUEUE_GET_LOCKED */
+	"SELECT " QUEUE_COLS " FROM queue WHERE slug = ? FOR UPDATE",
+	/* STMT_QUEUE_STATE */
+	"SELECT rate_per_minute, burst, anchor_number, anchor_time_ms, "
+	"last_number, skip_count, active FROM queue WHERE id = ?",
+	/*
+	 * STMT_QUEUE_JOIN: the only write on the visitor path.  Assignments
+	 * run left to right and see earlier ones (MySQL and MariaDB without
+	 * SIMULTANEOUS_ASSIGNMENT), exactly as adm_join() does:
+	 * 1. re-anchor A when A + credit + skip >= L + burst,
+	 * 2. T := now when A + skip == L + burst (true iff 1. re-anchored),
+	 * 3. issue L + 1 through LAST_INSERT_ID().
+	 */
+	"UPDATE queue SET "
+	"anchor_number = IF(anchor_number + " CREDIT_SQL " + skip_count >= "
+	"last_number + " BURST_SQL ", last_number + " BURST_SQL
+	" - skip_count, anchor_number), "
+	"anchor_time_ms = IF(anchor_number + skip_count = last_number + "
+	BURST_SQL ", ?, anchor_time_ms), "
+	"last_number = LAST_INSERT_ID(last_number + 1) "
+	"WHERE id = ? AND active = 1",
+	/* STMT_QUEUE_INSERT */
+	"INSERT INTO queue (slug, name, target_url, shop_domains, "
+	"rate_per_minute, burst, anchor_number, anchor_time_ms, last_number, "
+	"skip_count, active, token_ttl_s, secret_sealed, ticket_key_sealed) "
+	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	/* STMT_QUEUE_SET_STATE */
+	"UPDATE queue SET rate_per_minute = ?, burst = ?, anchor_number = ?, "
+	"anchor_time_ms = ?, active = ? WHERE id = ?",
+	/* STMT_QUEUE_SET_SECRET */
+	"UPDATE queue SET secret_sealed = ? WHERE id = ?",
+	/* STMT_MIGRATION_APPLIED */
+	"SELECT COUNT(*) FROM schema_migrations WHERE version = ?",
+	/* STMT_MIGRATION_RECORD */
+	"INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
+};
+
+/* Session settings at every connect: strict, utf8mb4, UTC. */
+#define INIT_SQL "SET SESSION sql_mode = 'STRICT_ALL_TABLES," \
+	"ERROR_FOR_DIVISION_BY_ZERO,NO_ZERO_DATE,NO_ZERO_IN_DATE," \
+	"NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'"
+
+struct db {
+	const struct cfg	*cfg;
+	MYSQL			*my;
+	MYSQL_STMT		*st[STMT__MAX];
+	int64_t			 next_try_ms;	/* hold-off after failure */
+	unsigned int		 last_errno;	/* of the last failure */
+};
+
+struct db *
+db_open(const struct cfg *c)
+{
+	struct db	*db = xcalloc(1, sizeof(*db));
+
+	db->cfg = c;
+	return db;
+}
+
+/* Drop the connection and its statements. */
+static void
+disconnect(struct db *db)
+{
+	size_t	 i;
+
+	for (i = 0; i < STMT__MAX; i++)
+		if (db->st[i] != NULL) {
+			mysql_stmt_close(db->st[i]);
+			db->st[i] = NULL;
+		}
+	if (db->my != NULL) {
+		mysql_close(db->my);
+		db->my = NULL;
+	}
+}
+
+void
+db_close(struct db *db)
+{
+	if (db == NULL)
+		return;
+	disconnect(db);
+	free(db);
+}
+
+/* Whether a client/server error number means the connection is gone. */
+static int
+conn_lost(unsigned int e)
+{
+	return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST ||
+	    e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
+	    e == CR_SERVER_LOST_EXTENDED || e == ER_CONNECTION_KILLED ||
+	    e == ER_SERVER_SHUTDOWN || e == CR_COMMANDS_OUT_OF_SYNC;
+}
+
+/*
+ * Connect with the session settings.  Statements are prepared on first
+ * use (so that the CLI can connect before the schema exists).  Returns
+ * APP_OK or APP_DB_DOWN.
+ */
+static enum app_err
+connect_db(struct db *db)
+{
+	const struct cfg	*c = db->cfg;
+	unsigned int		 to = (unsigned int)c->db_timeout_s;
+	my_bool			 no = 0;
+
+	if ((db->my = mysql_init(NULL)) == NULL) {
+		log_warnx("mysql_init failed");
+		return APP_DB_DOWN;
+	}
+	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &to);
+	mysql_options(db->my, MYSQL_OPT_READ_TIMEOUT, &to);
+	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &to);
+	mysql_options(db->my, MYSQL_OPT_RECONNECT, &no);
+	mysql_options(db->my, MYSQL_INIT_COMMAND, INIT_SQL);
+	if (mysql_real_connect(db->my,
+	    c->db_host[0] != '\0' ? c->db_host : NULL, c->db_user,
+	    c->db_password, c->db_name, (unsigned int)c->db_port,
+	    c->db_socket[0] != '\0' ? c->db_socket : NULL, 0) == NULL) {
+		log_warnx("db connect: %s", mysql_error(db->my));
+		goto fail;
+	}
+	return APP_OK;
+fail:
+	disconnect(db);
+	return APP_DB_DOWN;
+}
+
+enum app_err
+db_ensure(struct db *db)
+{
+	int64_t	 now = now_ms();
+
+	if (db->my != NULL)
+		return APP_OK;
+	if (now < db->next_try_ms)
+		return APP_DB_DOWN;
+	if (connect_db(db) != APP_OK) {
+		db->next_try_ms = now + 1000;
+		return APP_DB_DOWN;
+	}
+	db->next_try_ms = 0;
+	return APP_OK;
+}
+
+struct st_mysql *
+db_mysql(struct db *db)
+{
+	return db->my;
+}
+
+/*
+ * Map the error of the last call on the connection (or statement) to
+ * APP_DB_DOWN (and drop the connection) or APP_DB.
+ */
+static enum app_err
+fail(struct db *db, unsigned int e, const char *what, const char *msg)
+{
+	db->last_errno = e;
+	if (e == ER_DUP_ENTRY)
+		log_debug("db %s: %u %s", what, e, msg);
+	else
+		log_warnx("db %s: %u %s", what, e, msg);
+	if (conn_lost(e)) {
+		disconnect(db);
+		return APP_DB_DOWN;
+	}
+	return APP_DB;
+}
+
+enum app_err
+db_exec_static(struct db *db, const char *sql)
+{
+	enum app_err	 er;
+	MYSQL_RES	*res;
+
+	if ((er = db_ensure(db)) != APP_OK)
+		return er;
+	if (mysql_real_query(db->my, sql, strlen(sql)) != 0)
+		return fail(db, mysql_errno(db->my), "query",
+		    mysql_error(db->my));
+	if ((res = mysql_store_result(db->my)) != NULL)
+		mysql_free_result(res);
+	return APP_OK;
+}
+
+enum app_err
+db_begin(struct db *db)
+{
+	return db_exec_static(db, "START TRANSACTION");
+}
+
+enum app_err
+db_commit(struct db *db)
+{
+	return db_exec_static(db, "COMMIT");
+}
+
+void
+db_rollback(struct db *db)
+{
+	if (db->my != NULL)
+		(void)db_exec_static(db, "ROLLBACK");
+}
+
+/*
+ * One attempt of db_run(): prepare on first use, bind, execute, fetch.
+ */
+static enum app_err
+run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
+    int *has_row)
+{
+	MYSQL_STMT	*st;
+	enum app_err	 er;
+	int		 rc;
+
+	if ((er = db_ensure(db)) != APP_OK)
+		return er;
+	if (db->st[s] == NULL) {
+		if ((db->st[s] = mysql_stmt_init(db->my)) == NULL)
+			return fail(db, mysql_errno(db->my), "stmt init",
+			    mysql_error(db->my));
+		if (mysql_stmt_prepare(db->st[s], stmts[s],
+		    strlen(stmts[s])) != 0) {
+			er = fail(db, mysql_stmt_errno(db->st[s]), "prepare",
+			    mysql_stmt_error(db->st[s]));
+			if (db->st[s] != NULL) {
+				mysql_stmt_close(db->st[s]);
+				db->st[s] = NULL;
+			}
+			return er;
+		}
+	}
+	st = db->st[s];
+	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
+		return fail(db, mysql_stmt_errno(st), "bind", mysql_stmt_error(st));
+	if (mysql_stmt_execute(st) != 0)
+		return fail(db, mysql_stmt_errno(st), "execute",
+		    mysql_stmt_error(st));
+	if (res == NULL)
+		return APP_OK;
+	if (mysql_stmt_bind_result(st, res) != 0) {
+		er = fail(db, mysql_stmt_errno(st), "bind result",
+		    mysql_stmt_error(st));
+		if (db->my != NULL)
+			mysql_stmt_free_result(st);
+		return er;
+	}
+	rc = mysql_stmt_fetch(st);
+	if (rc == 1) {
+		er = fail(db, mysql_stmt_errno(st), "fetch",
+		    mysql_stmt_error(st));
+		if (db->my != NULL)
+			mysql_stmt_free_result(st);
+		return er;
+	}
+	/* MYSQL_DATA_TRUNCATED: a column longer than its buffer. */
+	if (rc == MYSQL_DATA_TRUNCATED) {
+		log_warnx("db fetch: column truncated in statement %d", (int)s);
+		mysql_stmt_free_result(st);
+		return APP_DB;
+	}
+	*has_row = rc == 0;
+	while (rc == 0)
+		rc = mysql_stmt_fetch(st);
+	mysql_stmt_free_result(st);
+	return APP_OK;
+}
+
+enum app_err
+db_run(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
+    int *has_row)
+{
+	enum app_err	 er;
+	int		 was_connected = db->my != NULL;
+
+	er = run_once(db, s, param, res, has_row);
+	if (er == APP_DB_DOWN && was_connected && stmt_reads[s]) {
+		db->next_try_ms = 0;
+		er = run_once(db, s, param, res, has_row);
+	}
+	return er;
+}
+
+unsigned int
+db_last_errno(struct db *db)
+{
+	return db->last_errno;
+}
+
+int64_t
+db_affected(struct db *db, enum stmt s)
+{
+	return db->st[s] != NULL ? (int64_t)mysql_stmt_affected_rows(db->st[s])
+	    : 0;
+}
+
+int64_t
+db_insert_id(struct db *db, enum stmt s)
+{
+	return db->st[s] != NULL ? (int64_t)mysql_stmt_insert_id(db->st[s])
+	    : 0;
+}
+
+void
+bind_int(MYSQL_BIND *b, int64_t *v)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_LONGLONG;
+	b->buffer = v;
+}
+
+void
+bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_STRING;
+	b->buffer = (void *)(uintptr_t)s;
+	*len = s != NULL ? strlen(s) : 0;
+	b->buffer_length = *len;
+	b->length = len;
+	if (s == NULL) {
+		static my_bool is_null = 1;
+		b->buffer_type = MYSQL_TYPE_NULL;
+		b->is_null = &is_null;
+	}
+}
+
+void
+bind_blob(MYSQL_BIND *b, const void *p, unsigned long *len)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_BLOB;
+	b->buffer = (void *)(uintptr_t)p;
+	b->buffer_length = *len;
+	b->length = len;
+}
+
+enum app_err
+db_migration_applied(struct db *db, int64_t v, int *applied)
+{
+	MYSQL_BIND	 p[1], r[1];
+	int64_t		 n = 0;
+	int		 has = 0;
+	enum app_err	 er;
+
+	bind_int(&p[0], &v);
+	bind_int(&r[0], &n);
+	if ((er = db_run(db, STMT_MIGRATION_APPLIED, p, r, &has)) != APP_OK)
+		return er;
+	*applied = has && n > 0;
+	return APP_OK;
+}
+
+enum app_err
+db_migration_record(struct db *db, int64_t v, const char *name)
+{
+	MYSQL_BIND	 p[2];
+	unsigned long	 len;
+
+	bind_int(&p[0], &v);
+	bind_str(&p[1], name, &len);
+	return db_run(db, STMT_MIGRATION_RECORD, p, NULL, NULL);
+}

@@ -1,0 +1,137 @@
+/*
+ * db.h - the database: one MariaDB/MySQL connection per process, every
+ * statement prepared once per connection from the table in db.c, strict
+ * sql_mode and utf8mb4 set at every connect, reconnect after a lost
+ * connection.  No SQL text is ever built from input.
+ */
+#ifndef DB_H
+#define DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "admission.h"
+#include "aqueue.h"
+
+struct cfg;
+struct db;
+
+#define SLUG_MAX	63	/* [a-z0-9] then [a-z0-9-], bytes */
+#define NAME_MAX_CHARS	200	/* display name, characters */
+#define SEALED_MAX	255	/* sealed secret blob, bytes */
+#define SECRET_LEN	43	/* shown secret: base64url of 32 bytes */
+#define TICKET_KEY_LEN	32	/* bytes */
+
+/* One queue row. */
+struct queue {
+	int64_t		 id;
+	char		*slug;
+	char		*name;
+	char		*target_url;	/* NULL when not configured */
+	char		*shop_domains;	/* the list as configured */
+	int64_t		 token_ttl_s;
+	struct adm_queue adm;		/* the admission state */
+	uint8_t		 secret_sealed[SEALED_MAX];
+	size_t		 secret_sealed_len;
+	uint8_t		 ticket_key_sealed[SEALED_MAX];
+	size_t		 ticket_key_sealed_len;
+};
+
+/*
+ * Whether s is a well-formed slug: 1 to SLUG_MAX bytes of [a-z0-9-],
+ * starting with [a-z0-9], not "healthz".  Returns 1 or 0.
+ */
+int	 slug_valid(const char *s);
+
+/*
+ * Allocate a handle for the configured database; nothing is connected
+ * until the first statement runs.  Returns the handle (never NULL;
+ * exits on allocation failure); release with db_close().
+ */
+struct db *db_open(const struct cfg *);
+
+/* Disconnect and free.  Accepts NULL. */
+void	 db_close(struct db *);
+
+/*
+ * Connect now if not connected (after a failed attempt, further attempts
+ * are held off for one second).  Returns APP_OK or APP_DB_DOWN.
+ */
+enum app_err db_ensure(struct db *);
+
+/* The raw connection, for the CLI's migrations.  NULL if not connected. */
+struct st_mysql *db_mysql(struct db *);
+
+/*
+ * Run one query of static SQL text (migrations only; never with input in
+ * it).  Returns APP_OK, APP_DB (logged) or APP_DB_DOWN.
+ */
+enum app_err db_exec_static(struct db *, const char *sql);
+
+/*
+ * Begin, commit, roll back a transaction on this connection.  Return
+ * APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_begin(struct db *);
+enum app_err db_commit(struct db *);
+void	 db_rollback(struct db *);
+
+/*
+ * Look a queue up by slug.  On APP_OK *out is a new row the caller frees
+ * with db_queue_free().  Returns APP_NOTFOUND when no such queue, APP_DB
+ * or APP_DB_DOWN on failure (then *out is NULL).
+ */
+enum app_err db_queue_get(struct db *, const char *slug, struct queue **out);
+
+/*
+ * Same as db_queue_get, but locks the row (SELECT ... FOR UPDATE) inside
+ * the caller's transaction.
+ */
+enum app_err db_queue_get_locked(struct db *, const char *slug,
+	    struct queue **out);
+
+/*
+ * Read only the admission state of queue id into *adm.  Returns APP_OK,
+ * APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
+
+/*
+ * The join: one atomic UPDATE that re-anchors when the clamp is the
+ * smaller term and issues the next number (see adm_join() for the exact
+ * rule it mirrors).  On APP_OK sets *number (>= 1).  Returns APP_NOTFOUND
+ * when the queue is paused or gone (nothing changed), APP_DB or
+ * APP_DB_DOWN on failure.  Never retried: a lost connection after the
+ * update could otherwise issue a second number.
+ */
+enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
+	    int64_t *number);
+
+/*
+ * Insert a new queue from q (slug, name, target_url, shop_domains,
+ * token_ttl_s, adm, sealed blobs).  Returns APP_OK and sets q->id,
+ * APP_INVALID when the slug exists, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_insert(struct db *, struct queue *q);
+
+/*
+ * Write the admission fields (rate, burst, anchor, active) of q->adm for
+ * q->id.  Use inside the transaction that locked the row.  Returns APP_OK,
+ * APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_set_state(struct db *, const struct queue *q);
+
+/* Write the sealed signing secret of q->id.  Returns as above. */
+enum app_err db_queue_set_secret(struct db *, const struct queue *q);
+
+/* Free a queue row.  Accepts NULL. */
+void	 db_queue_free(struct queue *);
+
+/*
+ * Migrations bookkeeping: whether version v is recorded (sets *applied),
+ * and record it.  Return APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_migration_applied(struct db *, int64_t v, int *applied);
+enum app_err db_migration_record(struct db *, int64_t v, const char *name);
+
+#endif /* DB_H */

@@ -1,0 +1,292 @@
+/*
+ * extern.h - internal interfaces of the FastCGI program (aqueue-fcgi):
+ * the request, the response writer, the queue cache, HTML and templates.
+ */
+#ifndef EXTERN_H
+#define EXTERN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fcgiapp.h>
+
+#include "admission.h"
+#include "aqueue.h"
+#include "db.h"
+#include "urlcheck.h"
+
+struct cfg;
+struct json_object;
+
+/* A growable byte buffer for response bodies. */
+struct buf {
+	char	*p;
+	size_t	 len;
+	size_t	 cap;
+};
+
+/* Append bytes / a string / formatted text.  Exit on out of memory. */
+void	 buf_add(struct buf *, const void *, size_t);
+void	 buf_puts(struct buf *, const char *);
+void	 buf_printf(struct buf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	 buf_free(struct buf *);
+
+enum method {
+	METHOD_GET,
+	METHOD_HEAD,
+	METHOD_POST,
+	METHOD_OPTIONS,
+	METHOD_OTHER,
+	METHOD__MAX
+};
+
+/* Query-string inputs, declared before any handler sees them. */
+enum field {
+	FIELD_NUMBER,	/* "number": a waiting number */
+	FIELD_TOKEN,	/* "token": an access token to verify */
+	FIELD_RETURN,	/* "return": a return URL */
+	FIELD_CODE,	/* "code": a VIP bypass code (not yet used) */
+	FIELD__MAX
+};
+
+enum field_state {
+	FIELD_ABSENT = 0,	/* not in the query */
+	FIELD_OK,		/* present once, decoded, no NUL, not too long */
+	FIELD_BAD		/* repeated, NUL byte, or over its limit */
+};
+
+struct field_val {
+	enum field_state	 state;
+	char			*val;	/* decoded, when FIELD_OK */
+	size_t			 len;
+};
+
+/* A queue as the cache holds it, with its secrets opened. */
+struct qentry {
+	char			 slug[SLUG_MAX + 1];
+	int			 found;		/* 0: negative entry */
+	struct queue		*q;		/* row, when found */
+	struct shop_domains	 domains;	/* parsed shop domains */
+	char			 secret[SECRET_LEN + 1];
+	uint8_t			 ticket_key[TICKET_KEY_LEN];
+	int64_t			 loaded_ms;	/* full row read at */
+	int64_t			 state_ms;	/* admission state read at */
+	int64_t			 forced_ms;	/* last forced refresh */
+	int64_t			 used_ms;	/* last use, for eviction */
+};
+
+/* One request being answered. */
+struct req {
+	FCGX_Request		*fcgx;
+	const struct cfg	*cfg;
+	struct db		*db;
+	enum method		 method;
+	const char		*method_name;
+	char			 path[512];	/* REQUEST_URI before '?' */
+	const char		*origin;	/* HTTP_ORIGIN or NULL */
+	const char		*accept;	/* HTTP_ACCEPT or NULL */
+	int64_t			 now_ms;
+	struct field_val	 fields[FIELD__MAX];
+	char			*body;		/* NUL-terminated copy */
+	size_t			 bodylen;
+	struct qentry		*qe;		/* the route's queue */
+	struct buf		 hdrs;		/* extra response headers */
+	int			 responded;
+};
+
+/* req.c */
+/*
+ * Fill *r from the FastCGI parameters of fr: method, path, origin, and
+ * the declared query fields (undeclared ones dropped).  Can't fail;
+ * a path too long for r->path leaves it empty (then: 404).
+ */
+void	 req_init(struct req *r, FCGX_Request *fr, const struct cfg *,
+	    struct db *);
+/* Release what req_init and the handlers allocated. */
+void	 req_free(struct req *r);
+
+/*
+ * Decode the query string qs into fields[] by the declared names (see
+ * enum field); values are percent-decoded once ('+' is a space).  A
+ * field given twice, or holding a NUL byte, or longer than 16 KiB, is
+ * FIELD_BAD.  Exposed for the unit tests.  Can't fail.
+ */
+void	 req_parse_query(const char *qs, struct field_val fields[FIELD__MAX]);
+
+/* Outcome of reading a request body (CASES C22). */
+enum body_err {
+	BODY_OK = 0,
+	BODY_LENGTH_REQUIRED,	/* 411: bytes present, CONTENT_LENGTH absent */
+	BODY_BAD_LENGTH,	/* 400: CONTENT_LENGTH not a plain decimal */
+	BODY_TOO_LARGE,		/* 413: over max-body, nothing read */
+	BODY_INCOMPLETE,	/* 400: fewer bytes than announced */
+	BODY_NOMEM		/* 500 */
+};
+
+/*
+ * Read the body per CONTENT_LENGTH: exactly that many bytes (extra ones
+ * are never read), at most max bytes.  Without CONTENT_LENGTH the body
+ * must be empty.  The pure decision on the header value is
+ * req_content_length(); this function does the I/O on FastCGI stdin.
+ */
+enum body_err req_read_body(struct req *r);
+
+/*
+ * Judge a CONTENT_LENGTH value (NULL or "" = absent) against max.
+ * Returns BODY_OK with *len set (0 when absent), BODY_BAD_LENGTH or
+ * BODY_TOO_LARGE.  Accepts only digits, no sign, no spaces, no leading
+ * zeros, at most max.  Can't fail.
+ */
+enum body_err req_content_length(const char *v, int64_t max, int64_t *len,
+	    int *absent);
+
+/*
+ * Whether the request's CONTENT_TYPE is application/json, optionally
+ * with parameters ("; charset=utf-8"), case-insensitive.  Returns 1/0.
+ */
+int	 req_is_json(const char *content_type);
+
+/* http.c */
+/*
+ * Add one response header line.  Values must not hold CR or LF: such a
+ * header is dropped (logged).  Call before the response is sent.
+ */
+void	 http_header(struct req *, const char *name, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+/*
+ * Send a complete response: Status, Content-Type, security headers,
+ * Cache-Control: no-store, the added headers, then body (skipped for
+ * HEAD).  status is the HTTP status code; ctype may be NULL (no body).
+ */
+void	 http_send(struct req *, int status, const char *ctype,
+	    const void *body, size_t len);
+/* Send a JSON value (not released; the caller still owns it). */
+void	 http_json(struct req *, int status, struct json_object *);
+/*
+ * Send {"error": code, "message": text}.  Every error goes through
+ * here.  Returns nothing; can't fail visibly (a broken connection is
+ * logged by libfcgi).
+ */
+void	 http_error(struct req *, int status, const char *code,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Send an error with a JSON object to merge into the body (may be NULL). */
+void	 http_error_obj(struct req *, int status, const char *code,
+	    const char *message, struct json_object *extra);
+/* 302 to location (an absolute URL or a path we built). */
+void	 http_redirect(struct req *, const char *location);
+/* 503 with Retry-After, for a database that does not answer. */
+void	 http_db_down(struct req *);
+
+/* qcache.c */
+/*
+ * The queue for slug from this process's cache, read again from the DB
+ * when older than status-cache-ms.  On APP_OK *out points into the cache
+ * (valid until the next qcache call).  Returns APP_NOTFOUND (also cached
+ * for status-cache-ms), APP_DB_DOWN (the entry was stale and the DB does
+ * not answer), or APP_CRYPTO (a secret did not open: wrong master key).
+ */
+enum app_err qcache_get(struct req *, const char *slug, struct qentry **out);
+
+/*
+ * Read the admission state of e again now.  With limited set, at most
+ * once per 50 ms per queue (for callers that an anonymous client can
+ * trigger); *done tells whether it was read.  Returns APP_OK, APP_DB_DOWN
+ * or APP_NOTFOUND.
+ */
+enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
+	    int *done);
+
+/* Store a state just read from the DB (e.g. after a join). */
+void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
+	    int64_t at_ms);
+
+/* Drop every entry (after SIGHUP). */
+void	 qcache_clear(void);
+
+/* html.c - writers named for their context. */
+void	 html_raw(struct buf *, const char *);	/* our own markup only */
+void	 html_text(struct buf *, const char *);	/* escapes & < > */
+void	 html_attr(struct buf *, const char *);	/* also " and ' */
+void	 html_url_arg(struct buf *, const char *);	/* percent-encodes */
+
+/* tmpl.c */
+struct tmpl;
+/*
+ * Read template file name from dir into memory (at start-up).  Returns
+ * the template, or NULL with a message logged.
+ */
+struct tmpl *tmpl_load(const char *dir, const char *name);
+void	 tmpl_free(struct tmpl *);
+/*
+ * Write t to out, replacing each "@@key@@" whose key is in keys[0..n-1]
+ * by calling cb(out, index, arg); the callback writes through the
+ * escaping writers.  Unknown holes are written unchanged.
+ */
+void	 tmpl_render(struct buf *out, const struct tmpl *t,
+	    const char *const *keys, size_t n,
+	    void (*cb)(struct buf *, size_t, void *), void *arg);
+
+/* routes.c */
+/* Answer one accepted request.  Can't fail (errors become responses). */
+void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
+/* Load the templates the pages need.  Returns 0, or -1 (logged). */
+int	 routes_init(const struct cfg *);
+void	 routes_free(void);
+
+/* Helpers shared by the page modules (in routes.c). */
+/* The loaded waiting-room template. */
+const struct tmpl *routes_room_tmpl(void);
+/*
+ * Add the status fields for number to obj ("active" too when
+ * with_active), computed from e's cached state at now.  Returns
+ * retryAfterSeconds, for the Retry-After header.
+ */
+int	 status_fill(struct json_object *obj, const struct qentry *e,
+	    int64_t number, int64_t now, int with_active);
+
+/*
+ * Read the request body (CASES C22) and, when there is one (or required
+ * is set), parse it as one strict JSON object (CASES C17).  On success
+ * returns 0 with *out the object (NULL for an absent, not required
+ * body; the caller releases it with json_object_put).  Otherwise the
+ * error response (411, 400, 413, 415) has been sent and -1 returned.
+ */
+int	 body_json(struct req *, struct json_object **out, int required);
+
+/*
+ * Sign an access token for number on the route's queue, valid for the
+ * queue's token lifetime from now.  Returns the JWT (caller frees) or
+ * NULL on failure (logged).
+ */
+char	*issue_token(struct req *, int64_t number);
+
+/*
+ * Decide whether number (>= 1) is admitted now on the route's queue.  A
+ * number above the cached last number forces a fresh read (rate-limited
+ * unless trusted, i.e. its ticket was checked).  Returns 0 with
+ * *admitted set, or -1 after sending 404 (never issued) or 503.
+ */
+int	 admitted_now(struct req *, int64_t number, int trusted,
+	    int *admitted);
+
+/*
+ * Issue the next number on the route's queue (db_queue_join), then read
+ * the new admission state into the cache (or, if that read fails, raise
+ * the cached last number to it).  Returns APP_OK with *number set,
+ * APP_INVALID when the queue is paused, APP_NOTFOUND when it is gone,
+ * APP_DB_DOWN when the database does not answer.  Sends nothing.
+ */
+enum app_err queue_join(struct req *, int64_t *number);
+
+/* pool.c */
+/*
+ * Run the pre-forked pool on listen socket fd with config file conf
+ * already loaded into *c: fork c->workers children, respawn dead ones,
+ * SIGTERM/SIGINT drain and exit, SIGHUP re-read conf and replace the
+ * children.  Returns the exit status for main().
+ */
+int	 pool_run(int fd, const char *conf, struct cfg *c);
+
+#endif /* EXTERN_H */

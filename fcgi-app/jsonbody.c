@@ -1,0 +1,170 @@
+/*
+ * jsonbody.c - the strict JSON parser for request bodies and token parts:
+ * json-c with JSON_TOKENER_STRICT, UTF-8 validation, a depth of
+ * JSON_DEPTH, the parse end pinned to the end of the input, and a walk
+ * that refuses what json-c still lets through (NaN, Infinity, NUL).
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "jsonbody.h"
+
+/*
+ * Whether the parsed value v (NULL for JSON null) and everything in it
+ * is acceptable: json-c's strict mode still takes NaN, Infinity and
+ * -Infinity (and 1e999 becomes infinite), so every double must be finite;
+ * a string must not hold U+0000 ("\u0000"), since every caller treats
+ * strings as C strings.  Recursion is bounded by the tokener's depth.
+ * Returns 1 if acceptable, else 0.  Can't fail.
+ */
+static int
+value_ok(struct json_object *v)
+{
+	size_t	 i, n;
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+	case json_type_boolean:
+	case json_type_int:
+		return 1;
+	case json_type_double:
+		return isfinite(json_object_get_double(v)) ? 1 : 0;
+	case json_type_string:
+		return strlen(json_object_get_string(v)) ==
+		    (size_t)json_object_get_string_len(v);
+	case json_type_array:
+		n = json_object_array_length(v);
+		for (i = 0; i < n; i++)
+			if (!value_ok(json_object_array_get_idx(v, i)))
+				return 0;
+		return 1;
+	case json_type_object: {
+		json_object_object_foreach(v, key, member) {
+			(void)key;
+			if (!value_ok(member))
+				return 0;
+		}
+		return 1;
+	}
+	}
+	return 0;
+}
+
+/*
+ * Depth, as json-c counts it: the top-level value is at level 1 and every
+ * value inside an array or object is one level deeper than its container.
+ * No value may sit deeper than JSON_DEPTH.  So 16 nested empty arrays
+ * "[[...[]...]]" pass and 17 do not; with a scalar at the bottom,
+ * 15 containers pass ("[[...[1]...]]", the 1 at level 16) and 16 do not.
+ *
+ * json-c cannot know that a number at the very end of the input is
+ * complete ("1" might be the start of "12"), so it answers
+ * json_tokener_continue; the documented way to finish is to feed the
+ * terminating NUL, which is done as a separate one-byte call so that a
+ * NUL inside the body itself is never taken as the end.
+ *
+ * Before json-c sees the text, every control byte other than tab, line
+ * feed and carriage return is refused: JSON allows none of them anywhere
+ * (RFC 8259: only those three as white space, none raw inside strings),
+ * json-c's strict mode takes them inside strings, and a NUL byte must
+ * never end a body early.
+ */
+struct json_object *
+json_parse_strict(const char *buf, size_t len)
+{
+	struct json_tokener	*tok;
+	struct json_object	*obj;
+	enum json_tokener_error	 jerr;
+	size_t			 i;
+	unsigned char		 c;
+
+	if (buf == NULL || len == 0 || len >= INT_MAX)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)buf[i];
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return NULL;
+	}
+	if ((tok = json_tokener_new_ex(JSON_DEPTH)) == NULL)
+		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+	    JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_success &&
+	    json_tokener_get_parse_end(tok) != len) {
+		json_object_put(obj);
+		obj = NULL;
+		jerr = json_tokener_error_parse_unexpected;
+	} else if (jerr == json_tokener_continue &&
+	    json_tokener_get_parse_end(tok) == len) {
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+	}
+	json_tokener_free(tok);
+	if (jerr != json_tokener_success || obj == NULL) {
+		json_object_put(obj);
+		return NULL;
+	}
+	if (!value_ok(obj)) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/*
+ * Member name of obj as an integer in [min, max]; see jsonbody.h.
+ * Returns 0, -1 (missing) or -2 (not an integer, or out of range).
+ *
+ * json-c clamps integers it cannot hold: above INT64_MAX the value is
+ * kept as a uint64 and json_object_get_int64() answers INT64_MAX; below
+ * INT64_MIN it silently stores INT64_MIN.  Neither limit can be told from
+ * a clamp, so both are refused as out of range.
+ */
+int
+json_get_int(struct json_object *obj, const char *name, int64_t min,
+    int64_t max, int64_t *out)
+{
+	struct json_object	*v;
+	int64_t			 n;
+
+	if (obj == NULL || name == NULL ||
+	    !json_object_is_type(obj, json_type_object))
+		return -1;
+	if (!json_object_object_get_ex(obj, name, &v))
+		return -1;
+	if (!json_object_is_type(v, json_type_int))
+		return -2;
+	n = json_object_get_int64(v);
+	if (n == INT64_MAX || n == INT64_MIN || n < min || n > max)
+		return -2;
+	*out = n;
+	return 0;
+}
+
+/*
+ * Member name of obj as a string, owned by obj, with its length in *len
+ * when len is not NULL.  Returns NULL when missing or not a string.
+ */
+const char *
+json_get_str(struct json_object *obj, const char *name, size_t *len)
+{
+	struct json_object	*v;
+
+	if (obj == NULL || name == NULL ||
+	    !json_object_is_type(obj, json_type_object))
+		return NULL;
+	if (!json_object_object_get_ex(obj, name, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	if (len != NULL)
+		*len = (size_t)json_object_get_string_len(v);
+	return json_object_get_string(v);
+}

@@ -1,0 +1,40 @@
+/*
+ * jsonbody.h - the one strict JSON parser for every request body
+ * (CASES C17): json-c with a small depth and JSON_TOKENER_STRICT, parse
+ * end required at the body's end, no NaN/Infinity, no comments, no single
+ * quotes, no trailing commas.
+ */
+#ifndef JSONBODY_H
+#define JSONBODY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+#define JSON_DEPTH	16	/* nesting levels allowed */
+
+/*
+ * Parse exactly len bytes of buf as one JSON value.  Returns a new
+ * json-c object the caller releases with json_object_put(), or NULL when
+ * the text is not strict JSON (trailing bytes, too deep, NaN, ...).
+ * Numbers that are not finite are refused.
+ */
+struct json_object *json_parse_strict(const char *buf, size_t len);
+
+/*
+ * Read member name of object obj as a JSON integer in [min, max].
+ * Returns 0 and sets *out; -1 when missing; -2 when present but not a
+ * JSON integer (a string, a real such as 1.0, a boolean) or out of range.
+ */
+int	 json_get_int(struct json_object *obj, const char *name,
+	    int64_t min, int64_t max, int64_t *out);
+
+/*
+ * Read member name of obj as a string.  Returns the string (owned by obj)
+ * and its length in *len; NULL when missing or not a string.
+ */
+const char *json_get_str(struct json_object *obj, const char *name,
+	    size_t *len);
+
+#endif /* JSONBODY_H */

@@ -1,0 +1,30 @@
+/*
+ * page-info.c - GET /queue/<slug>/info: public state of the queue, from
+ * the cache.
+ */
+#include "config.h"
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "extern.h"
+#include "page-info.h"
+
+void
+page_info(struct req *r)
+{
+	const struct queue	*q = r->qe->q;
+	struct json_object	*o = json_object_new_object();
+	int64_t			 serving = adm_serving(&q->adm, r->now_ms);
+	int64_t			 waiting = q->adm.last_number - serving;
+
+	json_object_object_add(o, "queue", json_object_new_string(q->slug));
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	json_object_object_add(o, "active",
+	    json_object_new_boolean(q->adm.active));
+	json_object_object_add(o, "serving", json_object_new_int64(serving));
+	json_object_object_add(o, "waiting",
+	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	http_json(r, 200, o);
+	json_object_put(o);
+}

@@ -1,0 +1,58 @@
+/*
+ * page-join.c - POST /queue/<slug>/join: issue the next number (the only
+ * write on the visitor path) with its ticket, and say whether it is
+ * admitted at once.
+ */
+#include "config.h"
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "extern.h"
+#include "log.h"
+#include "page-join.h"
+#include "token.h"
+
+void
+page_join(struct req *r)
+{
+	struct qentry		*e = r->qe;
+	struct json_object	*body = NULL, *o = NULL;
+	int64_t			 number = 0;
+	char			 ticket[TICKET_LEN + 1];
+	int			 retry;
+
+	if (body_json(r, &body, 0) == -1)
+		goto out;
+	switch (queue_join(r, &number)) {
+	case APP_OK:
+		break;
+	case APP_INVALID:
+		http_error(r, 423, "queue_paused", "This waiting room is "
+		    "paused: no numbers are issued right now.");
+		goto out;
+	case APP_NOTFOUND:
+		http_error(r, 404, "queue_not_found", "No such queue.");
+		goto out;
+	default:
+		http_db_down(r);
+		goto out;
+	}
+	if (ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	    ticket) == -1) {
+		log_warnx("join %s: no ticket for %lld", e->q->slug,
+		    (long long)number);
+		http_error(r, 500, "internal_error", "Internal error.");
+		goto out;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
+	json_object_object_add(o, "name", json_object_new_string(e->q->name));
+	json_object_object_add(o, "ticket", json_object_new_string(ticket));
+	retry = status_fill(o, e, number, r->now_ms, 0);
+	http_header(r, "Retry-After", "%d", retry);
+	http_json(r, 200, o);
+out:
+	json_object_put(body);
+	json_object_put(o);
+}

@@ -1,0 +1,52 @@
+/*
+ * page-status.c - GET /queue/<slug>/status?number=N: read-only, answered
+ * from the process's cached queue row; a number above the cached last
+ * number forces one (rate-limited) fresh read before it is called
+ * unknown.
+ */
+#include "config.h"
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "extern.h"
+#include "page-status.h"
+
+#define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
+
+void
+page_status(struct req *r)
+{
+	struct qentry		*e = r->qe;
+	struct field_val	*f = &r->fields[FIELD_NUMBER];
+	struct json_object	*o;
+	int64_t			 number;
+	int			 retry, done;
+	enum app_err		 er;
+
+	if (f->state != FIELD_OK ||
+	    parse_int64(f->val, 1, NUMBER_MAX, &number) == -1) {
+		http_error(r, 400, "invalid_number",
+		    "number must be a whole number from 1.");
+		return;
+	}
+	if (number > e->q->adm.last_number) {
+		er = qcache_refresh(r, e, 1, &done);
+		if (er == APP_DB_DOWN || er == APP_DB) {
+			http_db_down(r);
+			return;
+		}
+		if (number > e->q->adm.last_number) {
+			http_error(r, 404, "number_not_found",
+			    "This number has not been issued.");
+			return;
+		}
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
+	json_object_object_add(o, "name", json_object_new_string(e->q->name));
+	retry = status_fill(o, e, number, r->now_ms, 1);
+	http_header(r, "Retry-After", "%d", retry);
+	http_json(r, 200, o);
+	json_object_put(o);
+}

@@ -1,0 +1,87 @@
+/*
+ * page-token.c - POST /queue/<slug>/token {"number": N, "ticket": "…"
+ * [, "return": url]}: exchange an admitted number for a signed access
+ * token.  The ticket is checked first, so nothing about the number
+ * leaks to someone who does not hold it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "extern.h"
+#include "jsonbody.h"
+#include "page-token.h"
+#include "token.h"
+
+#define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
+
+void
+page_token(struct req *r)
+{
+	struct qentry		*e = r->qe;
+	struct json_object	*body = NULL, *o = NULL, *rv;
+	const char		*ticket, *ret;
+	char			*target = NULL, *token = NULL;
+	size_t			 len;
+	int64_t			 number;
+	int			 admitted;
+
+	if (body_json(r, &body, 1) == -1)
+		goto out;
+	if (json_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
+		http_error(r, 400, "invalid_number",
+		    "number must be a whole number from 1.");
+		goto out;
+	}
+	ticket = json_get_str(body, "ticket", &len);
+	if (ticket == NULL || len != strlen(ticket) ||
+	    !ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	    ticket)) {
+		http_error(r, 403, "invalid_ticket",
+		    "The ticket does not match this number.");
+		goto out;
+	}
+	if (json_object_object_get_ex(body, "return", &rv) &&
+	    !json_object_is_type(rv, json_type_null)) {
+		ret = json_get_str(body, "return", &len);
+		if (ret == NULL || len != strlen(ret) ||
+		    (target = return_url_check(ret, &e->domains)) == NULL) {
+			http_error(r, 400, "invalid_return_url",
+			    "The return URL is not one of this waiting "
+			    "room's shop pages.");
+			goto out;
+		}
+	}
+	if (admitted_now(r, number, 1, &admitted) == -1)
+		goto out;
+	if (!admitted) {
+		http_header(r, "Retry-After", "%d", ADM_RETRY_MIN_S);
+		http_error(r, 425, "not_admitted",
+		    "This number is not admitted yet.");
+		goto out;
+	}
+	if ((token = issue_token(r, number)) == NULL) {
+		http_error(r, 500, "internal_error", "Internal error.");
+		goto out;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
+	json_object_object_add(o, "number", json_object_new_int64(number));
+	json_object_object_add(o, "token", json_object_new_string(token));
+	json_object_object_add(o, "tokenType", json_object_new_string("JWT"));
+	json_object_object_add(o, "expiresInSeconds",
+	    json_object_new_int64(e->q->token_ttl_s));
+	json_object_object_add(o, "targetUrl", target != NULL ?
+	    json_object_new_string(target) : e->q->target_url != NULL ?
+	    json_object_new_string(e->q->target_url) : NULL);
+	http_json(r, 200, o);
+out:
+	free(target);
+	free(token);
+	json_object_put(body);
+	json_object_put(o);
+}

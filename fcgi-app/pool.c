@@ -1,0 +1,267 @@
+/*
+ * pool.c - the pre-forked pool: a master that forks single-threaded
+ * children, respawns dead ones, drains on SIGTERM/SIGINT and replaces
+ * its children with a re-read configuration on SIGHUP.  Each child owns
+ * one database connection and answers one request at a time.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "db.h"
+#include "extern.h"
+#include "log.h"
+
+#define DRAIN_MS	10000	/* a child still busy after this is killed */
+#define RESPAWN_MIN_MS	1000	/* children dying faster than this: back off */
+
+static volatile sig_atomic_t	 child_stop;
+
+static void
+child_on_term(int sig)
+{
+	(void)sig;
+	child_stop = 1;
+}
+
+/*
+ * A child: accept and answer requests until told to stop.  Signals are
+ * blocked while a request is answered and only delivered inside ppoll(),
+ * so a SIGTERM never cuts a response short (drain).
+ */
+static void
+child_main(int fd, const struct cfg *c)
+{
+	FCGX_Request		 fr;
+	struct db		*db;
+	struct sigaction	 sa;
+	sigset_t		 block, wait_mask;
+	struct pollfd		 pfd;
+	int			 rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = child_on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_SETMASK, &block, &wait_mask);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGINT);
+
+	db = db_open(c);
+	(void)db_ensure(db);
+	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (!child_stop) {
+		rc = ppoll(&pfd, 1, NULL, &wait_mask);
+		if (child_stop)
+			break;
+		if (rc <= 0)
+			continue;
+		/* Another child may have taken it: then EAGAIN, poll again. */
+		if (FCGX_Accept_r(&fr) < 0)
+			continue;
+		route_request(&fr, c, db);
+		FCGX_Finish_r(&fr);
+	}
+	FCGX_Free(&fr, 1);
+	db_close(db);
+	qcache_clear();
+}
+
+struct pool {
+	pid_t		*pids;
+	int64_t		*started;
+	size_t		 n;
+};
+
+/* Fork child slot i.  Returns 0, or -1 if fork failed (logged). */
+static int
+spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
+{
+	pid_t	 pid;
+
+	if ((pid = fork()) == -1) {
+		log_warn("fork");
+		return -1;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, orig, NULL);
+		log_open("aqueue-fcgi", 0);
+		child_main(fd, c);
+		_exit(0);
+	}
+	p->pids[i] = pid;
+	p->started[i] = now_ms();
+	return 0;
+}
+
+/* Send sig to every live child. */
+static void
+signal_all(struct pool *p, int sig)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->pids[i] > 0)
+			kill(p->pids[i], sig);
+}
+
+/* Reap children; returns how many are still alive. */
+static size_t
+reap(struct pool *p, int *crashed)
+{
+	pid_t	 pid;
+	int	 status;
+	size_t	 i, alive = 0;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (i = 0; i < p->n; i++)
+			if (p->pids[i] == pid) {
+				p->pids[i] = 0;
+				if (crashed != NULL && (WIFSIGNALED(status) ||
+				    WEXITSTATUS(status) != 0)) {
+					log_warnx("child %ld died (status %d)",
+					    (long)pid, status);
+					*crashed = 1;
+				}
+			}
+	for (i = 0; i < p->n; i++)
+		if (p->pids[i] > 0)
+			alive++;
+	return alive;
+}
+
+/* Stop every child: SIGTERM, wait up to DRAIN_MS, then SIGKILL. */
+static void
+stop_all(struct pool *p)
+{
+	int64_t			 until = now_ms() + DRAIN_MS;
+	struct timespec		 ts = { 0, 50 * 1000 * 1000 };
+
+	signal_all(p, SIGTERM);
+	while (reap(p, NULL) > 0) {
+		if (now_ms() > until) {
+			log_warnx("children did not drain in time; killing");
+			signal_all(p, SIGKILL);
+			until = now_ms() + DRAIN_MS;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Write the master's pid to c->pid_file, if configured. */
+static void
+write_pid(const struct cfg *c)
+{
+	FILE	*f;
+
+	if (c->pid_file[0] == '\0')
+		return;
+	if ((f = fopen(c->pid_file, "w")) == NULL) {
+		log_warn("%s", c->pid_file);
+		return;
+	}
+	fprintf(f, "%ld\n", (long)getpid());
+	fclose(f);
+}
+
+int
+pool_run(int fd, const char *conf, struct cfg *c)
+{
+	struct pool	 p;
+	sigset_t	 set, orig;
+	siginfo_t	 si;
+	struct timespec	 tick = { 1, 0 };
+	struct cfg	 nc;
+	size_t		 i;
+	int		 sig, crashed;
+	char		*pid_file;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &orig);
+	signal(SIGPIPE, SIG_IGN);
+
+	p.n = (size_t)c->workers;
+	p.pids = xcalloc(p.n, sizeof(*p.pids));
+	p.started = xcalloc(p.n, sizeof(*p.started));
+	write_pid(c);
+	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
+	    c->listen : "fd 0", p.n);
+	for (i = 0; i < p.n; i++)
+		spawn(&p, i, fd, c, &orig);
+
+	for (;;) {
+		sig = sigtimedwait(&set, &si, &tick);
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_info("stopping: draining %zu processes", p.n);
+			break;
+		}
+		if (sig == SIGHUP) {
+			if (cfg_load(conf, &nc) == -1 ||
+			    nc.workers != c->workers ||
+			    strcmp(nc.listen, c->listen) != 0) {
+				log_warnx("SIGHUP: configuration not reloaded "
+				    "(invalid, or listen/workers changed: "
+				    "restart for those)");
+				cfg_free(&nc);
+				continue;
+			}
+			log_info("SIGHUP: configuration re-read; replacing "
+			    "processes");
+			stop_all(&p);
+			routes_free();
+			cfg_free(c);
+			*c = nc;
+			if (routes_init(c) == -1)
+				log_warnx("templates did not load");
+		}
+		crashed = 0;
+		reap(&p, &crashed);
+		for (i = 0; i < p.n; i++) {
+			if (p.pids[i] != 0)
+				continue;
+			if (crashed && now_ms() - p.started[i] <
+			    RESPAWN_MIN_MS)
+				continue;	/* next tick */
+			spawn(&p, i, fd, c, &orig);
+		}
+	}
+	stop_all(&p);
+	pid_file = c->pid_file;
+	if (pid_file[0] != '\0')
+		unlink(pid_file);
+	if (strncmp(c->listen, "unix:", 5) == 0)
+		unlink(c->listen + 5);
+	free(p.pids);
+	free(p.started);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * qcache.c - this process's short-lived cache of queue rows, so that
+ * status, info and verify answer without touching the database (SPEC
+ * section 3).  A full row (with its secrets opened) is read at most once
+ * per status-cache-ms; a forced read of the admission state happens
+ * when a number above the cached last_number shows up.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "crypto.h"
+#include "extern.h"
+#include "log.h"
+
+#define QCACHE_SIZE		64	/* queues per process */
+#define FORCED_MIN_MS		50	/* between forced reads, per queue */
+
+static struct qentry	 cache[QCACHE_SIZE];
+
+/* Empty entry e, wiping its secrets. */
+static void
+entry_clear(struct qentry *e)
+{
+	db_queue_free(e->q);
+	wipe(e, sizeof(*e));
+}
+
+void
+qcache_clear(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < QCACHE_SIZE; i++)
+		entry_clear(&cache[i]);
+}
+
+/*
+ * Open q's sealed secrets into e.  Returns APP_OK or APP_CRYPTO.
+ */
+static enum app_err
+open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
+{
+	char	 aad[SLUG_MAX + 32];
+	int64_t	 n;
+
+	snprintf(aad, sizeof(aad), "queue-secret:%s", q->slug);
+	n = unseal(c->master_key, aad, q->secret_sealed, q->secret_sealed_len,
+	    e->secret, SECRET_LEN);
+	if (n != SECRET_LEN) {
+		log_warnx("queue %s: signing secret does not open (wrong "
+		    "master key?)", q->slug);
+		return APP_CRYPTO;
+	}
+	e->secret[SECRET_LEN] = '\0';
+	snprintf(aad, sizeof(aad), "queue-ticket-key:%s", q->slug);
+	n = unseal(c->master_key, aad, q->ticket_key_sealed,
+	    q->ticket_key_sealed_len, e->ticket_key, TICKET_KEY_LEN);
+	if (n != TICKET_KEY_LEN) {
+		log_warnx("queue %s: ticket key does not open", q->slug);
+		return APP_CRYPTO;
+	}
+	return APP_OK;
+}
+
+enum app_err
+qcache_get(struct req *r, const char *slug, struct qentry **out)
+{
+	struct qentry	*e = NULL, *victim = &cache[0];
+	struct queue	*q = NULL;
+	enum app_err	 er;
+	size_t		 i;
+	int64_t		 now = r->now_ms;
+
+	*out = NULL;
+	for (i = 0; i < QCACHE_SIZE; i++) {
+		if (cache[i].slug[0] != '\0' &&
+		    strcmp(cache[i].slug, slug) == 0) {
+			e = &cache[i];
+			break;
+		}
+		if (cache[i].used_ms < victim->used_ms)
+			victim = &cache[i];
+	}
+	if (e != NULL && now - e->loaded_ms < r->cfg->status_cache_ms &&
+	    now >= e->loaded_ms) {
+		e->used_ms = now;
+		if (!e->found)
+			return APP_NOTFOUND;
+		*out = e;
+		return APP_OK;
+	}
+
+	er = db_queue_get(r->db, slug, &q);
+	if (er == APP_NOTFOUND) {
+		if (e == NULL)
+			e = victim;
+		entry_clear(e);
+		snprintf(e->slug, sizeof(e->slug), "%s", slug);
+		e->loaded_ms = e->used_ms = now;
+		return APP_NOTFOUND;
+	}
+	if (er != APP_OK)
+		return er;
+	if (e == NULL)
+		e = victim;
+	entry_clear(e);
+	snprintf(e->slug, sizeof(e->slug), "%s", slug);
+	if ((er = open_secrets(r->cfg, e, q)) != APP_OK ||
+	    shop_domains_parse(q->shop_domains, &e->domains) == -1) {
+		if (er == APP_OK)
+			log_warnx("queue %s: bad shop domains", slug);
+		db_queue_free(q);
+		entry_clear(e);
+		return APP_CRYPTO;
+	}
+	e->q = q;
+	e->found = 1;
+	e->loaded_ms = e->state_ms = e->used_ms = now;
+	*out = e;
+	return APP_OK;
+}
+
+enum app_err
+qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
+{
+	struct adm_queue	 a;
+	enum app_err		 er;
+	int64_t			 now = r->now_ms;
+
+	*done = 0;
+	if (limited && now - e->forced_ms < FORCED_MIN_MS &&
+	    now >= e->forced_ms)
+		return APP_OK;
+	e->forced_ms = now;
+	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
+		return er;
+	qcache_set_state(e, &a, now);
+	*done = 1;
+	return APP_OK;
+}
+
+void
+qcache_set_state(struct qentry *e, const struct adm_queue *a, int64_t at)
+{
+	/* Never step back to an older state than the one cached. */
+	if (a->last_number < e->q->adm.last_number)
+		return;
+	e->q->adm = *a;
+	e->state_ms = at;
+}

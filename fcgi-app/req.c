@@ -1,0 +1,244 @@
+/*
+ * req.c - turn FastCGI parameters into a struct req: method, path,
+ * declared query fields, and the request body per CONTENT_LENGTH
+ * (FastCGI spec section 6.2: the web server sends CONTENT_LENGTH bytes
+ * on FCGI_STDIN; CGI/1.1, RFC 3875 section 4.1.2).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "extern.h"
+#include "log.h"
+
+#define FIELD_VAL_MAX	(16 * 1024)	/* bytes of one decoded value */
+
+static const char *const field_names[FIELD__MAX] = {
+	"number",	/* FIELD_NUMBER */
+	"token",	/* FIELD_TOKEN */
+	"return",	/* FIELD_RETURN */
+	"code",		/* FIELD_CODE */
+};
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Percent-decode s[0..len) once into a new string (application/
+ * x-www-form-urlencoded: '+' is a space; a '%' not followed by two hex
+ * digits is kept as it is).  *outlen gets the decoded length, which may
+ * be less than strlen() of the result when it holds a NUL.  Returns NULL
+ * on allocation failure.
+ */
+static char *
+pct_decode(const char *s, size_t len, size_t *outlen)
+{
+	char	*out;
+	size_t	 i, j;
+	int	 hi, lo;
+
+	if ((out = try_malloc(len + 1)) == NULL)
+		return NULL;
+	for (i = j = 0; i < len; i++) {
+		if (s[i] == '+')
+			out[j++] = ' ';
+		else if (s[i] == '%' && i + 2 < len &&
+		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+			out[j++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else
+			out[j++] = s[i];
+	}
+	out[j] = '\0';
+	*outlen = j;
+	return out;
+}
+
+void
+req_parse_query(const char *qs, struct field_val fields[FIELD__MAX])
+{
+	const char	*p, *amp, *eq;
+	size_t		 klen, vlen, dlen, i;
+	char		*key, *val;
+
+	if (qs == NULL)
+		return;
+	for (p = qs; *p != '\0'; p = *amp == '\0' ? amp : amp + 1) {
+		if ((amp = strchr(p, '&')) == NULL)
+			amp = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(amp - p));
+		klen = (size_t)((eq != NULL ? eq : amp) - p);
+		vlen = eq != NULL ? (size_t)(amp - eq - 1) : 0;
+		if (klen == 0 || klen > 32)
+			continue;
+		if ((key = pct_decode(p, klen, &dlen)) == NULL)
+			continue;
+		for (i = 0; i < FIELD__MAX; i++)
+			if (strlen(key) == dlen &&
+			    strcmp(key, field_names[i]) == 0)
+				break;
+		free(key);
+		if (i == FIELD__MAX)
+			continue;	/* undeclared: dropped */
+		if (fields[i].state != FIELD_ABSENT) {
+			free(fields[i].val);
+			fields[i].val = NULL;
+			fields[i].state = FIELD_BAD;
+			continue;
+		}
+		if (vlen > FIELD_VAL_MAX * 3 ||
+		    (val = pct_decode(eq != NULL ? eq + 1 : amp, vlen,
+		    &dlen)) == NULL) {
+			fields[i].state = FIELD_BAD;
+			continue;
+		}
+		if (dlen != strlen(val) || dlen > FIELD_VAL_MAX) {
+			free(val);
+			fields[i].state = FIELD_BAD;
+			continue;
+		}
+		fields[i].state = FIELD_OK;
+		fields[i].val = val;
+		fields[i].len = dlen;
+	}
+}
+
+static enum method
+method_of(const char *m)
+{
+	if (m == NULL)
+		return METHOD_OTHER;
+	if (strcmp(m, "GET") == 0)
+		return METHOD_GET;
+	if (strcmp(m, "HEAD") == 0)
+		return METHOD_HEAD;
+	if (strcmp(m, "POST") == 0)
+		return METHOD_POST;
+	if (strcmp(m, "OPTIONS") == 0)
+		return METHOD_OPTIONS;
+	return METHOD_OTHER;
+}
+
+void
+req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
+    struct db *db)
+{
+	const char	*uri, *q;
+	size_t		 n;
+
+	memset(r, 0, sizeof(*r));
+	r->fcgx = fr;
+	r->cfg = c;
+	r->db = db;
+	r->now_ms = now_ms();
+	r->method_name = FCGX_GetParam("REQUEST_METHOD", fr->envp);
+	r->method = method_of(r->method_name);
+	r->origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
+	r->accept = FCGX_GetParam("HTTP_ACCEPT", fr->envp);
+
+	/* Route on REQUEST_URI (raw); else SCRIPT_NAME + PATH_INFO. */
+	if ((uri = FCGX_GetParam("REQUEST_URI", fr->envp)) != NULL) {
+		q = strchr(uri, '?');
+		n = q != NULL ? (size_t)(q - uri) : strlen(uri);
+		if (n < sizeof(r->path)) {
+			memcpy(r->path, uri, n);
+			r->path[n] = '\0';
+		}
+	} else {
+		const char *sn = FCGX_GetParam("SCRIPT_NAME", fr->envp);
+		const char *pi = FCGX_GetParam("PATH_INFO", fr->envp);
+		if ((size_t)snprintf(r->path, sizeof(r->path), "%s%s",
+		    sn != NULL ? sn : "", pi != NULL ? pi : "") >=
+		    sizeof(r->path))
+			r->path[0] = '\0';
+	}
+	req_parse_query(FCGX_GetParam("QUERY_STRING", fr->envp), r->fields);
+}
+
+void
+req_free(struct req *r)
+{
+	size_t	 i;
+
+	for (i = 0; i < FIELD__MAX; i++)
+		free(r->fields[i].val);
+	free(r->body);
+	buf_free(&r->hdrs);
+}
+
+enum body_err
+req_content_length(const char *v, int64_t max, int64_t *len, int *absent)
+{
+	int64_t	 n;
+	size_t	 i;
+
+	*len = 0;
+	*absent = v == NULL || v[0] == '\0';
+	if (*absent)
+		return BODY_OK;
+	for (i = 0; v[i] != '\0'; i++)
+		if (v[i] < '0' || v[i] > '9' || i >= 19)
+			return BODY_BAD_LENGTH;
+	if (parse_int64(v, 0, INT64_MAX, &n) == -1)
+		return BODY_BAD_LENGTH;
+	if (n > max)
+		return BODY_TOO_LARGE;
+	*len = n;
+	return BODY_OK;
+}
+
+enum body_err
+req_read_body(struct req *r)
+{
+	enum body_err	 er;
+	int64_t		 len;
+	int		 absent, got;
+
+	er = req_content_length(FCGX_GetParam("CONTENT_LENGTH",
+	    r->fcgx->envp), r->cfg->max_body, &len, &absent);
+	if (er != BODY_OK)
+		return er;
+	if (absent) {
+		/* Bytes on stdin without a length: refuse (411). */
+		if (FCGX_GetChar(r->fcgx->in) != EOF)
+			return BODY_LENGTH_REQUIRED;
+		return BODY_OK;
+	}
+	if ((r->body = try_malloc((size_t)len + 1)) == NULL)
+		return BODY_NOMEM;
+	got = len > 0 ? FCGX_GetStr(r->body, (int)len, r->fcgx->in) : 0;
+	if (got < 0 || got != len)
+		return BODY_INCOMPLETE;
+	r->body[len] = '\0';
+	r->bodylen = (size_t)len;
+	return BODY_OK;
+}
+
+int
+req_is_json(const char *ct)
+{
+	static const char	 want[] = "application/json";
+	size_t			 n = sizeof(want) - 1;
+
+	if (ct == NULL || strncasecmp(ct, want, n) != 0)
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return *ct == '\0' || *ct == ';';
+}

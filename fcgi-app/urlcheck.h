@@ -1,0 +1,78 @@
+/*
+ * urlcheck.h - return-URL validation against a queue's shop domains, CORS
+ * origin matching, and appending the token parameter to a URL.
+ *
+ * A shop domain entry is "host" or "host:port" (meaning https only), or
+ * "http://host[:port]" / "https://host[:port]" (that scheme only).  Hosts
+ * are lower-case DNS names (labels of [a-z0-9-], not starting or ending
+ * with '-', at most 63 octets each, at most 253 in all) or IPv4 literals.
+ * The default port of the scheme (80, 443) is normalised away.
+ * Matching is exact on (scheme, host, port): no prefix, suffix or
+ * substring match, no wildcards.
+ */
+#ifndef URLCHECK_H
+#define URLCHECK_H
+
+#include <stddef.h>
+
+#define URL_MAX		2048	/* longest URL we accept, bytes */
+#define DOMAINS_MAX	32	/* shop domain entries per queue */
+
+struct shop_origin {
+	char	 scheme[6];	/* "http" or "https" */
+	char	 host[254];	/* lower case */
+	int	 port;		/* explicit port, or 0 for the default */
+};
+
+struct shop_domains {
+	size_t			 n;
+	struct shop_origin	 o[DOMAINS_MAX];
+};
+
+/*
+ * Parse a list of shop domain entries separated by commas, newlines or
+ * spaces (empty entries skipped) into *out.  Returns 0 on success, -1 if
+ * any entry is malformed or too long (a host over 253 octets, a label over
+ * 63), or there are more than DOMAINS_MAX; *out is then unspecified.
+ * An empty list is valid (n = 0).
+ */
+int	 shop_domains_parse(const char *list, struct shop_domains *out);
+
+/*
+ * Validate a return URL (already percent-decoded exactly once, as it came
+ * out of the query string).  Rules (see CASES C09, C10):
+ * - at most URL_MAX bytes; no control characters, no white space, no
+ *   backslash anywhere, and no encoded "%5C", "%09", "%0A", "%0D" (any
+ *   case) left in it;
+ * - absolute, scheme "http" or "https" (case-insensitive) followed by
+ *   "://"; relative references are invalid;
+ * - no userinfo ('@' in the authority);
+ * - host (lower-cased) and port equal to one entry of *d, and the
+ *   scheme equal to that entry's scheme.
+ * Returns a newly allocated normalised URL (scheme and host lower case,
+ * default port removed, path/query/fragment unchanged; "/" as path when
+ * none was given) that the caller frees, or NULL when invalid or out of
+ * memory.
+ */
+char	*return_url_check(const char *url, const struct shop_domains *d);
+
+/*
+ * Whether the Origin header value equals, exactly (RFC 6454 serialisation:
+ * scheme "://" host [":" port], no path, no trailing slash), the origin of
+ * one entry of *d.  The default port must not be written out.
+ * Returns 1 if allowed, 0 otherwise (also for NULL or empty origin).
+ */
+int	 origin_allowed(const char *origin, const struct shop_domains *d);
+
+/*
+ * Append "name=value" to url's query: before any '#fragment', with '?'
+ * when the URL has no query, with '&' otherwise (no '&' after a trailing
+ * '?' or '&').  value must already be URL-safe (a JWT is).  Returns a new
+ * string the caller frees, or NULL on allocation failure.
+ * Example: https://s.example/c?step=2#cart + t=X
+ *          -> https://s.example/c?step=2&t=X#cart
+ */
+char	*url_append_param(const char *url, const char *name,
+	    const char *value);
+
+#endif /* URLCHECK_H */

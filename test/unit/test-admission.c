@@ -1,0 +1,1060 @@
+/*
+ * test-admission.c - the admission model (SPEC section 3): exact values of
+ * the formulas, the join statement's mirror, status estimates, continuity
+ * across rate changes and pauses, and a simulation over hours of synthetic
+ * arrivals that checks monotonicity, FIFO and the admission bound.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission.h"
+#include "tap.h"
+
+#define NOW0	1700000000000LL	/* a realistic Unix time, ms */
+#define P53	9007199254740992LL	/* 2^53 */
+
+/*
+ * Sets *q to an explicit state; the fields not given are 0.
+ */
+static void
+mkq(struct adm_queue *q, int64_t r, int64_t b, int64_t a, int64_t t,
+    int64_t l, int64_t skip, int active)
+{
+
+	memset(q, 0, sizeof(*q));
+	q->rate_per_minute = r;
+	q->burst = b;
+	q->anchor_number = a;
+	q->anchor_time_ms = t;
+	q->last_number = l;
+	q->skip = skip;
+	q->active = active;
+}
+
+/* Returns 1 when both states hold the same values, else 0. */
+static int
+sameq(const struct adm_queue *x, const struct adm_queue *y)
+{
+
+	return x->rate_per_minute == y->rate_per_minute &&
+	    x->burst == y->burst && x->anchor_number == y->anchor_number &&
+	    x->anchor_time_ms == y->anchor_time_ms &&
+	    x->last_number == y->last_number && x->skip == y->skip &&
+	    x->active == y->active;
+}
+
+/* Deterministic PRNG (xorshift64*); the state must not be 0. */
+static uint64_t
+rnd(uint64_t *s)
+{
+
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+/* Returns a uniform integer in [0, n) for n >= 1. */
+static int64_t
+rnd_below(uint64_t *s, int64_t n)
+{
+
+	return (int64_t)(rnd(s) % (uint64_t)n);
+}
+
+/* Returns a uniform double in [0, 1). */
+static double
+rnd_unit(uint64_t *s)
+{
+
+	return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Returns min(a, b) and max(a, b). */
+static int64_t
+min64(int64_t a, int64_t b)
+{
+
+	return a < b ? a : b;
+}
+
+static int64_t
+max64(int64_t a, int64_t b)
+{
+
+	return a > b ? a : b;
+}
+
+/*
+ * The burst of SPEC section 3, computed here independently of
+ * admission.c: the configured burst when > 0, else r / 6, at least 1.
+ */
+static int64_t
+ref_burst(int64_t r, int64_t b)
+{
+
+	if (b > 0)
+		return b;
+	return r / 6 < 1 ? 1 : r / 6;
+}
+
+static void
+test_burst(void)
+{
+	struct adm_queue	 q;
+
+	mkq(&q, 600, 0, 0, 0, 0, 0, 1);
+	is_int(adm_burst(&q), 100, "burst r=600 -> 100");
+	q.rate_per_minute = 5;
+	is_int(adm_burst(&q), 1, "burst r=5 -> 1 (at least 1)");
+	q.rate_per_minute = 59;
+	is_int(adm_burst(&q), 9, "burst r=59 -> 9 (59/6 rounded down)");
+	q.rate_per_minute = 1;
+	is_int(adm_burst(&q), 1, "burst r=1 -> 1");
+	q.rate_per_minute = 6;
+	is_int(adm_burst(&q), 1, "burst r=6 -> 1");
+	q.rate_per_minute = 12;
+	is_int(adm_burst(&q), 2, "burst r=12 -> 2");
+	q.rate_per_minute = ADM_RATE_MAX;
+	is_int(adm_burst(&q), 166666, "burst r=10^6 -> 166666");
+	q.rate_per_minute = 600;
+	q.burst = 7;
+	is_int(adm_burst(&q), 7, "configured burst 7 -> 7 (r=600)");
+	q.burst = -3;
+	is_int(adm_burst(&q), 100, "negative configured burst -> default");
+}
+
+static void
+test_serving(void)
+{
+	struct adm_queue	 q;
+
+	/* A=10, T=0, r=60 (1 per second), L=1000, burst 10. */
+	mkq(&q, 60, 0, 10, 0, 1000, 0, 1);
+	is_int(adm_serving(&q, 0), 10, "serving at T = A");
+	is_int(adm_serving(&q, 999), 10, "serving at 999 ms = 10");
+	is_int(adm_serving(&q, 1000), 11, "serving at 1000 ms = 11");
+	is_int(adm_serving(&q, 60000), 70, "serving at 60000 ms = 70");
+	is_int(adm_serving(&q, 60999), 70, "serving at 60999 ms = 70");
+
+	/* r=7: floor(7 * dt / 60000). */
+	q.rate_per_minute = 7;
+	is_int(adm_serving(&q, 8571), 10, "r=7 at 8571 ms = 10");
+	is_int(adm_serving(&q, 8572), 11, "r=7 at 8572 ms = 11");
+
+	/* Clamp L + burst. */
+	mkq(&q, 60, 0, 10, 0, 20, 0, 1);
+	is_int(adm_serving(&q, 19999), 29, "below clamp: 29");
+	is_int(adm_serving(&q, 20000), 30, "reaches clamp L+burst = 30");
+	is_int(adm_serving(&q, 60000), 30, "clamped at L+burst = 30");
+	q.burst = 3;
+	is_int(adm_serving(&q, 60000), 23, "configured burst 3: clamp 23");
+
+	/* Paused: frozen at A + skip. */
+	mkq(&q, 60, 0, 10, 0, 1000, 3, 0);
+	is_int(adm_serving(&q, 0), 13, "paused at T = A + skip");
+	is_int(adm_serving(&q, 60000), 13, "paused after 60 s still 13");
+	is_int(adm_serving(&q, NOW0), 13, "paused after years still 13");
+	q.last_number = 5;
+	q.burst = 1;
+	is_int(adm_serving(&q, 60000), 6, "paused and clamped: L+burst = 6");
+
+	/* Clock behind T counts as no time passed. */
+	mkq(&q, 60, 0, 10, 100000, 1000, 0, 1);
+	is_int(adm_serving(&q, 0), 10, "clock 100 s behind T: A");
+	is_int(adm_serving(&q, 99999), 10, "clock 1 ms behind T: A");
+	is_int(adm_serving(&q, INT64_MIN), 10, "clock at INT64_MIN: A");
+
+	/* Skip adds. */
+	mkq(&q, 60, 0, 10, 0, 1000, 5, 1);
+	is_int(adm_serving(&q, 60000), 75, "skip 5 adds: 75");
+	q.last_number = 60;
+	is_int(adm_serving(&q, 60000), 70, "skip still clamped at L+burst");
+
+	/* Never below 0. */
+	mkq(&q, 60, 0, -50, 0, 0, 0, 0);
+	is_int(adm_serving(&q, 0), 0, "never below 0");
+
+	/* Huge dt is clamped to ADM_DT_MAX_MS, without overflow. */
+	mkq(&q, ADM_RATE_MAX, ADM_BURST_MAX, 0, 0, P53, 0, 1);
+	is_int(adm_serving(&q, INT64_MAX), 16666666666666LL,
+	    "now=INT64_MAX: dt clamped, 10^6*10^12/60000");
+	is_int(adm_serving(&q, ADM_DT_MAX_MS + 12345), 16666666666666LL,
+	    "dt just above ADM_DT_MAX_MS clamped");
+	is_int(adm_serving(&q, ADM_DT_MAX_MS - 1), 16666666666650LL,
+	    "dt just below ADM_DT_MAX_MS not clamped");
+	q.anchor_time_ms = INT64_MIN;
+	is_int(adm_serving(&q, INT64_MAX), 16666666666666LL,
+	    "T=INT64_MIN, now=INT64_MAX: no overflow");
+	mkq(&q, ADM_RATE_MAX, ADM_BURST_MAX, P53, 0, P53, 0, 1);
+	is_int(adm_serving(&q, ADM_DT_MAX_MS), P53 + ADM_BURST_MAX,
+	    "numbers near 2^53: clamp 2^53 + 10^6");
+	mkq(&q, ADM_RATE_MAX, 0, P53, 0, 3 * P53, P53, 1);
+	is_int(adm_serving(&q, INT64_MAX), 2 * P53 + 16666666666666LL,
+	    "A=2^53, skip=2^53, max dt: exact");
+}
+
+static void
+test_init(void)
+{
+	struct adm_queue	 q;
+
+	adm_init(&q, 600, 0, NOW0);
+	ok(q.rate_per_minute == 600 && q.burst == 0 &&
+	    q.anchor_number == 100 && q.anchor_time_ms == NOW0 &&
+	    q.last_number == 0 && q.skip == 0 && q.active == 1,
+	    "init r=600: A=100, T=now, L=0, skip=0, active");
+	is_int(adm_serving(&q, NOW0), 100, "new queue serving = burst");
+	adm_init(&q, 600, 7, NOW0);
+	is_int(q.anchor_number, 7, "init with burst 7: A=7");
+	adm_init(&q, 0, 0, NOW0);
+	is_int(q.rate_per_minute, ADM_RATE_MIN, "init rate 0 clamped to 1");
+	adm_init(&q, 5000000, 0, NOW0);
+	is_int(q.rate_per_minute, ADM_RATE_MAX, "init rate 5e6 clamped");
+}
+
+static void
+test_join(void)
+{
+	struct adm_queue	 q, before;
+	struct adm_status	 st;
+	int64_t			 i, n, bad;
+
+	/* A new queue admits the first burst joiners at once. */
+	adm_init(&q, 600, 0, NOW0);
+	bad = 0;
+	for (i = 1; i <= 100; i++) {
+		n = adm_join(&q, NOW0);
+		adm_status(&q, n, NOW0, &st);
+		if (n != i || !st.admitted)
+			bad++;
+	}
+	is_int(bad, 0, "new queue r=600: joiners 1..100 admitted at once");
+	n = adm_join(&q, NOW0);
+	adm_status(&q, n, NOW0, &st);
+	ok(n == 101 && !st.admitted && st.serving == 100 && st.ahead == 0,
+	    "joiner 101 waits (serving 100, ahead 0)");
+	n = adm_join(&q, NOW0);
+	adm_status(&q, n, NOW0, &st);
+	ok(n == 102 && st.ahead == 1 && st.wait_s == 1,
+	    "joiner 102: ahead 1, wait 1 s");
+	is_int(adm_serving(&q, NOW0 + 99), 100, "99 ms later: still 100");
+	is_int(adm_serving(&q, NOW0 + 100), 101, "100 ms later: 101");
+	is_int(adm_serving(&q, NOW0 + 200), 102, "200 ms later: 102");
+	is_int(adm_serving(&q, NOW0 + 60000), 202,
+	    "60 s later: clamped to L + burst = 202");
+
+	/* Re-anchor when the clamp is the smaller term. */
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	n = adm_join(&q, 60000);
+	ok(n == 6 && q.anchor_number == 15 && q.anchor_time_ms == 60000 &&
+	    q.last_number == 6,
+	    "clamp smaller (70 > 15): A := L+burst = 15, T := now");
+	is_int(adm_serving(&q, 60000), 15, "serving after re-anchor 15");
+	is_int(adm_serving(&q, 61000), 16,
+	    "1 s later 16: idle credit forgotten (not 71)");
+
+	/* Equal terms also re-anchor. */
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	n = adm_join(&q, 5000);
+	ok(n == 6 && q.anchor_number == 15 && q.anchor_time_ms == 5000,
+	    "equal terms (15 = 15): A = 15, T := now");
+
+	/* Growth term smaller: no re-anchor. */
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	n = adm_join(&q, 4999);
+	ok(n == 6 && q.anchor_number == 10 && q.anchor_time_ms == 0,
+	    "growth smaller (14 < 15): A and T unchanged");
+
+	/* With skip: A := L + burst - skip. */
+	mkq(&q, 60, 0, 10, 0, 5, 3, 1);
+	n = adm_join(&q, 1999);
+	ok(n == 6 && q.anchor_number == 10 && q.anchor_time_ms == 0,
+	    "skip 3, growth 14 < 15: unchanged");
+	mkq(&q, 60, 0, 10, 0, 5, 3, 1);
+	n = adm_join(&q, 2000);
+	ok(n == 6 && q.anchor_number == 12 && q.anchor_time_ms == 2000,
+	    "skip 3, growth 15 >= 15: A = 12, T := now");
+	is_int(adm_serving(&q, 2000), 15, "serving continuous at 15");
+
+	/* Paused: returns 0, state unchanged. */
+	mkq(&q, 60, 0, 10, 0, 5, 3, 0);
+	before = q;
+	n = adm_join(&q, 60000);
+	ok(n == 0 && sameq(&q, &before), "paused: join returns 0, q unchanged");
+
+	/* Numbers are 1, 2, 3, ... without gaps, at random times. */
+	{
+		uint64_t	 seed = 12345;
+		int64_t		 t = NOW0, s0, s1;
+
+		adm_init(&q, 60, 0, t);
+		bad = 0;
+		for (i = 1; i <= 5000; i++) {
+			t += rnd_below(&seed, 3000);
+			s0 = adm_serving(&q, t);
+			n = adm_join(&q, t);
+			s1 = adm_serving(&q, t);
+			if (n != i || s0 != s1)
+				bad++;
+		}
+		is_int(bad, 0, "5000 joins: numbers 1..5000, serving "
+		    "unchanged by each join");
+	}
+}
+
+static void
+test_status(void)
+{
+	struct adm_queue	 q;
+	struct adm_status	 st;
+
+	/* r=60, serving 100 at T. */
+	mkq(&q, 60, 0, 100, NOW0, 1000, 0, 1);
+	adm_status(&q, 106, NOW0, &st);
+	ok(st.serving == 100 && st.ahead == 5 && !st.admitted &&
+	    st.wait_s == 5 && st.retry_after_s == 2,
+	    "r=60 number 106: ahead 5, wait 5 s, retry 2");
+	adm_status(&q, 100, NOW0, &st);
+	ok(st.admitted && st.ahead == 0 && st.wait_s == 0 &&
+	    st.retry_after_s == ADM_RETRY_MIN_S, "number 100: admitted");
+	adm_status(&q, 1, NOW0, &st);
+	ok(st.admitted && st.ahead == 0 && st.retry_after_s == 2,
+	    "number 1: admitted, ahead 0");
+	adm_status(&q, 101, NOW0, &st);
+	ok(!st.admitted && st.ahead == 0 && st.wait_s == 0 &&
+	    st.retry_after_s == 2, "number 101: next, not admitted, wait 0");
+	adm_status(&q, 251, NOW0, &st);
+	ok(st.ahead == 150 && st.wait_s == 150 && st.retry_after_s == 15,
+	    "number 251: ahead 150, wait 150 s, retry 15");
+	adm_status(&q, 1101, NOW0, &st);
+	ok(st.ahead == 1000 && st.wait_s == 1000 && st.retry_after_s == 30,
+	    "number 1101: ahead 1000, wait 1000 s, retry 30 (max)");
+	adm_status(&q, 106, NOW0 + 5000, &st);
+	ok(st.serving == 105 && st.ahead == 0 && !st.admitted,
+	    "5 s later number 106 is next");
+	adm_status(&q, 106, NOW0 + 6000, &st);
+	ok(st.admitted && st.retry_after_s == 2, "6 s later admitted");
+
+	q.rate_per_minute = 7;
+	adm_status(&q, 102, NOW0, &st);
+	ok(st.ahead == 1 && st.wait_s == 9, "r=7 ahead 1: wait ceil(60/7)=9");
+	adm_status(&q, 115, NOW0, &st);
+	ok(st.ahead == 14 && st.wait_s == 120 && st.retry_after_s == 12,
+	    "r=7 ahead 14: wait 120 s, retry 12");
+	q.rate_per_minute = ADM_RATE_MAX;
+	adm_status(&q, 102, NOW0, &st);
+	is_int(st.wait_s, 1, "r=10^6 ahead 1: wait 1 s (ceil)");
+	adm_status(&q, 101 + 1000000, NOW0, &st);
+	is_int(st.wait_s, 60, "r=10^6 ahead 10^6: wait 60 s");
+	adm_status(&q, 101 + 1000001, NOW0, &st);
+	is_int(st.wait_s, 61, "r=10^6 ahead 10^6+1: wait 61 s");
+	q.rate_per_minute = 1;
+	adm_status(&q, INT64_MAX, NOW0, &st);
+	ok(st.ahead == INT64_MAX - 101 && st.wait_s == INT64_MAX &&
+	    st.retry_after_s == 30, "number INT64_MAX, r=1: wait saturates");
+
+	is_int(adm_retry_after(-5), 2, "retry(-5) = 2");
+	is_int(adm_retry_after(0), 2, "retry(0) = 2");
+	is_int(adm_retry_after(29), 2, "retry(29) = 2");
+	is_int(adm_retry_after(30), 3, "retry(30) = 3");
+	is_int(adm_retry_after(155), 15, "retry(155) = 15");
+	is_int(adm_retry_after(299), 29, "retry(299) = 29");
+	is_int(adm_retry_after(300), 30, "retry(300) = 30");
+	is_int(adm_retry_after(INT64_MAX), 30, "retry(INT64_MAX) = 30");
+}
+
+static void
+test_continuity(void)
+{
+	struct adm_queue	 q;
+	int64_t			 t, s, s2, bad, badf, drops, ops, i;
+	uint64_t		 seed = 0x9e3779b97f4a7c15ULL;
+
+	/* A long queue: A=100, T=0, r=600, L=10000. */
+	mkq(&q, 600, 0, 100, NOW0, 10000, 0, 1);
+	t = NOW0 + 12345;
+	s = adm_serving(&q, t);
+	is_int(s, 223, "r=600 at 12345 ms: 100 + floor(123.45) = 223");
+	adm_set_rate(&q, 60, t);
+	is_int(adm_serving(&q, t), 223, "set rate 600 -> 60: still 223");
+	is_int(adm_serving(&q, t + 999), 223, "+999 ms at 60/min: 223");
+	is_int(adm_serving(&q, t + 1000), 224, "+1000 ms at 60/min: 224");
+	t += 1500;
+	adm_set_rate(&q, 3000, t);
+	is_int(adm_serving(&q, t), 224, "set rate 60 -> 3000: still 224");
+	is_int(adm_serving(&q, t + 20), 225, "+20 ms at 3000/min: 225");
+	t += 30;
+	s = adm_serving(&q, t);
+	adm_pause(&q, t);
+	is_int(adm_serving(&q, t), s, "pause: serving unchanged (225)");
+	is_int(adm_serving(&q, t + 3600000), s, "1 h paused: frozen");
+	adm_resume(&q, t + 3600000);
+	t += 3600000;
+	is_int(adm_serving(&q, t), s, "resume: continues from frozen value");
+	is_int(adm_serving(&q, t + 19), s, "resume +19 ms: frozen value");
+	is_int(adm_serving(&q, t + 20), s + 1, "resume +20 ms: +1");
+	is_int(adm_serving(&q, t + 60000), s + 3000,
+	    "resume +60 s at 3000/min: +3000");
+	adm_set_rate(&q, 0, t);
+	is_int(q.rate_per_minute, ADM_RATE_MIN, "set rate 0 clamped to 1");
+	adm_set_rate(&q, INT64_MAX, t);
+	is_int(q.rate_per_minute, ADM_RATE_MAX, "set rate huge clamped");
+
+	/* adm_reanchor moves A and T, not serving. */
+	mkq(&q, 60, 0, 10, 0, 1000, 4, 1);
+	adm_reanchor(&q, 30500);
+	ok(q.anchor_number == 40 && q.anchor_time_ms == 30500 &&
+	    adm_serving(&q, 30500) == 44,
+	    "reanchor at 30.5 s: A = 44 - skip = 40, T = now");
+
+	/*
+	 * XXX: lowering the rate lowers the default burst, and serving is
+	 * clamped to L + burst.  When the queue is idle and serving sits on
+	 * the old clamp L + r_old/6 above the new one, raw serving drops to
+	 * L + r_new/6.  No issued number (all <= L) changes its admission:
+	 * min(serving, L), the admitted frontier, is unchanged.
+	 */
+	adm_init(&q, 600, 0, NOW0);
+	s = adm_serving(&q, NOW0 + 60000);
+	adm_set_rate(&q, 60, NOW0 + 60000);
+	s2 = adm_serving(&q, NOW0 + 60000);
+	ok(s == 100 && s2 == 10, "idle queue, rate 600 -> 60: serving "
+	    "%lld -> %lld (the clamp L + burst drops to 10)",
+	    (long long)s, (long long)s2);
+	ok(min64(s, q.last_number) == min64(s2, q.last_number),
+	    "... but the admitted frontier min(serving, L) stays 0");
+
+	/*
+	 * Random states and operations.  Serving after the operation equals
+	 * serving before whenever it fits under the new clamp L + burst
+	 * (always, unless the rate went down on an idle queue); otherwise it
+	 * equals the new clamp.  The admitted frontier never moves.
+	 */
+	bad = badf = drops = ops = 0;
+	for (i = 0; i < 200000; i++) {
+		int64_t	 now, op, lim, fb, fa;
+
+		mkq(&q, 1 + rnd_below(&seed, ADM_RATE_MAX),
+		    rnd_below(&seed, 4) == 0 ? 1 + rnd_below(&seed, 1000) : 0,
+		    rnd_below(&seed, (int64_t)1 << 40),
+		    NOW0 + rnd_below(&seed, 86400000),
+		    rnd_below(&seed, (int64_t)1 << 40),
+		    rnd_below(&seed, 1000), (int)rnd_below(&seed, 2));
+		if (rnd_below(&seed, 2))
+			q.last_number = q.anchor_number +
+			    rnd_below(&seed, 2000000);
+		now = q.anchor_time_ms + rnd_below(&seed, 86400000) - 1000;
+		s = adm_serving(&q, now);
+		op = rnd_below(&seed, 5);
+		if (op == 0)
+			adm_set_rate(&q, 1 + rnd_below(&seed, ADM_RATE_MAX),
+			    now);
+		else if (op == 1)
+			adm_pause(&q, now);
+		else if (op == 2)
+			adm_resume(&q, now);
+		else if (op == 3)
+			adm_reanchor(&q, now);
+		else
+			adm_set_rate(&q, q.rate_per_minute *
+			    (1 + rnd_below(&seed, 5)), now);
+		s2 = adm_serving(&q, now);
+		lim = q.last_number + adm_burst(&q);
+		if (s2 != min64(s, lim))
+			bad++;
+		if (s2 < s)
+			drops++;
+		fb = min64(s, q.last_number);
+		fa = min64(s2, q.last_number);
+		if (fa != fb)
+			badf++;
+		/* Frozen while paused, growing while active. */
+		if (!q.active && adm_serving(&q, now + 3600000) != s2)
+			bad++;
+		if (q.active && adm_serving(&q, now + 3600000) < s2)
+			bad++;
+		ops++;
+	}
+	is_int(bad, 0, "%lld random rate/pause/resume/reanchor: serving "
+	    "after == min(before, L + new burst)", (long long)ops);
+	is_int(badf, 0, "... and the admitted frontier min(serving, L) never "
+	    "moves (%lld raw drops, all rate decreases on idle queues)",
+	    (long long)drops);
+}
+
+/*
+ * The simulation.  Time is in ms; arrivals and control events are known
+ * in advance, and the loop jumps from event to event, and while someone
+ * waits, to the first ms at which serving reaches the next number (found
+ * by galloping and bisection over adm_serving()).
+ */
+#define SIM_MAXN	200000		/* numbers per scenario */
+#define SIM_REACH	(SIM_MAXN + 2000)	/* > max L + burst */
+#define SIM_MAXEV	16
+#define SIM_MAXSEG	(SIM_MAXEV + 1)
+
+enum sim_op {
+	SIM_RATE,		/* adm_set_rate() */
+	SIM_PAUSE,		/* adm_pause() */
+	SIM_RESUME		/* adm_resume() */
+};
+
+struct sim_ev {
+	int64_t		 t;	/* ms since the scenario's start */
+	enum sim_op	 op;
+	int64_t		 rate;	/* SIM_RATE only */
+};
+
+/* The rate schedule, piecewise constant: [start, next start). */
+struct sim_seg {
+	int64_t		 start;	/* ms since the start */
+	int64_t		 rate;	/* r in force */
+	int64_t		 burst;	/* effective burst in force */
+	int		 active;
+};
+
+struct sim {
+	const char	*name;
+	int64_t		 rate;	/* initial rate */
+	int64_t		 burst;	/* configured burst, 0 = default */
+	int64_t		 end;	/* ms, after all arrivals, events */
+	struct sim_ev	 ev[SIM_MAXEV];
+	size_t		 nev;
+	struct sim_seg	 seg[SIM_MAXSEG];
+	size_t		 nseg;
+	size_t		 narr;
+	/* Results. */
+	int64_t		 issued;	/* numbers issued, L */
+	int64_t		 rejected;	/* joins answered 0 */
+	int64_t		 badrej;	/* 0 active, or >0 paused */
+	int64_t		 gaps;		/* number != previous + 1 */
+	int64_t		 steps;		/* serving samples */
+	int64_t		 backward;	/* samples below previous */
+	int64_t		 jumps;		/* events moving serving */
+	int64_t		 unadmitted;	/* never admitted */
+	int64_t		 fifo;		/* adm_t[n] < adm_t[n-1] */
+	int64_t		 maxwait;	/* ms */
+};
+
+/*
+ * Times in ms: arrivals (sorted); per number n its join, the first time
+ * serving >= n, and its admission = max(join, reach).
+ */
+static int64_t	 arr_t[SIM_MAXN];
+static int64_t	 join_t[SIM_MAXN + 1];
+static int64_t	 reach_t[SIM_REACH];
+static int64_t	 adm_t[SIM_MAXN + 1];
+
+static int
+cmp64(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Appends Poisson arrivals of lambda per second in [from, to) ms: per
+ * second a Poisson count (Knuth's method; e^-lambda is passed in, so no
+ * libm), each at a uniform ms of that second.
+ */
+static void
+gen_poisson(struct sim *sm, uint64_t *seed, int64_t from, int64_t to,
+    double exp_neg_lambda)
+{
+	int64_t	 sec, k;
+	double	 p;
+
+	for (sec = from; sec < to; sec += 1000) {
+		k = 0;
+		p = rnd_unit(seed);
+		while (p > exp_neg_lambda) {
+			k++;
+			p *= rnd_unit(seed);
+		}
+		while (k-- > 0 && sm->narr < SIM_MAXN)
+			arr_t[sm->narr++] = sec + rnd_below(seed, 1000);
+	}
+}
+
+/* Appends n arrivals at uniform ms in [from, from + len). */
+static void
+gen_spike(struct sim *sm, uint64_t *seed, int64_t from, int64_t len,
+    int64_t n)
+{
+
+	while (n-- > 0 && sm->narr < SIM_MAXN)
+		arr_t[sm->narr++] = from + rnd_below(seed, len);
+}
+
+static void
+add_ev(struct sim *sm, int64_t t, enum sim_op op, int64_t rate)
+{
+
+	sm->ev[sm->nev].t = t;
+	sm->ev[sm->nev].op = op;
+	sm->ev[sm->nev].rate = rate;
+	sm->nev++;
+}
+
+/* Builds the rate schedule from the initial rate and the events. */
+static void
+build_segs(struct sim *sm)
+{
+	struct sim_seg	*s;
+	size_t		 i;
+
+	s = &sm->seg[0];
+	s->start = 0;
+	s->rate = sm->rate;
+	s->burst = ref_burst(sm->rate, sm->burst);
+	s->active = 1;
+	sm->nseg = 1;
+	for (i = 0; i < sm->nev; i++) {
+		s = &sm->seg[sm->nseg];
+		*s = sm->seg[sm->nseg - 1];
+		s->start = sm->ev[i].t;
+		if (sm->ev[i].op == SIM_RATE) {
+			s->rate = sm->ev[i].rate;
+			s->burst = ref_burst(s->rate, sm->burst);
+		} else
+			s->active = sm->ev[i].op == SIM_RESUME;
+		sm->nseg++;
+	}
+}
+
+/*
+ * First time in (t, limit] at which serving reaches target, or limit
+ * when it does not before.  serving(t) < target.
+ */
+static int64_t
+first_reach(const struct adm_queue *q, int64_t t, int64_t limit,
+    int64_t target)
+{
+	int64_t	 lo = t, hi, mid, step = 1;
+
+	for (;;) {
+		hi = lo + step;
+		if (hi >= limit) {
+			hi = limit;
+			break;
+		}
+		if (adm_serving(q, NOW0 + hi) >= target)
+			break;
+		lo = hi;
+		step *= 2;
+	}
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (adm_serving(q, NOW0 + mid) >= target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/*
+ * Runs the scenario.  Each step: control events at t, then joins at t,
+ * then serving(t) is sampled, checked against the previous sample and
+ * recorded as the first-reach time of every number it newly covers.  A
+ * number's admission time is max(join time, first reach time).
+ */
+static void
+run_sim(struct sim *sm)
+{
+	struct adm_queue	 q;
+	size_t			 ai = 0, ei = 0;
+	int64_t			 t = 0, s, prev = -1, nreach = 0, n, k;
+	int64_t			 next, before, after;
+
+	qsort(arr_t, sm->narr, sizeof(arr_t[0]), cmp64);
+	build_segs(sm);
+	adm_init(&q, sm->rate, sm->burst, NOW0);
+	for (;;) {
+		while (ei < sm->nev && sm->ev[ei].t == t) {
+			before = adm_serving(&q, NOW0 + t);
+			if (sm->ev[ei].op == SIM_RATE)
+				adm_set_rate(&q, sm->ev[ei].rate, NOW0 + t);
+			else if (sm->ev[ei].op == SIM_PAUSE)
+				adm_pause(&q, NOW0 + t);
+			else
+				adm_resume(&q, NOW0 + t);
+			after = adm_serving(&q, NOW0 + t);
+			if (after != before)
+				sm->jumps++;
+			ei++;
+		}
+		while (ai < sm->narr && arr_t[ai] == t) {
+			n = adm_join(&q, NOW0 + t);
+			ai++;
+			if (n == 0) {
+				sm->rejected++;
+				if (q.active)
+					sm->badrej++;
+				continue;
+			}
+			if (!q.active)
+				sm->badrej++;
+			if (n != sm->issued + 1)
+				sm->gaps++;
+			sm->issued = n;
+			if (n <= SIM_MAXN)
+				join_t[n] = t;
+		}
+		s = adm_serving(&q, NOW0 + t);
+		sm->steps++;
+		if (s < prev) {
+			sm->backward++;
+			nreach = min64(nreach, s);
+		}
+		prev = s;
+		for (k = nreach + 1; k <= s && k < SIM_REACH; k++)
+			reach_t[k] = t;
+		nreach = max64(nreach, min64(s, SIM_REACH - 1));
+		if (t >= sm->end)
+			break;
+		next = sm->end;
+		if (ai < sm->narr)
+			next = min64(next, arr_t[ai]);
+		if (ei < sm->nev)
+			next = min64(next, sm->ev[ei].t);
+		if (s < q.last_number && next > t + 1)
+			next = first_reach(&q, t, next, s + 1);
+		t = next;
+	}
+
+	for (n = 1; n <= sm->issued && n <= SIM_MAXN; n++) {
+		if (n > nreach) {
+			sm->unadmitted++;
+			adm_t[n] = INT64_MAX;
+			continue;
+		}
+		adm_t[n] = max64(join_t[n], reach_t[n]);
+		sm->maxwait = max64(sm->maxwait, adm_t[n] - join_t[n]);
+		if (n > 1 && adm_t[n] < adm_t[n - 1])
+			sm->fifo++;
+	}
+}
+
+/*
+ * Over the interval [a, b] of the schedule: the rate integral over
+ * active time (rate * ms), the active ms, the highest active rate and
+ * the highest burst in force at any point of [a, b].  Before the
+ * scenario starts (a < 0) the first segment counts for the burst only:
+ * the new queue holds its burst at creation, but no rate time passed.
+ */
+static void
+sched(const struct sim *sm, int64_t a, int64_t b, int64_t *integ,
+    int64_t *act, int64_t *rmax, int64_t *bmax)
+{
+	const struct sim_seg	*g;
+	int64_t			 s, e, o;
+	size_t			 i;
+
+	*integ = *act = *rmax = *bmax = 0;
+	for (i = 0; i < sm->nseg; i++) {
+		g = &sm->seg[i];
+		s = g->start;
+		e = i + 1 < sm->nseg ? sm->seg[i + 1].start : INT64_MAX;
+		if (!(s <= b && e > a))
+			continue;
+		*bmax = max64(*bmax, g->burst);
+		o = min64(e, b) - max64(s, a);
+		if (!g->active || o <= 0)
+			continue;
+		*integ += g->rate * o;
+		*act += o;
+		*rmax = max64(*rmax, g->rate);
+	}
+}
+
+struct wstat {
+	int64_t	 maxcount;	/* most admissions in one window */
+	int64_t	 maxat;		/* its start, ms */
+	int64_t	 specb;		/* SPEC bound of that window */
+	int64_t	 tightb;	/* tight bound of that window */
+	int64_t	 spec_viol;	/* windows over the SPEC bound */
+	int64_t	 tight_viol;	/* windows over the tight bound */
+	int64_t	 windows;	/* windows checked */
+};
+
+/*
+ * Checks the window [x, x + w) ms holding count admissions.  Its
+ * admissions are those of the refill interval (x - 1, x + w - 1]: serving
+ * at x - 1 is the baseline, ticks at x .. x + w - 1 count.  Over that
+ * interval (length w), with rmax the highest rate in force while active,
+ * w_act the active ms (paused time does not count: serving is frozen
+ * and joins are refused) and bmax the highest burst in force:
+ *   SPEC bound:  count <= floor(rmax * w_act / 60000) + bmax + 1
+ *   tight bound: count <= floor(integral of r over active ms / 60000)
+ *                + bmax + 1
+ * The tight bound implies the SPEC bound (integral <= rmax * w_act) and
+ * that implies SPEC's r*W/60 + burst + 1 (w_act <= W).  Both follow from
+ * the model being a token bucket: at most bmax unspent numbers at x - 1
+ * (serving <= L + burst), plus one number per tick of
+ * floor(r * dt / 60000), of which there are at most the floor of the
+ * integral plus 1 (re-anchoring drops fractions, never adds them).
+ */
+static void
+check_window(const struct sim *sm, int64_t x, int64_t w, int64_t count,
+    struct wstat *ws)
+{
+	int64_t	 integ, act, rmax, bmax, specb, tightb;
+
+	sched(sm, x - 1, x + w - 1, &integ, &act, &rmax, &bmax);
+	specb = rmax * act / 60000 + bmax + 1;
+	tightb = integ / 60000 + bmax + 1;
+	ws->windows++;
+	if (count > specb)
+		ws->spec_viol++;
+	if (count > tightb)
+		ws->tight_viol++;
+	if (count > ws->maxcount) {
+		ws->maxcount = count;
+		ws->maxat = x;
+		ws->specb = specb;
+		ws->tightb = tightb;
+	}
+}
+
+/*
+ * Checks every window of w ms that starts at an admission time and every
+ * window that ends right after one (its last ms is an admission time).
+ * adm_t[1..n] must be non-decreasing.
+ */
+static void
+check_windows(const struct sim *sm, int64_t n, int64_t w, struct wstat *ws)
+{
+	int64_t	 i, j;
+
+	memset(ws, 0, sizeof(*ws));
+	/* Windows [adm_t[i], adm_t[i] + w). */
+	for (i = 1, j = 1; i <= n; i++) {
+		if (i > 1 && adm_t[i] == adm_t[i - 1])
+			continue;
+		while (j <= n && adm_t[j] < adm_t[i] + w)
+			j++;
+		check_window(sm, adm_t[i], w, j - i, ws);
+	}
+	/* Windows [adm_t[j] - w + 1, adm_t[j] + 1). */
+	for (j = 1, i = 1; j <= n; j++) {
+		if (j < n && adm_t[j + 1] == adm_t[j])
+			continue;
+		while (adm_t[i] < adm_t[j] - w + 1)
+			i++;
+		check_window(sm, adm_t[j] - w + 1, w, j - i + 1, ws);
+	}
+}
+
+/* Admissions with time in [from, to) ms. */
+static int64_t
+count_adm(const struct sim *sm, int64_t from, int64_t to)
+{
+	int64_t	 n, c = 0;
+
+	for (n = 1; n <= sm->issued && n <= SIM_MAXN; n++)
+		if (adm_t[n] >= from && adm_t[n] < to)
+			c++;
+	return c;
+}
+
+/* Runs the checks every scenario shares, a few assertions each. */
+static void
+report_sim(const struct sim *sm)
+{
+	static const int64_t	 ws_s[] = { 1, 10, 60, 600 };
+	struct wstat		 ws;
+	size_t			 i;
+	int64_t			 n;
+
+	n = min64(sm->issued, SIM_MAXN);
+	ok(sm->issued > 0 && sm->issued < SIM_MAXN && sm->gaps == 0,
+	    "%s: %zu arrivals, numbers 1..%lld issued without gaps",
+	    sm->name, sm->narr, (long long)sm->issued);
+	ok(sm->issued + sm->rejected == (int64_t)sm->narr &&
+	    sm->badrej == 0, "%s: every arrival joined or was refused while "
+	    "paused (%lld refused)", sm->name, (long long)sm->rejected);
+	is_int(sm->backward, 0, "%s: serving never decreased over %lld "
+	    "steps", sm->name, (long long)sm->steps);
+	is_int(sm->jumps, 0, "%s: serving continuous across %zu control "
+	    "events", sm->name, sm->nev);
+	is_int(sm->unadmitted, 0, "%s: everyone admitted by the end (max "
+	    "wait %lld.%03lld s)", sm->name, (long long)(sm->maxwait / 1000),
+	    (long long)(sm->maxwait % 1000));
+	is_int(sm->fifo, 0, "%s: FIFO, admission time non-decreasing in "
+	    "number", sm->name);
+	if (sm->fifo != 0 || sm->unadmitted != 0)
+		return;
+	for (i = 0; i < sizeof(ws_s) / sizeof(ws_s[0]); i++) {
+		check_windows(sm, n, ws_s[i] * 1000, &ws);
+		is_int(ws.spec_viol, 0, "%s: W=%lld s: max admissions %lld "
+		    "(window at %lld ms) <= SPEC bound %lld; %lld windows",
+		    sm->name, (long long)ws_s[i], (long long)ws.maxcount,
+		    (long long)ws.maxat, (long long)ws.specb,
+		    (long long)ws.windows);
+		is_int(ws.tight_viol, 0, "%s: W=%lld s: every window within "
+		    "the rate-integral bound (%lld at the max)", sm->name,
+		    (long long)ws_s[i], (long long)ws.tightb);
+	}
+}
+
+static struct sim	 sm;
+
+/*
+ * (a) Steady Poisson arrivals of 5/s (300/min) at r=600/min for 2 h:
+ * nobody waits.
+ */
+static void
+sim_steady(void)
+{
+	uint64_t	 seed = 0xa5a5a5a5deadbeefULL;
+
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "steady 300/min at r=600";
+	sm.rate = 600;
+	sm.end = 7200000 + 1000;
+	/* e^-5 */
+	gen_poisson(&sm, &seed, 0, 7200000, 0.006737946999085467);
+	run_sim(&sm);
+	report_sim(&sm);
+	is_int(sm.maxwait, 0, "%s: every visitor admitted at its join",
+	    sm.name);
+}
+
+/*
+ * (b) Spikes of 20,000 arrivals within 10 s every hour, over a
+ * background of 0.5/s, at r=600.  Until the first spike has drained,
+ * number n > 100 is admitted exactly at T + (n - 100) * 100 ms, T the
+ * first join (one number per 100 ms).
+ */
+static void
+sim_spikes(void)
+{
+	uint64_t	 seed = 0x0123456789abcdefULL;
+	int64_t		 n, bad = 0, pred, t0;
+
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "spikes at r=600";
+	sm.rate = 600;
+	sm.end = 4 * 3600000;
+	gen_spike(&sm, &seed, 0, 10000, 20000);
+	gen_spike(&sm, &seed, 3600000, 10000, 20000);
+	gen_spike(&sm, &seed, 7200000, 10000, 20000);
+	/* e^-0.5 */
+	gen_poisson(&sm, &seed, 0, 3 * 3600000, 0.6065306597126334);
+	run_sim(&sm);
+	report_sim(&sm);
+	t0 = join_t[1];
+	for (n = 1; n <= 20000; n++) {
+		pred = n <= 100 ? join_t[n] :
+		    max64(join_t[n], t0 + (n - 100) * 100);
+		if (adm_t[n] != pred)
+			bad++;
+	}
+	is_int(bad, 0, "%s: numbers 1..20000 admitted exactly at max(join, "
+	    "T + (n-100)*100 ms); #20000 at %lld ms", sm.name,
+	    (long long)adm_t[20000]);
+}
+
+/*
+ * (c) Rate changes in the middle of spikes: 600 -> 60 -> 3000, and in a
+ * second spike 3000 -> 600 -> 60 -> 3000.  In the first spike, the
+ * r=60 phase admits exactly one per second and the r=3000 phase one per
+ * 20 ms.
+ */
+static void
+sim_rates(void)
+{
+	uint64_t	 seed = 0xfeedfacecafebeefULL;
+	int64_t		 c1, c2;
+
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "rate changes mid-spike";
+	sm.rate = 600;
+	sm.end = 2 * 3600000;
+	gen_spike(&sm, &seed, 0, 10000, 20000);
+	gen_spike(&sm, &seed, 3600000, 10000, 20000);
+	gen_poisson(&sm, &seed, 0, 6600000, 0.6065306597126334);
+	add_ev(&sm, 5000, SIM_RATE, 60);
+	add_ev(&sm, 120000, SIM_RATE, 3000);
+	add_ev(&sm, 3000000, SIM_RATE, 3000);	/* idle, unchanged */
+	add_ev(&sm, 3602000, SIM_RATE, 600);
+	add_ev(&sm, 3700000, SIM_RATE, 60);
+	add_ev(&sm, 3800000, SIM_RATE, 3000);
+	run_sim(&sm);
+	report_sim(&sm);
+	c1 = count_adm(&sm, 10000, 120000);
+	c2 = count_adm(&sm, 130000, 190000);
+	ok(c1 == 110 && c2 == 3000, "%s: admissions in [10 s, 120 s) at "
+	    "r=60: %lld (want 110); in [130 s, 190 s) at r=3000: %lld "
+	    "(want 3000)", sm.name, (long long)c1, (long long)c2);
+}
+
+/*
+ * (d) Pauses and resumes in the middle of spikes at r=600.  Nobody is
+ * admitted strictly inside a pause, exactly the arrivals during pauses
+ * are refused, and after a resume serving grows one per 100 ms again.
+ */
+static void
+sim_pauses(void)
+{
+	static const int64_t	 pz[][2] = {
+		{ 30000, 90000 }, { 200000, 200500 }, { 1000000, 1300000 },
+		{ 3601000, 3700000 }, { 3705000, 3705001 },
+	};
+	uint64_t		 seed = 0x1badb002c0ffee11ULL;
+	int64_t			 inside = 0, refused = 0, c, n;
+	size_t			 i, k;
+
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "pauses mid-spike";
+	sm.rate = 600;
+	sm.end = 3 * 3600000;
+	gen_spike(&sm, &seed, 0, 10000, 20000);
+	gen_spike(&sm, &seed, 3600000, 10000, 20000);
+	gen_poisson(&sm, &seed, 0, 2 * 3600000, 0.6065306597126334);
+	for (i = 0; i < sizeof(pz) / sizeof(pz[0]); i++) {
+		add_ev(&sm, pz[i][0], SIM_PAUSE, 0);
+		add_ev(&sm, pz[i][1], SIM_RESUME, 0);
+	}
+	run_sim(&sm);
+	report_sim(&sm);
+	/* arr_t is sorted by run_sim() now. */
+	for (i = 0; i < sizeof(pz) / sizeof(pz[0]); i++) {
+		for (k = 0; k < sm.narr; k++)
+			if (arr_t[k] >= pz[i][0] && arr_t[k] < pz[i][1])
+				refused++;
+		for (n = 1; n <= sm.issued; n++)
+			if (adm_t[n] > pz[i][0] && adm_t[n] < pz[i][1])
+				inside++;
+	}
+	is_int(sm.rejected, refused, "%s: refused exactly the %lld "
+	    "arrivals during pauses", sm.name, (long long)refused);
+	is_int(inside, 0, "%s: no admission strictly inside a pause",
+	    sm.name);
+	c = count_adm(&sm, 90001, 150001);
+	is_int(c, 600, "%s: (90 s, 150 s] after resume: 600 admissions at "
+	    "r=600", sm.name);
+}
+
+int
+main(void)
+{
+
+	test_burst();
+	test_serving();
+	test_init();
+	test_join();
+	test_status();
+	test_continuity();
+	sim_steady();
+	sim_spikes();
+	sim_rates();
+	sim_pauses();
+	return done_testing();
+}

@@ -1,0 +1,262 @@
+/*
+ * test-jsonbody.c - unit tests for fcgi-app/jsonbody.c: every body of
+ * CASES C17 is refused, the depth boundary (as json-c counts it, see
+ * jsonbody.c) is exact, and json_get_int/json_get_str type their fields.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "jsonbody.h"
+#include "tap.h"
+
+/* Whether len bytes of s parse; the object is released. */
+static int
+parses(const char *s, size_t len)
+{
+	struct json_object	*o;
+
+	if ((o = json_parse_strict(s, len)) == NULL)
+		return 0;
+	json_object_put(o);
+	return 1;
+}
+
+#define REFUSED(lit, what) \
+	is_int(parses(lit, sizeof(lit) - 1), 0, "refused: %s", what)
+#define ACCEPTED(lit, what) \
+	is_int(parses(lit, sizeof(lit) - 1), 1, "accepted: %s", what)
+
+/*
+ * Build n nested containers into a new string: arrays "[[...]]" when
+ * obj is 0, objects {"a":{"a":...}} when 1, with leaf ("" for none) at
+ * the bottom.  Returns the string, to be freed.
+ */
+static char *
+nest(size_t n, int obj, const char *leaf)
+{
+	size_t	 cap = n * 6 + strlen(leaf) + 1, len = 0, i;
+	char	*s = xmalloc(cap);
+
+	for (i = 0; i < n; i++) {
+		memcpy(s + len, obj ? "{\"a\":" : "[", obj ? 5 : 1);
+		len += obj ? 5 : 1;
+	}
+	memcpy(s + len, leaf, strlen(leaf));
+	len += strlen(leaf);
+	for (i = 0; i < n; i++)
+		s[len++] = obj ? '}' : ']';
+	s[len] = '\0';
+	return s;
+}
+
+/* Whether n nested containers (see nest()) parse. */
+static int
+nest_parses(size_t n, int obj, const char *leaf)
+{
+	char	*s = nest(n, obj, leaf);
+	int	 rc = parses(s, strlen(s));
+
+	free(s);
+	return rc;
+}
+
+/* Every body of CASES C17, and more of the same kinds: refused. */
+static void
+test_c17(void)
+{
+	char	*deep;
+
+	/* The listed bodies of C17, each one refused. */
+	REFUSED("{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\"}}garbage",
+	    "trailing garbage");
+	REFUSED("{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\"}}{\"x\":1}",
+	    "a second object");
+	REFUSED("{'pow':{'challenge':'c','nonce':'n'}}", "single quotes");
+	REFUSED("/*x*/{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\"}}",
+	    "a leading comment");
+	REFUSED("{\"pow\":{\"nonce\":NaN}}", "NaN");
+	REFUSED("{\"pow\":{\"nonce\":123e+}}", "123e+");
+	deep = xmalloc(100000);
+	memset(deep, '[', 100000);
+	is_int(parses(deep, 100000), 0, "refused: 100,000 x '['");
+	free(deep);
+	is_int(nest_parses(17, 0, ""), 0, "refused: 17 nested arrays");
+	is_int(nest_parses(17, 1, "1"), 0, "refused: 17 nested objects");
+	REFUSED("{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\",}}",
+	    "a trailing comma");
+
+	/* More of the same kinds. */
+	REFUSED("{\"pow\":{\"nonce\":Infinity}}", "Infinity");
+	REFUSED("{\"pow\":{\"nonce\":-Infinity}}", "-Infinity");
+	REFUSED("{\"pow\":{\"nonce\":1e999}}", "1e999 (infinite)");
+	REFUSED("[-1e999]", "-1e999 (infinite)");
+	REFUSED("NaN", "a top-level NaN");
+	REFUSED("Infinity", "a top-level Infinity");
+	REFUSED("1e400", "a top-level infinite number");
+	REFUSED("{\"pow\":{\"nonce\":nan}}", "nan");
+	REFUSED("{\"a\":1}//x", "a trailing comment");
+	REFUSED("{\"a\":1,}", "a trailing comma in an object");
+	REFUSED("[1,2,]", "a trailing comma in an array");
+	REFUSED("{a:1}", "an unquoted key");
+	REFUSED("{\"a\" 1}", "a missing colon");
+	REFUSED("'a'", "a single-quoted string");
+	REFUSED("{\"a\":01}", "a leading zero");
+	REFUSED("{\"a\":0x10}", "a hex number");
+	REFUSED("{\"a\":+1}", "a leading plus");
+	REFUSED("{\"a\":.5}", "a bare fraction");
+	REFUSED("{\"a\":TRUE}", "TRUE");
+	REFUSED("{\"a\":Null}", "Null");
+	REFUSED("{\"a\":\"\\x41\"}", "a \\x escape");
+	REFUSED("{\"a\":1}\0", "a NUL after the value");
+	REFUSED("{\"a\":\"x\0y\"}", "a raw NUL inside a string");
+	REFUSED("\0{\"a\":1}", "a leading NUL");
+	REFUSED("{\"a\":\"\\u0000\"}", "an escaped U+0000 in a string");
+	REFUSED("{\"a\":\"x\x01y\"}", "a raw control character in a string");
+	REFUSED("{\"a\":\"\xff\"}", "invalid UTF-8");
+	REFUSED("\xef\xbb\xbf{\"a\":1}", "a byte order mark");
+	REFUSED("{\"a\":1}{", "a trailing brace");
+	REFUSED("{\"a\":1", "a missing brace");
+	REFUSED("1 2", "two numbers");
+	REFUSED("\"abc", "an unterminated string");
+	REFUSED("", "an empty body");
+	REFUSED("   \n", "white space only");
+	REFUSED("null", "a bare null (no value to return)");
+	is_int(json_parse_strict(NULL, 5) == NULL, 1, "refused: NULL buffer");
+	/* The parse must end at len: a shorter len cuts the body. */
+	is_int(parses("{\"a\":1}", 6), 0, "refused: a body cut by len");
+	is_int(parses("{\"a\":1}garbage", 7), 1,
+	    "accepted: the first 7 bytes when len is 7");
+	is_int(parses("12", 1), 1, "accepted: \"1\" out of \"12\" with len 1");
+}
+
+/* The exact depth boundary, for arrays and for objects. */
+static void
+test_depth(void)
+{
+	/* json-c depth: the top value is level 1, see jsonbody.c. */
+	is_int(nest_parses(16, 0, ""), 1, "accepted: 16 nested empty arrays");
+	is_int(nest_parses(17, 0, ""), 0, "refused: 17 nested empty arrays");
+	is_int(nest_parses(15, 0, "1"), 1,
+	    "accepted: 15 arrays around a number (level 16)");
+	is_int(nest_parses(16, 0, "1"), 0,
+	    "refused: 16 arrays around a number (level 17)");
+	is_int(nest_parses(16, 1, ""), 0,
+	    "refused: 16 objects with an empty value (not JSON)");
+	is_int(nest_parses(15, 1, "{}"), 1,
+	    "accepted: 15 objects around {} (level 16)");
+	is_int(nest_parses(16, 1, "{}"), 0,
+	    "refused: 16 objects around {} (level 17)");
+	is_int(nest_parses(15, 1, "1"), 1,
+	    "accepted: 15 objects around a number (level 16)");
+	is_int(nest_parses(16, 1, "1"), 0,
+	    "refused: 16 objects around a number (level 17)");
+}
+
+/* The C17 positive control and other valid JSON. */
+static void
+test_accepted(void)
+{
+	static const char	 body[] =
+	    "{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\"}}";
+	struct json_object	*o, *pow;
+	const char		*s;
+	size_t			 len = 99;
+
+	o = json_parse_strict(body, sizeof(body) - 1);
+	ok(o != NULL, "positive control of C17 parses");
+	ok(o != NULL && json_object_object_get_ex(o, "pow", &pow) &&
+	    json_object_is_type(pow, json_type_object),
+	    "pow is an object");
+	s = json_get_str(pow, "challenge", &len);
+	is_str(s, "c", "challenge is \"c\"");
+	is_int(len, 1, "challenge length is 1");
+	is_str(json_get_str(pow, "nonce", NULL), "n", "nonce is \"n\"");
+	is_str(json_get_str(pow, "missing", &len), NULL,
+	    "json_get_str: missing member is NULL");
+	is_str(json_get_str(o, "pow", &len), NULL,
+	    "json_get_str: an object member is NULL");
+	is_str(json_get_str(NULL, "pow", &len), NULL,
+	    "json_get_str: NULL object is NULL");
+	json_object_put(o);
+
+	ACCEPTED("{\"a\":1}\r\n", "trailing white space");
+	ACCEPTED(" \t{\"a\":1}", "leading white space");
+	ACCEPTED("1", "a top-level number (finished by json-c's NUL call)");
+	ACCEPTED("-0", "a top-level -0");
+	ACCEPTED("true", "a top-level true");
+	ACCEPTED("\"x\"", "a top-level string");
+	ACCEPTED("[]", "an empty array");
+	ACCEPTED("{\"a\":1.5e3,\"b\":-2E-2,\"c\":null}", "finite reals, null");
+	ACCEPTED("{\"a\":\"\\t\\n\\u00e9\"}", "escapes");
+	ACCEPTED("{\"a\":\"\xc3\xa9\"}", "UTF-8 text");
+}
+
+/* json_get_int on every type and on the int64 limits. */
+static void
+test_get_int(void)
+{
+	static const char	 body[] =
+	    "{\"one\":1,\"str\":\"1\",\"real\":1.0,\"t\":true,"
+	    "\"p53\":9007199254740992,"
+	    "\"huge\":12345678901234567890,\"neg\":-1,\"nul\":null,"
+	    "\"max\":9223372036854775807,\"min\":-9223372036854775808,"
+	    "\"under\":-99999999999999999999,\"zero\":0,\"arr\":[1]}";
+	struct json_object	*o, *arr;
+	int64_t			 v;
+
+	o = json_parse_strict(body, sizeof(body) - 1);
+	ok(o != NULL, "json_get_int test object parses");
+
+	v = 7;
+	is_int(json_get_int(o, "one", 1, 100, &v), 0, "1 is an integer");
+	is_int(v, 1, "1 reads as 1");
+	v = 7;
+	is_int(json_get_int(o, "str", 0, 100, &v), -2, "\"1\" is -2");
+	is_int(json_get_int(o, "real", 0, 100, &v), -2, "1.0 is -2");
+	is_int(json_get_int(o, "t", 0, 100, &v), -2, "true is -2");
+	is_int(json_get_int(o, "nul", 0, 100, &v), -2, "null is -2");
+	is_int(json_get_int(o, "arr", 0, 100, &v), -2, "[1] is -2");
+	is_int(json_get_int(o, "missing", 0, 100, &v), -1, "missing is -1");
+	is_int(v, 7, "*out unchanged on failure");
+	is_int(json_get_int(o, "p53", 0, INT64_MAX, &v), 0, "2^53 is read");
+	is_int(v, INT64_C(9007199254740992), "2^53 is exact");
+	is_int(json_get_int(o, "p53", 0, INT64_C(9007199254740991), &v),
+	    -2, "2^53 above max is -2");
+	is_int(json_get_int(o, "huge", INT64_MIN, INT64_MAX, &v), -2,
+	    "12345678901234567890 is -2, not clamped");
+	is_int(json_get_int(o, "max", INT64_MIN, INT64_MAX, &v), -2,
+	    "INT64_MAX is -2 (can't be told from a clamp)");
+	is_int(json_get_int(o, "min", INT64_MIN, INT64_MAX, &v), -2,
+	    "INT64_MIN is -2 (can't be told from a clamp)");
+	is_int(json_get_int(o, "under", INT64_MIN, INT64_MAX, &v), -2,
+	    "-99999999999999999999 is -2, not clamped");
+	is_int(json_get_int(o, "neg", 1, 100, &v), -2, "-1 with min 1 is -2");
+	v = 7;
+	is_int(json_get_int(o, "neg", -5, 100, &v), 0, "-1 with min -5");
+	is_int(v, -1, "-1 reads as -1");
+	is_int(json_get_int(o, "zero", 1, 100, &v), -2, "0 with min 1 is -2");
+	is_int(json_get_int(o, "one", 2, 100, &v), -2, "1 with min 2 is -2");
+	is_int(json_get_int(o, "one", 0, 0, &v), -2, "1 with max 0 is -2");
+	is_int(json_get_int(NULL, "one", 0, 100, &v), -1, "NULL object");
+	ok(json_object_object_get_ex(o, "arr", &arr), "arr present");
+	is_int(json_get_int(arr, "one", 0, 100, &v), -1,
+	    "an array has no members");
+	json_object_put(o);
+}
+
+/* Runs every test; the exit status is TAP's. */
+int
+main(void)
+{
+	test_c17();
+	test_depth();
+	test_accepted();
+	test_get_int();
+	return done_testing();
+}

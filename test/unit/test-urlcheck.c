@@ -1,0 +1,527 @@
+/*
+ * test-urlcheck.c - unit tests for urlcheck.c: shop domain lists, return
+ * URLs (CASES C09, C10), CORS origins (C12, C25) and appending the token.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "urlcheck.h"
+
+#define JWT	"eyJhbGciOiJIUzI1NiJ9.eyJxbnIiOjF9.c2ln"
+
+/* Fixtures: "shop.example www.shop.example" and "http://127.0.0.1:8080". */
+static struct shop_domains	 shop;
+static struct shop_domains	 local;
+
+/*
+ * Return s with control, non-ASCII and backslash bytes written as \xNN, so
+ * that one assertion stays one TAP line.  The result lives in one of four
+ * static buffers (long inputs are cut), or is "(null)".  Can't fail.
+ */
+static const char *
+show(const char *s)
+{
+	static char	 bufs[4][256];
+	static int	 next;
+	char		*b;
+	size_t		 n = 0;
+	int		 c;
+
+	if (s == NULL)
+		return "(null)";
+	b = bufs[next++ % 4];
+	for (; *s != '\0' && n + 5 < sizeof(bufs[0]); s++) {
+		c = (unsigned char)*s;
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			n += snprintf(b + n, sizeof(bufs[0]) - n, "\\x%02X",
+			    c);
+		else
+			b[n++] = (char)c;
+	}
+	b[n] = '\0';
+	return b;
+}
+
+/*
+ * Check return_url_check(in, d) against want (NULL: must be rejected),
+ * then free the result.
+ */
+static void
+url_is(const struct shop_domains *d, const char *in, const char *want)
+{
+	char	*got;
+
+	got = return_url_check(in, d);
+	is_str(got, want, "return_url_check(\"%s\") -> %s", show(in),
+	    want == NULL ? "NULL" : want);
+	free(got);
+}
+
+/* Check that return_url_check(in, &shop) returns in unchanged. */
+static void
+url_same(const char *in)
+{
+	url_is(&shop, in, in);
+}
+
+/* Check that return_url_check(in, &shop) rejects in. */
+static void
+url_bad(const char *in)
+{
+	url_is(&shop, in, NULL);
+}
+
+/*
+ * Check that return_url_check(in, &shop) gives norm and that the admitted
+ * visitor's URL is then exactly landing.
+ */
+static void
+url_lands(const char *in, const char *norm, const char *landing)
+{
+	char	*got, *land;
+
+	got = return_url_check(in, &shop);
+	is_str(got, norm, "return_url_check(\"%s\") -> %s", in, norm);
+	if (got == NULL) {
+		ok(0, "no landing URL for \"%s\"", in);
+		return;
+	}
+	land = url_append_param(got, "aditus_queue_token", JWT);
+	is_str(land, landing, "landing for \"%s\"", in);
+	free(land);
+	free(got);
+}
+
+/* Check url_append_param(url, "t", "X") against want. */
+static void
+append_is(const char *url, const char *want)
+{
+	char	*got;
+
+	got = url_append_param(url, "t", "X");
+	is_str(got, want, "url_append_param(\"%s\")", url);
+	free(got);
+}
+
+/* Check that shop_domains_parse(list) fails. */
+static void
+domains_bad(const char *list)
+{
+	struct shop_domains	 d;
+
+	is_int(shop_domains_parse(list, &d), -1,
+	    "shop_domains_parse(\"%s\") refused", show(list));
+}
+
+/*
+ * Check that shop_domains_parse(list) gives exactly one entry with the
+ * given scheme, host and port.
+ */
+static void
+domain_is(const char *list, const char *scheme, const char *host, int port)
+{
+	struct shop_domains	 d;
+	int			 rc;
+
+	memset(&d, 0, sizeof(d));
+	rc = shop_domains_parse(list, &d);
+	is_int(rc, 0, "shop_domains_parse(\"%s\") accepted", list);
+	is_int(d.n, 1, "\"%s\": one entry", list);
+	is_str(d.o[0].scheme, scheme, "\"%s\": scheme", list);
+	is_str(d.o[0].host, host, "\"%s\": host", list);
+	is_int(d.o[0].port, port, "\"%s\": port", list);
+}
+
+/* Shop domain list parsing, including C25's over-long entry. */
+static void
+test_domains(void)
+{
+	struct shop_domains	 d;
+	char			 buf[2048];
+	char			 label[70];
+	size_t			 i;
+
+	is_int(shop_domains_parse("", &d), 0, "empty list valid");
+	is_int(d.n, 0, "empty list: n = 0");
+	is_int(shop_domains_parse(" ,\n, \r\n ", &d), 0,
+	    "separators only valid");
+	is_int(d.n, 0, "separators only: n = 0");
+
+	is_int(shop_domains_parse("shop.example, www.shop.example\n"
+	    "http://127.0.0.1:8080", &d), 0, "three entries");
+	is_int(d.n, 3, "three entries: n = 3");
+	is_str(d.o[0].scheme, "https", "entry 0 scheme");
+	is_str(d.o[0].host, "shop.example", "entry 0 host");
+	is_int(d.o[0].port, 0, "entry 0 port");
+	is_str(d.o[1].host, "www.shop.example", "entry 1 host");
+	is_str(d.o[2].scheme, "http", "entry 2 scheme");
+	is_str(d.o[2].host, "127.0.0.1", "entry 2 host");
+	is_int(d.o[2].port, 8080, "entry 2 port");
+
+	domain_is("SHOP.Example", "https", "shop.example", 0);
+	domain_is("HTTPS://Shop.Example:443", "https", "shop.example", 0);
+	domain_is("shop.example:443", "https", "shop.example", 0);
+	domain_is("shop.example:80", "https", "shop.example", 80);
+	domain_is("http://shop.example:80", "http", "shop.example", 0);
+	domain_is("http://shop.example:443", "http", "shop.example", 443);
+	domain_is("shop.example:8443", "https", "shop.example", 8443);
+	domain_is("shop.example:65535", "https", "shop.example", 65535);
+	domain_is("localhost:8080", "https", "localhost", 8080);
+	domain_is("1.example", "https", "1.example", 0);
+	domain_is("xn--bcher-kva.example", "https", "xn--bcher-kva.example",
+	    0);
+	domain_is("a-b.example", "https", "a-b.example", 0);
+	domain_is("255.255.255.255", "https", "255.255.255.255", 0);
+	domain_is("0.0.0.0", "https", "0.0.0.0", 0);
+
+	/* Path, query, fragment, userinfo, wildcard, escapes. */
+	domains_bad("shop.example/");
+	domains_bad("https://shop.example/");
+	domains_bad("https://shop.example/path");
+	domains_bad("shop.example?x");
+	domains_bad("shop.example#x");
+	domains_bad("user@shop.example");
+	domains_bad("https://user:pw@shop.example");
+	domains_bad("*.shop.example");
+	domains_bad("*");
+	domains_bad("shop%2eexample");
+	domains_bad("//shop.example");
+	domains_bad("shop.example\\");
+	/* Labels. */
+	domains_bad("shop..example");
+	domains_bad(".shop.example");
+	domains_bad("shop.example.");
+	domains_bad("-shop.example");
+	domains_bad("shop-.example");
+	domains_bad("shop.-example");
+	domains_bad("shop.example-");
+	domains_bad("shop_x.example");
+	domains_bad("shop.exam\xc3\xa9ple");
+	domains_bad("[::1]");
+	domains_bad("[::1]:8080");
+	/* Ports and schemes. */
+	domains_bad("shop.example:");
+	domains_bad("shop.example:0");
+	domains_bad("shop.example:65536");
+	domains_bad("shop.example:08443");
+	domains_bad("shop.example:84a3");
+	domains_bad("shop.example:443:443");
+	domains_bad("ftp://shop.example");
+	domains_bad("https:shop.example");
+	domains_bad("https://");
+	/* IPv4 in anything but canonical dotted-quad form. */
+	domains_bad("0177.0.0.1");
+	domains_bad("0x7f.1");
+	domains_bad("2130706433");
+	domains_bad("127.1");
+	domains_bad("1.2.3.256");
+	domains_bad("1.2.3.4.5");
+	domains_bad("shop.0x1f");
+	domains_bad("shop.123");
+	/* One bad entry spoils the list. */
+	domains_bad("shop.example, evil..test");
+
+	/* Label of 63 octets accepted, 64 refused. */
+	memset(label, 'a', 64);
+	label[63] = '\0';
+	snprintf(buf, sizeof(buf), "%s.example", label);
+	is_int(shop_domains_parse(buf, &d), 0, "63-octet label accepted");
+	is_int(strlen(d.o[0].host), 63 + 8, "63-octet label kept whole");
+	label[63] = 'a';
+	label[64] = '\0';
+	snprintf(buf, sizeof(buf), "%s.example", label);
+	is_int(shop_domains_parse(buf, &d), -1, "64-octet label refused");
+
+	/* Host of 253 octets accepted, 254 refused. */
+	memset(label, 'a', 63);
+	label[63] = '\0';
+	snprintf(buf, sizeof(buf), "%s.%s.%s.%.61s", label, label, label,
+	    label);
+	is_int(strlen(buf), 253, "253-octet host built");
+	is_int(shop_domains_parse(buf, &d), 0, "253-octet host accepted");
+	is_str(d.o[0].host, buf, "253-octet host kept whole");
+	snprintf(buf, sizeof(buf), "%s.%s.%s.%.62s", label, label, label,
+	    label);
+	is_int(shop_domains_parse(buf, &d), -1, "254-octet host refused");
+
+	/* C25: a 300-character entry is refused, never truncated. */
+	snprintf(buf, sizeof(buf), "shop.example.");
+	while (strlen(buf) + 11 <= 299)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		    "label12345.");
+	while (strlen(buf) < 300)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "x");
+	is_int(strlen(buf), 300, "300-character entry built");
+	is_int(shop_domains_parse(buf, &d), -1, "300-character entry refused");
+
+	/* DOMAINS_MAX entries accepted, one more refused. */
+	buf[0] = '\0';
+	for (i = 0; i < DOMAINS_MAX; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		    "s%zu.example,", i);
+	is_int(shop_domains_parse(buf, &d), 0, "DOMAINS_MAX entries");
+	is_int(d.n, DOMAINS_MAX, "DOMAINS_MAX entries: n");
+	is_str(d.o[DOMAINS_MAX - 1].host, "s31.example", "last entry kept");
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "one.more");
+	is_int(shop_domains_parse(buf, &d), -1, "DOMAINS_MAX + 1 refused");
+}
+
+/* C09: relative and malformed return URLs never pass. */
+static void
+test_c09(void)
+{
+	url_bad("//evil.test/");
+	url_bad("/\\evil.test/");
+	url_bad("\\/evil.test");
+	url_bad("/\\/\\evil.test");
+	url_bad("/\t/evil.test");
+	url_bad("/%09/evil.test");
+	url_bad("/%0a/evil.test");
+	url_bad("https:evil.test");
+	url_bad("https:\\\\evil.test");
+	url_bad("/a/../\\evil.test");
+	url_bad("/%5cevil.test");
+	url_bad("javascript:alert(1)");
+	url_bad("data:text/html,x");
+	url_bad(" https://evil.test");
+	url_bad("HTTPS://EVIL.TEST");
+
+	/* The same tricks aimed at the allowed host. */
+	url_bad("/checkout");
+	url_bad("//shop.example/");
+	url_bad("https:shop.example/");
+	url_bad("https:/shop.example/");
+	url_bad("https:///shop.example/");
+	url_bad("https:\\\\shop.example/");
+	url_bad("https:/\\shop.example/");
+	url_bad(" https://shop.example/");
+	url_bad("https://shop.example/ ");
+	url_bad("\thttps://shop.example/");
+	url_bad("https://shop.example/\t");
+	url_bad("https://shop.example/a\nb");
+	url_bad("https://shop.example/a\rb");
+	url_bad("https://shop.example/a\x01");
+	url_bad("https://shop.example/a\x7f");
+	url_bad("https://shop.example/a\\b");
+	url_bad("https://shop.example/%5C");
+	url_bad("https://shop.example/%5c");
+	url_bad("https://shop.example/%09");
+	url_bad("https://shop.example/%0A");
+	url_bad("https://shop.example/%0d");
+	url_bad("https://shop.example/x?a=%0D%0ASet-Cookie:x");
+	url_bad("javascript://shop.example/%0aalert(1)");
+	url_bad("ftp://shop.example/");
+	url_bad("httpss://shop.example/");
+	url_bad("http s://shop.example/");
+	url_bad("");
+	url_bad(NULL);
+
+	url_lands("https://shop.example/checkout?step=2#cart",
+	    "https://shop.example/checkout?step=2#cart",
+	    "https://shop.example/checkout?step=2&aditus_queue_token="
+	    JWT "#cart");
+}
+
+/* C10: authority tricks against the domain allowlist. */
+static void
+test_c10(void)
+{
+	url_bad("https://shop.example@evil.test/");
+	url_bad("https://shop.example:443@evil.test/");
+	url_bad("https://evil.test#@shop.example/");
+	url_bad("https://evil.test?.shop.example");
+	url_bad("https://evil.test\\@shop.example/");
+	url_bad("https://shop.example.evil.test/");
+	url_bad("https://evilshop.example/");
+	url_bad("https://evil.test/shop.example");
+	url_bad("https://shop.example%2f@evil.test/");
+	url_bad("https://shop.example%252f@evil.test/");
+	url_bad("https://sub.shop.example/");
+
+	url_lands("https://www.shop.example/", "https://www.shop.example/",
+	    "https://www.shop.example/?aditus_queue_token=" JWT);
+	url_lands("https://shop.example/cart", "https://shop.example/cart",
+	    "https://shop.example/cart?aditus_queue_token=" JWT);
+
+	/* More of the same kind. */
+	url_bad("https://user@shop.example/");
+	url_bad("https://@shop.example/");
+	url_bad("https://shop.example%2f/");
+	url_bad("https://shop%2eexample/");
+	url_bad("https://shop.example./");
+	url_bad("https://.shop.example/");
+	url_bad("https://shop..example/");
+	url_bad("https://shop.example.:443/");
+	url_bad("https://www.shop.example.evil.test/");
+	url_bad("https://hop.example/");
+	url_bad("https://shop.exampl/");
+	url_bad("https://example/");
+	url_bad("https://shop.exam\xc3\xa9ple/");
+	url_bad("https://\xd1\x95hop.example/");
+	url_bad("https://[::1]/");
+	url_bad("https://shop.example:8443/");
+	url_bad("https://shop.example:/");
+	url_bad("https://shop.example:0443/");
+	url_bad("https://shop.example:443:443/");
+	url_bad("https://shop.example:80/");
+	url_bad("https://shop.example:65979/");
+	url_bad("http://shop.example/");
+	url_bad("http://shop.example:443/");
+
+	url_same("https://shop.example/");
+	url_same("https://shop.example/a%2Fb?x=%25&y=%5Bz%5D#f");
+	url_same("https://shop.example//evil.test");
+	url_same("https://shop.example/100%");
+	url_same("https://shop.example/?next=https://evil.test/");
+	url_is(&shop, "https://shop.example:443/cart",
+	    "https://shop.example/cart");
+	url_is(&shop, "HtTpS://WWW.Shop.Example:443/Path?Q=A#F",
+	    "https://www.shop.example/Path?Q=A#F");
+	url_is(&shop, "https://shop.example", "https://shop.example/");
+	url_is(&shop, "https://shop.example?x=1", "https://shop.example/?x=1");
+	url_is(&shop, "https://shop.example#f", "https://shop.example/#f");
+	url_is(&shop, "https://shop.example:443", "https://shop.example/");
+}
+
+/* The local demo entry and IPv4 host forms. */
+static void
+test_local(void)
+{
+	url_is(&local, "http://127.0.0.1:8080/shop?x=1#y",
+	    "http://127.0.0.1:8080/shop?x=1#y");
+	url_is(&local, "HTTP://127.0.0.1:8080", "http://127.0.0.1:8080/");
+	url_is(&local, "https://127.0.0.1:8080/", NULL);
+	url_is(&local, "http://127.0.0.1/", NULL);
+	url_is(&local, "http://127.0.0.1:80/", NULL);
+	url_is(&local, "http://127.0.0.1:8081/", NULL);
+	url_is(&local, "http://0177.0.0.1:8080/", NULL);
+	url_is(&local, "http://0x7f.1:8080/", NULL);
+	url_is(&local, "http://0x7f000001:8080/", NULL);
+	url_is(&local, "http://2130706433:8080/", NULL);
+	url_is(&local, "http://127.1:8080/", NULL);
+	url_is(&local, "http://127.0.0.1.:8080/", NULL);
+	url_is(&local, "http://127.0.0.1.evil.test:8080/", NULL);
+	url_is(&local, "https://shop.example/", NULL);
+}
+
+/* URL_MAX is the longest accepted length. */
+static void
+test_length(void)
+{
+	char	 buf[URL_MAX + 2];
+	char	*got;
+	size_t	 pre;
+
+	pre = strlen("https://shop.example/");
+	memcpy(buf, "https://shop.example/", pre);
+	memset(buf + pre, 'a', URL_MAX - pre);
+	buf[URL_MAX] = '\0';
+	got = return_url_check(buf, &shop);
+	ok(got != NULL && strcmp(got, buf) == 0,
+	    "URL of URL_MAX bytes accepted unchanged");
+	free(got);
+
+	buf[URL_MAX] = 'a';
+	buf[URL_MAX + 1] = '\0';
+	url_bad(buf);
+}
+
+/* C12: exact origin serialisation only. */
+static void
+test_origin(void)
+{
+	struct shop_domains	 d, empty;
+
+	is_int(shop_domains_parse("shop.example", &d), 0, "C12 domains");
+	is_int(origin_allowed("https://shop.example", &d), 1,
+	    "https://shop.example allowed");
+	is_int(origin_allowed("https://evilshop.example", &d), 0,
+	    "https://evilshop.example refused");
+	is_int(origin_allowed("https://shop.example.evil.test", &d), 0,
+	    "https://shop.example.evil.test refused");
+	is_int(origin_allowed("https://shopXexample", &d), 0,
+	    "https://shopXexample refused");
+	is_int(origin_allowed("http://shop.example", &d), 0,
+	    "http://shop.example refused");
+	is_int(origin_allowed("https://shop.example:8443", &d), 0,
+	    "https://shop.example:8443 refused");
+	is_int(origin_allowed("https://sub.shop.example", &d), 0,
+	    "https://sub.shop.example refused");
+	is_int(origin_allowed("https://shop.example/", &d), 0,
+	    "trailing slash refused");
+	is_int(origin_allowed("HTTPS://SHOP.EXAMPLE", &d), 0,
+	    "upper case refused");
+	is_int(origin_allowed("https://shop.example:443", &d), 0,
+	    "explicit default port refused");
+	is_int(origin_allowed("https://shop.example ", &d), 0,
+	    "trailing space refused");
+	is_int(origin_allowed("https://shop.exampl", &d), 0,
+	    "prefix refused");
+	is_int(origin_allowed("shop.example", &d), 0, "bare host refused");
+	is_int(origin_allowed("null", &d), 0, "null refused");
+	is_int(origin_allowed("", &d), 0, "empty origin refused");
+	is_int(origin_allowed(NULL, &d), 0, "NULL origin refused");
+
+	is_int(origin_allowed("http://127.0.0.1:8080", &local), 1,
+	    "local demo origin allowed");
+	is_int(origin_allowed("http://127.0.0.1", &local), 0,
+	    "local demo without port refused");
+	is_int(origin_allowed("https://127.0.0.1:8080", &local), 0,
+	    "local demo over https refused");
+	is_int(origin_allowed("http://127.0.0.1:8080/", &local), 0,
+	    "local demo with slash refused");
+
+	is_int(shop_domains_parse("shop.example:8443 http://shop.example:80",
+	    &d), 0, "port entries");
+	is_int(origin_allowed("https://shop.example:8443", &d), 1,
+	    "non-default port written out");
+	is_int(origin_allowed("https://shop.example", &d), 0,
+	    "port entry does not allow default port");
+	is_int(origin_allowed("http://shop.example", &d), 1,
+	    "http entry with default port");
+	is_int(origin_allowed("http://shop.example:80", &d), 0,
+	    "http default port written out refused");
+
+	is_int(shop_domains_parse("", &empty), 0, "empty list");
+	is_int(origin_allowed("https://shop.example", &empty), 0,
+	    "empty list allows nothing");
+	url_is(&empty, "https://shop.example/", NULL);
+}
+
+/* Appending the token parameter. */
+static void
+test_append(void)
+{
+	append_is("https://s.example/", "https://s.example/?t=X");
+	append_is("https://s.example/c?step=2#cart",
+	    "https://s.example/c?step=2&t=X#cart");
+	append_is("https://s.example/?", "https://s.example/?t=X");
+	append_is("https://s.example/?a=1&", "https://s.example/?a=1&t=X");
+	append_is("https://s.example/#frag?x", "https://s.example/?t=X#frag?x");
+	append_is("https://s.example/?a=1", "https://s.example/?a=1&t=X");
+	append_is("https://s.example/c#", "https://s.example/c?t=X#");
+	append_is("https://s.example/?#f", "https://s.example/?t=X#f");
+	append_is("", "?t=X");
+}
+
+int
+main(void)
+{
+	if (shop_domains_parse("shop.example www.shop.example", &shop) != 0 ||
+	    shop_domains_parse("http://127.0.0.1:8080", &local) != 0) {
+		printf("Bail out! fixture domains refused\n");
+		return 1;
+	}
+	test_domains();
+	test_c09();
+	test_c10();
+	test_local();
+	test_length();
+	test_origin();
+	test_append();
+	return done_testing();
+}
