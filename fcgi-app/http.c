@@ -118,10 +118,11 @@ http_send(struct req *r, int status, const char *ctype, const void *body,
 		return;
 	}
 	r->responded = 1;
+	/* libfcgi's printf knows no %zu: lengths go through %lu. */
 	FCGX_FPrintF(out, "Status: %d %s\r\n", status, reason(status));
 	if (ctype != NULL)
 		FCGX_FPrintF(out, "Content-Type: %s\r\n"
-		    "Content-Length: %zu\r\n", ctype, len);
+		    "Content-Length: %lu\r\n", ctype, (unsigned long)len);
 	FCGX_PutS("X-Content-Type-Options: nosniff\r\n"
 	    "X-Frame-Options: DENY\r\n"
 	    "Referrer-Policy: no-referrer\r\n"

@@ -148,8 +148,9 @@ ensure_packages() {
 
 # build [LOGFILE]: bring fcgi-app/aqueue-fcgi and fcgi-app/aqueuectl up to
 # date: ./autogen.sh when configure is missing or older than configure.ac,
-# ./configure when never run or when $AQ_CONFIGURE_FLAGS differ from the
-# flags it last ran with, then make (which does nothing when nothing
+# ./configure when never run, older than configure, or when
+# $AQ_CONFIGURE_FLAGS (if set) differ from the flags it last ran with (if
+# unset, the last run's flags are kept), then make (which does nothing when nothing
 # changed).  Output goes to LOGFILE (default: the terminal); on failure
 # its tail is shown.
 build() {
@@ -171,12 +172,15 @@ build() {
 			./autogen.sh
 		fi
 		need=0
-		if [ ! -f Makefile ] || [ ! -x config.status ] ||
-		    [ configure -nt config.status ]; then
-			need=1
-		elif [ -n "${AQ_CONFIGURE_FLAGS+set}" ]; then
+		if [ -x config.status ]; then
 			eval "cur=( $(./config.status --config) )"
-			[ "${cur[*]}" = "${flags[*]}" ] || need=1
+			# No flags asked for: keep the ones of the last run.
+			[ -n "${AQ_CONFIGURE_FLAGS+set}" ] || flags=("${cur[@]}")
+		fi
+		if [ ! -f Makefile ] || [ ! -x config.status ] ||
+		    [ configure -nt config.status ] ||
+		    [ "${cur[*]}" != "${flags[*]}" ]; then
+			need=1
 		fi
 		if [ "$need" = 1 ]; then
 			echo "stack: ./configure ${flags[*]}"
@@ -264,7 +268,12 @@ _st_start() {
 	# With job control on, "&" makes a group leader and setsid would
 	# fork: $! would not be the program.
 	case $- in *m*) had_m=1; set +m ;; esac
-	setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
+	# The subshell execs: $! is the program.  A SIGPIPE ignored by the
+	# caller (deploy/local/up) is not passed on.
+	(
+		trap - PIPE
+		exec setsid "$@" </dev/null >>"$log" 2>&1 9>&-
+	) &
 	pid=$!
 	[ "$had_m" = 1 ] && set -m
 	echo "$pid" >"$var/pids/$name.pid"
@@ -419,7 +428,8 @@ EOF
 	fi
 	n=0
 	until _st_sql "$var" 'SELECT 1' >/dev/null 2>&1; do
-		if ! _st_running mariadbd "$var" "$db/my.cnf" "" ||
+		if ! _st_running mariadbd "$var" "$db/my.cnf" "" \
+		    "$db/mysqld.pid" ||
 		    [ "$n" -ge 600 ]; then
 			_st_err "MariaDB did not start"
 			_st_tail "$db/error.log" 40 >&2
@@ -660,6 +670,9 @@ http {
 		server_name 127.0.0.1 localhost;
 		# The app answers 413 itself above its max-body (64 KB).
 		client_max_body_size 2m;
+		# Long request lines (e.g. a 10 KB token to /verify) reach the
+		# app, which answers them properly, instead of nginx's 414.
+		large_client_header_buffers 4 32k;
 
 		location = / {
 			return 302 /shop/;

@@ -1,0 +1,257 @@
+/*
+ * test-db.c - the database layer against a real MariaDB (the one test/run
+ * starts; its config file is named by AQ_TEST_CONF, else the test is
+ * skipped as a whole).  Checks that the join statement does exactly what
+ * adm_join() does over many states, that utf8mb4 text round-trips
+ * byte-exactly (CASES C25), and that strict mode refuses over-long
+ * values instead of truncating them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mysql.h>
+
+#include "admission.h"
+#include "aqueue.h"
+#include "cfg.h"
+#include "db.h"
+#include "tap.h"
+
+static uint64_t	 rng = 0x9e3779b97f4a7c15ULL;
+
+/* xorshift64*: deterministic test data. */
+static uint64_t
+next(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ULL;
+}
+
+static int64_t
+pick(int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
+}
+
+/* Force the full admission state of queue id (test only). */
+static int
+set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
+{
+	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
+	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
+	    "last_number = ?, skip_count = ?, active = ? WHERE id = ?";
+	MYSQL_STMT	*st = mysql_stmt_init(my);
+	MYSQL_BIND	 b[8];
+	int64_t		 v[8];
+	size_t		 i;
+	int		 rc;
+
+	v[0] = a->rate_per_minute;
+	v[1] = a->burst;
+	v[2] = a->anchor_number;
+	v[3] = a->anchor_time_ms;
+	v[4] = a->last_number;
+	v[5] = a->skip;
+	v[6] = a->active;
+	v[7] = id;
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < 8; i++) {
+		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
+		b[i].buffer = &v[i];
+	}
+	rc = st != NULL && mysql_stmt_prepare(st, sql, sizeof(sql) - 1) == 0 &&
+	    mysql_stmt_bind_param(st, b) == 0 && mysql_stmt_execute(st) == 0;
+	if (!rc && st != NULL)
+		printf("# set_state: %s\n", mysql_stmt_error(st));
+	if (st != NULL)
+		mysql_stmt_close(st);
+	return rc ? 0 : -1;
+}
+
+/* Delete the test's queues (test only). */
+static void
+drop(MYSQL *my, const char *prefix)
+{
+	static const char sql[] = "DELETE FROM queue WHERE slug LIKE ?";
+	MYSQL_STMT	*st = mysql_stmt_init(my);
+	MYSQL_BIND	 b[1];
+	char		 pat[80];
+	unsigned long	 len;
+
+	snprintf(pat, sizeof(pat), "%s%%", prefix);
+	len = strlen(pat);
+	memset(b, 0, sizeof(b));
+	b[0].buffer_type = MYSQL_TYPE_STRING;
+	b[0].buffer = pat;
+	b[0].buffer_length = len;
+	b[0].length = &len;
+	if (st != NULL && mysql_stmt_prepare(st, sql, sizeof(sql) - 1) == 0 &&
+	    mysql_stmt_bind_param(st, b) == 0)
+		(void)mysql_stmt_execute(st);
+	if (st != NULL)
+		mysql_stmt_close(st);
+}
+
+/* A queue row with dummy sealed blobs (never opened here). */
+static enum app_err
+insert(struct db *db, struct queue *q, char *slug, const char *name)
+{
+	memset(q, 0, sizeof(*q));
+	q->slug = slug;
+	q->name = (char *)(uintptr_t)name;
+	q->target_url = (char *)(uintptr_t)"https://shop.example/";
+	q->shop_domains = (char *)(uintptr_t)"shop.example";
+	q->token_ttl_s = 600;
+	adm_init(&q->adm, 60, 0, 1000000);
+	memset(q->secret_sealed, 1, 71);
+	q->secret_sealed_len = 71;
+	memset(q->ticket_key_sealed, 2, 60);
+	q->ticket_key_sealed_len = 60;
+	return db_queue_insert(db, q);
+}
+
+/* The join statement against adm_join() over random and edge states. */
+static void
+test_join_mirror(struct db *db, const char *prefix)
+{
+	struct queue		 q;
+	struct adm_queue	 a, want, got;
+	char			 slug[64];
+	int64_t			 now, number, base = 1700000000000LL;
+	int			 i, bad = 0, paused = 0, reanchored = 0;
+	enum app_err		 er;
+
+	snprintf(slug, sizeof(slug), "%smirror", prefix);
+	is_int(insert(db, &q, slug, "mirror"), APP_OK, "insert queue row");
+	for (i = 0; i < 600 && bad < 5; i++) {
+		memset(&a, 0, sizeof(a));
+		a.rate_per_minute = pick(0, 3) == 0 ? pick(1, 10) :
+		    pick(1, 1000000);
+		a.burst = pick(0, 1) ? 0 : pick(1, 500);
+		a.last_number = pick(0, 100000);
+		a.skip = pick(0, 3) == 0 ? pick(0, a.last_number) : 0;
+		a.anchor_number = a.last_number + pick(-5000, 600) - a.skip;
+		a.anchor_time_ms = base + pick(0, 100000);
+		a.active = pick(0, 9) != 0;
+		switch (pick(0, 4)) {
+		case 0:	/* clock behind the anchor */
+			now = a.anchor_time_ms - pick(1, 5000);
+			break;
+		case 1:	/* exactly at the clamp */
+			a.anchor_number = a.last_number + adm_burst(&a) -
+			    a.skip;
+			now = a.anchor_time_ms;
+			break;
+		case 2:	/* years of idle time */
+			now = a.anchor_time_ms + pick(1, 3) * 100000000000LL;
+			break;
+		default:
+			now = a.anchor_time_ms + pick(0, 600000);
+			break;
+		}
+		if (set_state(db_mysql(db), q.id, &a) == -1) {
+			bad++;
+			continue;
+		}
+		want = a;
+		number = 0;
+		er = db_queue_join(db, q.id, now, &number);
+		if (adm_join(&want, now) == 0) {
+			paused++;
+			if (er != APP_NOTFOUND)
+				bad++;
+		} else if (er != APP_OK || number != want.last_number)
+			bad++;
+		if (db_queue_state(db, q.id, &got) != APP_OK) {
+			bad++;
+			continue;
+		}
+		if (want.anchor_time_ms == now && a.anchor_time_ms != now)
+			reanchored++;
+		if (got.anchor_number != want.anchor_number ||
+		    got.anchor_time_ms != want.anchor_time_ms ||
+		    got.last_number != want.last_number ||
+		    got.active != want.active) {
+			printf("# state %d: A %lld T %lld L %lld skip %lld r %lld"
+			    " b %lld now %lld: db A %lld T %lld L %lld, "
+			    "model A %lld T %lld L %lld\n", i,
+			    (long long)a.anchor_number,
+			    (long long)a.anchor_time_ms,
+			    (long long)a.last_number, (long long)a.skip,
+			    (long long)a.rate_per_minute, (long long)a.burst,
+			    (long long)now, (long long)got.anchor_number,
+			    (long long)got.anchor_time_ms,
+			    (long long)got.last_number,
+			    (long long)want.anchor_number,
+			    (long long)want.anchor_time_ms,
+			    (long long)want.last_number);
+			bad++;
+		}
+	}
+	is_int(bad, 0, "join statement == adm_join() over %d states", i);
+	ok(paused > 0, "paused states covered (%d)", paused);
+	ok(reanchored > 0, "re-anchoring states covered (%d)", reanchored);
+}
+
+/* C25: utf8mb4 names round-trip; over-long values are refused. */
+static void
+test_text(struct db *db, const char *prefix)
+{
+	static const char	 name[] = "Sommer-Sale \xf0\x9f\x9b\x92 Gr\xc3\xb6\xc3\x9f" "e";
+	struct queue		 q, *got = NULL;
+	char			 slug[64], longname[1024];
+
+	snprintf(slug, sizeof(slug), "%sutf8", prefix);
+	is_int(insert(db, &q, slug, name), APP_OK, "insert with emoji name");
+	is_int(db_queue_get(db, slug, &got), APP_OK, "read it back");
+	is_str(got != NULL ? got->name : NULL, name,
+	    "name round-trips byte-exactly");
+	db_queue_free(got);
+	is_int(insert(db, &q, slug, name), APP_INVALID,
+	    "a second queue with the same slug is refused");
+
+	memset(longname, 'x', 201);
+	longname[201] = '\0';
+	snprintf(slug, sizeof(slug), "%slong", prefix);
+	is_int(insert(db, &q, slug, longname), APP_DB,
+	    "201-character name refused by strict mode, not truncated");
+	is_int(db_queue_get(db, slug, &got), APP_NOTFOUND,
+	    "nothing stored for the refused row");
+	db_queue_free(got);
+	is_int(db_queue_get(db, "Bad_Slug", &got), APP_NOTFOUND,
+	    "malformed slug is not looked up");
+}
+
+int
+main(void)
+{
+	const char	*conf = getenv("AQ_TEST_CONF");
+	struct cfg	 c;
+	struct db	*db;
+	char		 prefix[32];
+
+	if (conf == NULL || *conf == '\0') {
+		printf("1..0 # SKIP AQ_TEST_CONF not set (run test/run)\n");
+		return 0;
+	}
+	if (cfg_load(conf, &c) == -1) {
+		ok(0, "config %s loads", conf);
+		return done_testing();
+	}
+	db = db_open(&c);
+	is_int(db_ensure(db), APP_OK, "connects to the test database");
+	snprintf(prefix, sizeof(prefix), "tdb%lld-",
+	    (long long)(now_ms() % 100000000));
+	test_join_mirror(db, prefix);
+	test_text(db, prefix);
+	if (db_mysql(db) != NULL)
+		drop(db_mysql(db), prefix);
+	db_close(db);
+	cfg_free(&c);
+	return done_testing();
+}
