@@ -280,7 +280,8 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	}
 	st = db->st[s];
 	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
-		return fail(db, mysql_stmt_errno(st), "bind", mysql_stmt_error(st));
+		return fail(db, mysql_stmt_errno(st), "bind",
+		    mysql_stmt_error(st));
 	if (mysql_stmt_execute(st) != 0)
 		return fail(db, mysql_stmt_errno(st), "execute",
 		    mysql_stmt_error(st));

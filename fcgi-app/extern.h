@@ -53,7 +53,7 @@ enum field {
 
 enum field_state {
 	FIELD_ABSENT = 0,	/* not in the query */
-	FIELD_OK,		/* present once, decoded, no NUL, not too long */
+	FIELD_OK,		/* once, decoded, no NUL, not too long */
 	FIELD_BAD		/* repeated, NUL byte, or over its limit */
 };
 

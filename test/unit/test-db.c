@@ -177,8 +177,8 @@ test_join_mirror(struct db *db, const char *prefix)
 		    got.anchor_time_ms != want.anchor_time_ms ||
 		    got.last_number != want.last_number ||
 		    got.active != want.active) {
-			printf("# state %d: A %lld T %lld L %lld skip %lld r %lld"
-			    " b %lld now %lld: db A %lld T %lld L %lld, "
+			printf("# state %d: A %lld T %lld L %lld skip %lld "
+			    "r %lld b %lld now %lld: db A %lld T %lld L %lld, "
 			    "model A %lld T %lld L %lld\n", i,
 			    (long long)a.anchor_number,
 			    (long long)a.anchor_time_ms,
@@ -202,7 +202,9 @@ test_join_mirror(struct db *db, const char *prefix)
 static void
 test_text(struct db *db, const char *prefix)
 {
-	static const char	 name[] = "Sommer-Sale \xf0\x9f\x9b\x92 Gr\xc3\xb6\xc3\x9f" "e";
+	/* "Sommer-Sale", a shopping cart emoji, "Groesse" with o-umlaut, sz */
+	static const char	 name[] =
+	    "Sommer-Sale \xf0\x9f\x9b\x92 Gr\xc3\xb6\xc3\x9f" "e";
 	struct queue		 q, *got = NULL;
 	char			 slug[64], longname[1024];
 
