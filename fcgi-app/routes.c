@@ -105,8 +105,10 @@ routes_room_tmpl(void)
 }
 
 /*
- * Split path "/queue/<slug>[/<page>]" into slug (copied) and page.
- * Returns the page, or PAGE__MAX when no route matches.
+ * Split path "/queue/<slug>[/<page>]" into slug (copied; left empty when
+ * longer than SLUG_MAX, so that it fails slug_valid() and answers
+ * queue_not_found) and page.  Returns the page, or PAGE__MAX when no
+ * route matches.
  */
 static enum page
 route(const char *path, char slug[SLUG_MAX + 1])
@@ -119,8 +121,10 @@ route(const char *path, char slug[SLUG_MAX + 1])
 	p = path + 7;
 	s = strchr(p, '/');
 	n = s != NULL ? (size_t)(s - p) : strlen(p);
-	if (n == 0 || n > SLUG_MAX)
+	if (n == 0)
 		return PAGE__MAX;
+	if (n > SLUG_MAX)
+		n = 0;
 	memcpy(slug, p, n);
 	slug[n] = '\0';
 	if (s == NULL)
@@ -157,7 +161,6 @@ cors(struct req *r, enum page pg)
 	const char	*want;
 	int		 ok = origin_allowed(r->origin, &r->qe->domains);
 
-	http_header(r, "Vary", "Origin");
 	if (r->method != METHOD_OPTIONS) {
 		if (ok)
 			http_header(r, "Access-Control-Allow-Origin", "%s",
@@ -223,6 +226,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		http_error(&r, 404, "not_found", "No such endpoint.");
 		goto out;
 	}
+	/* Every answer under /queue/<slug>/ depends on the Origin. */
+	http_header(&r, "Vary", "Origin");
 	if (r.method != METHOD_OPTIONS &&
 	    (methods[pg] & M(r.method)) == 0) {
 		http_header(&r, "Allow", "%s, OPTIONS", allow[pg]);

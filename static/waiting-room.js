@@ -15,6 +15,12 @@
 	var base = '/queue/' + encodeURIComponent(slug);
 	var key = 'aditus-queue:' + slug;
 	var mine = null;
+	/*
+	 * Each server process caches the queue for up to a second, so two
+	 * answers in a row may come from processes a rate change apart: show
+	 * the highest serving number seen, which is never wrong for long.
+	 */
+	var seen = 0;
 
 	function text(id, v) {
 		document.getElementById(id).textContent = String(v);
@@ -73,12 +79,13 @@
 	}
 
 	function show(s) {
+		seen = Math.max(seen, s.serving);
 		text('number', mine.number);
-		text('serving', s.serving);
+		text('serving', seen);
 		text('ahead', s.ahead);
 		text('wait', s.admitted ? '0 s' : minutes(s.estimatedWaitSeconds));
 		var span = mine.number - (mine.start || 0);
-		var done = s.serving - (mine.start || 0);
+		var done = seen - (mine.start || 0);
 		var pct = s.admitted ? 100 : span > 0 ?
 		    Math.max(0, Math.min(99, Math.floor(100 * done / span))) : 0;
 		document.getElementById('bar').style.width = pct + '%';
