@@ -1,0 +1,358 @@
+// test/http/lib.mjs - shared helpers of the HTTP integration tests.
+//
+// The environment comes from test/run (see there): AQ_BASE, AQ_CTL,
+// AQ_STACK, AQ_VAR, AQ_FCGI_SOCK, AQ_ROOT.  Every test file creates its own
+// queues with createQueue() and never relies on the demo queue.
+
+import { execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import net from 'node:net';
+
+function need(name) {
+	const v = process.env[name];
+	if (v === undefined || v === '')
+		throw new Error(`environment variable ${name} is not set ` +
+		    '(run the HTTP tests through test/run)');
+	return v;
+}
+
+export const env = {
+	get base() { return need('AQ_BASE').replace(/\/+$/, ''); },
+	get ctl() { return need('AQ_CTL'); },
+	get stack() { return need('AQ_STACK'); },
+	get vardir() { return need('AQ_VAR'); },
+	get fcgiSock() { return need('AQ_FCGI_SOCK'); },
+	get root() { return need('AQ_ROOT'); },
+};
+
+// ctl(...args): run aqueuectl synchronously, return its stdout.  Throws
+// (with stderr in the message) on a non-zero exit.
+export function ctl(...args) {
+	const parts = env.ctl.split(' ').filter((s) => s !== '');
+	try {
+		return execFileSync(parts[0], [...parts.slice(1), ...args.map(String)],
+		    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	} catch (e) {
+		throw new Error(`aqueuectl ${args.join(' ')} failed: ` +
+		    `status ${e.status} signal ${e.signal} ` +
+		    `${e.stderr ?? ''}${e.stdout ?? ''}`);
+	}
+}
+
+// stack(cmd): run "$AQ_STACK cmd $AQ_VAR" synchronously.
+export function stack(cmd) {
+	return execFileSync(env.stack, [cmd, env.vardir],
+	    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function show(slug) {
+	return JSON.parse(ctl('show', slug));
+}
+
+export function uniqueSlug(prefix = 't') {
+	return `${prefix}-${randomBytes(6).toString('hex')}`;
+}
+
+// createQueue(opts): a new queue with a unique slug; returns
+// {slug, secret, ...opts}.
+export function createQueue({ rate = 60, domains = 'shop.example',
+    target = 'https://shop.example/', burst, tokenTtl, name, slug } = {}) {
+	slug ??= uniqueSlug();
+	name ??= `Test ${slug}`;
+	const args = ['create', slug, '--name', name, '--target', target,
+	    '--domains', domains, '--rate', rate];
+	if (burst !== undefined)
+		args.push('--burst', burst);
+	if (tokenTtl !== undefined)
+		args.push('--token-ttl', tokenTtl);
+	const out = ctl(...args);
+	const m = /^secret: (\S+)$/m.exec(out);
+	if (m === null)
+		throw new Error(`no secret line in aqueuectl output: ${out}`);
+	return { slug, secret: m[1], rate, domains, target, burst, name };
+}
+
+// api(path, opts): fetch on AQ_BASE with redirect: 'manual'.
+export function api(path, opts = {}) {
+	return fetch(env.base + path, { redirect: 'manual', ...opts });
+}
+
+// req(path, opts): api() and read the body; returns
+// {status, headers, text, json} (json null when the body is not JSON).
+export async function req(path, opts = {}) {
+	const res = await api(path, opts);
+	const text = await res.text();
+	let json = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		json = null;
+	}
+	return { status: res.status, headers: res.headers, text, json };
+}
+
+export function postJSON(path, body, opts = {}) {
+	return req(path, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json',
+		    ...(opts.headers ?? {}) },
+		body: typeof body === 'string' ? body : JSON.stringify(body),
+	});
+}
+
+export function join(slug) {
+	return req(`/queue/${slug}/join`, { method: 'POST' });
+}
+
+export function status(slug, number) {
+	return req(`/queue/${slug}/status?number=${number}`);
+}
+
+export function info(slug) {
+	return req(`/queue/${slug}/info`);
+}
+
+export function token(slug, body) {
+	return postJSON(`/queue/${slug}/token`, body);
+}
+
+export function verify(slug, tok) {
+	return req(`/queue/${slug}/verify?token=${encodeURIComponent(tok)}`);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// waitFor(fn, timeoutMs, everyMs): call async fn until it returns a truthy
+// value; return that value, or throw after timeoutMs.
+export async function waitFor(fn, timeoutMs = 5000, everyMs = 100,
+    what = 'condition') {
+	const end = Date.now() + timeoutMs;
+	let last;
+	for (;;) {
+		last = await fn();
+		if (last)
+			return last;
+		if (Date.now() >= end)
+			throw new Error(`timed out after ${timeoutMs} ms ` +
+			    `waiting for ${what}`);
+		await sleep(everyMs);
+	}
+}
+
+// The app caches a queue row per process for status-cache-ms (1000 ms):
+// after this long every process has read the row again.
+export const CACHE_MS = 1150;
+
+// joinMany(slug, n, workers): n joins from `workers` concurrent loops;
+// returns the numbers, sorted.  Every join must answer 200.
+export async function joinMany(slug, n, workers = 10) {
+	const numbers = [];
+	let left = n;
+	await Promise.all(Array.from({ length: workers }, async () => {
+		while (left > 0) {
+			left--;
+			const r = await join(slug);
+			if (r.status !== 200)
+				throw new Error(`join: ${r.status} ${r.text}`);
+			numbers.push(r.json.number);
+		}
+	}));
+	return numbers.sort((a, b) => a - b);
+}
+
+// sampleServing(slug, ms, every): read /info for ms milliseconds; returns
+// [{t, serving, active}].
+export async function sampleServing(slug, ms, every = 100) {
+	const out = [];
+	const end = Date.now() + ms;
+	do {
+		const r = await info(slug);
+		if (r.status !== 200)
+			throw new Error(`info: ${r.status} ${r.text}`);
+		out.push({ t: Date.now(), serving: r.json.serving,
+		    active: r.json.active });
+		await sleep(every);
+	} while (Date.now() < end);
+	return out;
+}
+
+// ---- JWT building (for the verify cases) --------------------------------
+
+export function b64url(buf) {
+	return Buffer.from(buf).toString('base64url');
+}
+
+// signJWT(header, payload, secret, alg): header and payload objects (or
+// raw strings), HMAC with the given Node digest ('sha256', 'sha512').
+export function signJWT(header, payload, secret, digest = 'sha256') {
+	const h = b64url(typeof header === 'string' ? header :
+	    JSON.stringify(header));
+	const p = b64url(typeof payload === 'string' ? payload :
+	    JSON.stringify(payload));
+	const sig = createHmac(digest, secret).update(`${h}.${p}`).digest();
+	return `${h}.${p}.${b64url(sig)}`;
+}
+
+export function decodeJWTPayload(tok) {
+	return JSON.parse(Buffer.from(tok.split('.')[1], 'base64url')
+	    .toString('utf8'));
+}
+
+export const nowS = () => Math.floor(Date.now() / 1000);
+
+// ---- a small FastCGI client over node:net ---------------------------------
+
+const FCGI_BEGIN_REQUEST = 1;
+const FCGI_END_REQUEST = 3;
+const FCGI_PARAMS = 4;
+const FCGI_STDIN = 5;
+const FCGI_STDOUT = 6;
+const FCGI_STDERR = 7;
+const FCGI_RESPONDER = 1;
+
+function record(type, id, content = Buffer.alloc(0)) {
+	const out = [];
+	let off = 0;
+	do {
+		const chunk = content.subarray(off, off + 65535);
+		const pad = (8 - (chunk.length % 8)) % 8;
+		const h = Buffer.alloc(8);
+		h[0] = 1;
+		h[1] = type;
+		h.writeUInt16BE(id, 2);
+		h.writeUInt16BE(chunk.length, 4);
+		h[6] = pad;
+		out.push(h, chunk, Buffer.alloc(pad));
+		off += chunk.length;
+	} while (off < content.length);
+	return Buffer.concat(out);
+}
+
+function nvLen(n) {
+	if (n < 128)
+		return Buffer.from([n]);
+	const b = Buffer.alloc(4);
+	b.writeUInt32BE((n | 0x80000000) >>> 0);
+	return b;
+}
+
+function encodeParams(params) {
+	const parts = [];
+	for (const [k, v] of Object.entries(params)) {
+		const kb = Buffer.from(k), vb = Buffer.from(String(v));
+		parts.push(nvLen(kb.length), nvLen(vb.length), kb, vb);
+	}
+	return Buffer.concat(parts);
+}
+
+// fcgiRequest({params, stdin, sock, timeoutMs}): one RESPONDER request on
+// the app's socket.  stdin (Buffer/string) is sent in STDIN records, then
+// the empty STDIN record.  Resolves {status, headers (lower-cased keys),
+// body, json, stderr}.
+export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000 }) {
+	sock ??= env.fcgiSock;
+	const id = 1;
+	const body = Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin);
+	const begin = Buffer.alloc(8);
+	begin.writeUInt16BE(FCGI_RESPONDER, 0);
+	const out = Buffer.concat([
+		record(FCGI_BEGIN_REQUEST, id, begin),
+		record(FCGI_PARAMS, id, encodeParams(params)),
+		record(FCGI_PARAMS, id),
+		...(body.length > 0 ? [record(FCGI_STDIN, id, body)] : []),
+		record(FCGI_STDIN, id),
+	]);
+	return new Promise((resolve, reject) => {
+		const c = net.createConnection(sock);
+		let buf = Buffer.alloc(0);
+		const stdout = [], stderr = [];
+		let done = false;
+		const timer = setTimeout(() => {
+			finish(new Error(`FastCGI request timed out after ` +
+			    `${timeoutMs} ms`));
+		}, timeoutMs);
+		function finish(err) {
+			if (done)
+				return;
+			done = true;
+			clearTimeout(timer);
+			c.destroy();
+			if (err)
+				return reject(err);
+			resolve(parseResponse(Buffer.concat(stdout),
+			    Buffer.concat(stderr).toString('utf8')));
+		}
+		c.on('connect', () => c.write(out));
+		c.on('error', (e) => finish(e));
+		c.on('close', () => finish(stdout.length > 0 ? null :
+		    new Error('FastCGI connection closed without output')));
+		c.on('data', (d) => {
+			buf = Buffer.concat([buf, d]);
+			while (buf.length >= 8) {
+				const type = buf[1];
+				const len = buf.readUInt16BE(4);
+				const pad = buf[6];
+				if (buf.length < 8 + len + pad)
+					break;
+				const content = buf.subarray(8, 8 + len);
+				buf = buf.subarray(8 + len + pad);
+				if (type === FCGI_STDOUT)
+					stdout.push(content);
+				else if (type === FCGI_STDERR)
+					stderr.push(content);
+				else if (type === FCGI_END_REQUEST)
+					return finish(null);
+			}
+		});
+	});
+}
+
+function parseResponse(raw, stderr) {
+	let sep = raw.indexOf('\r\n\r\n');
+	let seplen = 4;
+	if (sep < 0) {
+		sep = raw.indexOf('\n\n');
+		seplen = 2;
+	}
+	const head = sep < 0 ? raw.toString('latin1') :
+	    raw.subarray(0, sep).toString('latin1');
+	const body = sep < 0 ? '' :
+	    raw.subarray(sep + seplen).toString('utf8');
+	const headers = {};
+	for (const line of head.split(/\r?\n/)) {
+		const i = line.indexOf(':');
+		if (i > 0)
+			headers[line.slice(0, i).trim().toLowerCase()] =
+			    line.slice(i + 1).trim();
+	}
+	const status = headers.status !== undefined ?
+	    parseInt(headers.status, 10) : 200;
+	let json = null;
+	try {
+		json = JSON.parse(body);
+	} catch {
+		json = null;
+	}
+	return { status, headers, body, json, stderr };
+}
+
+// fcgiParams(method, uri, extra): the CGI parameters nginx would send.
+export function fcgiParams(method, uri, extra = {}) {
+	const q = uri.indexOf('?');
+	return {
+		GATEWAY_INTERFACE: 'CGI/1.1',
+		SERVER_SOFTWARE: 'aqueue-http-test',
+		SERVER_PROTOCOL: 'HTTP/1.1',
+		SERVER_NAME: '127.0.0.1',
+		SERVER_PORT: '80',
+		REMOTE_ADDR: '127.0.0.1',
+		REMOTE_PORT: '40000',
+		REQUEST_METHOD: method,
+		REQUEST_URI: uri,
+		SCRIPT_NAME: q < 0 ? uri : uri.slice(0, q),
+		DOCUMENT_URI: q < 0 ? uri : uri.slice(0, q),
+		QUERY_STRING: q < 0 ? '' : uri.slice(q + 1),
+		HTTP_HOST: '127.0.0.1',
+		...extra,
+	};
+}
