@@ -248,17 +248,22 @@ function encodeParams(params) {
 // fcgiRequest({params, stdin, sock, timeoutMs}): one RESPONDER request on
 // the app's socket.  stdin (Buffer/string) is sent in STDIN records, then
 // the empty STDIN record.  Resolves {status, headers (lower-cased keys),
-// body, json, stderr}.
-export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000 }) {
+// body, json, stderr}.  With beforeStdin (an async function), the request
+// head goes out first and the STDIN records only once it has resolved:
+// the request is then in flight inside the app meanwhile.
+export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000,
+    beforeStdin = null }) {
 	sock ??= env.fcgiSock;
 	const id = 1;
 	const body = Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin);
 	const begin = Buffer.alloc(8);
 	begin.writeUInt16BE(FCGI_RESPONDER, 0);
-	const out = Buffer.concat([
+	const head = Buffer.concat([
 		record(FCGI_BEGIN_REQUEST, id, begin),
 		record(FCGI_PARAMS, id, encodeParams(params)),
 		record(FCGI_PARAMS, id),
+	]);
+	const tail = Buffer.concat([
 		...(body.length > 0 ? [record(FCGI_STDIN, id, body)] : []),
 		record(FCGI_STDIN, id),
 	]);
@@ -282,7 +287,13 @@ export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000 }) {
 			resolve(parseResponse(Buffer.concat(stdout),
 			    Buffer.concat(stderr).toString('utf8')));
 		}
-		c.on('connect', () => c.write(out));
+		c.on('connect', async () => {
+			c.write(head);
+			if (beforeStdin !== null)
+				await beforeStdin();
+			if (!done)
+				c.write(tail);
+		});
 		c.on('error', (e) => finish(e));
 		c.on('close', () => finish(stdout.length > 0 ? null :
 		    new Error('FastCGI connection closed without output')));
