@@ -56,7 +56,7 @@
 		var p = new URLSearchParams(h);
 		var n = Number(p.get('number')), t = p.get('ticket');
 		if (Number.isSafeInteger(n) && n > 0 && t)
-			return { number: n, ticket: t, start: 0 };
+			return { number: n, ticket: t, start: null };
 		return null;
 	}
 
@@ -80,6 +80,11 @@
 
 	function show(s) {
 		seen = Math.max(seen, s.serving);
+		if (mine.start === null || mine.start === undefined) {
+			/* Handed over by the gateway: progress counts from here. */
+			mine.start = s.serving;
+			save(mine);
+		}
 		text('number', mine.number);
 		text('serving', seen);
 		text('ahead', s.ahead);

@@ -99,6 +99,7 @@ _st_packages=(
 	'jq cmd:jq'
 	'curl cmd:curl'
 	'valgrind cmd:valgrind'
+	'chromium cmd:chromium'
 )
 
 # ensure_packages: install the Debian packages the stack, the build and
@@ -209,7 +210,7 @@ build() {
 _st_alive() {
 	local stat rest
 	[ -r "/proc/$1/stat" ] || return 1
-	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
 	rest=${stat##*) }
 	[ "${rest%% *}" != Z ]
 }
@@ -223,7 +224,7 @@ _st_cmdline() {
 _st_children() {
 	local f stat rest ppid
 	for f in /proc/[0-9]*/stat; do
-		read -r stat <"$f" 2>/dev/null || continue
+		{ read -r stat <"$f"; } 2>/dev/null || continue
 		rest=${stat##*) }
 		read -r _ ppid _ <<<"$rest"
 		[ "$ppid" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }

@@ -1,0 +1,43 @@
+// 05-paused: a paused queue's room takes no number and says so; after
+// resume it takes a number by itself and sends the visitor on.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createQueue, ctl, launch, openPage, goto, roomUrl, waitShop,
+    waitText, textOf, assertLanded, joinPosts, CACHE_MS,
+    sleep } from './lib.mjs';
+
+const PAUSED = 'The waiting room is paused: no new numbers right now. ' +
+    'This page retries by itself.';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+test('a paused room shows the paused message, and after resume goes on',
+    async (t) => {
+	const q = createQueue({ rate: 600 });
+	ctl('pause', q.slug);
+	await sleep(CACHE_MS);
+
+	const { context, page, log } = await openPage(browser);
+	t.after(() => context.close());
+	await goto(page, roomUrl(q.slug));
+	assert.equal(await waitText(page, '#state', PAUSED), PAUSED);
+	assert.equal(await page.locator('#room').getAttribute('data-active'),
+	    'false');
+	assert.equal(await textOf(page, '#number'), '–', 'no number shown');
+	assert.equal(await page.evaluate((k) => sessionStorage.getItem(k),
+	    `aditus-queue:${q.slug}`), null, 'no number stored');
+	assert.equal(joinPosts(log, q.slug), 1, 'one refused join');
+	assert.equal(page.url(), roomUrl(q.slug));
+
+	ctl('resume', q.slug);
+	const url = await waitShop(page, 15000);
+	const claims = assertLanded(q, url);
+	assert.equal(claims.qnr, 1, 'the first number of the queue');
+	assert.equal(joinPosts(log, q.slug), 2, 'one retry took the number');
+	assert.deepEqual(log.errors, []);
+	assert.deepEqual(log.dialogs, []);
+	assert.deepEqual(log.offsite, []);
+});
