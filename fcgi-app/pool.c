@@ -1,7 +1,8 @@
 /*
  * pool.c - the pre-forked pool: a master that forks single-threaded
- * children, respawns dead ones, drains on SIGTERM/SIGINT and replaces
- * its children with a re-read configuration on SIGHUP.  Each child owns
+ * children, respawns dead ones, drains on SIGTERM/SIGINT and, on SIGHUP,
+ * starts a new set of children with the re-read configuration before
+ * the old set drains, so a reload never leaves the socket unanswered.  Each child owns
  * one database connection and answers one request at a time.
  */
 #include "config.h"
@@ -97,6 +98,8 @@ struct pool {
 	pid_t		*pids;
 	int64_t		*started;
 	size_t		 n;
+	pid_t		*old;		/* children draining after SIGHUP */
+	int64_t		 old_since;	/* when they were told to stop */
 };
 
 /* Fork child slot i.  Returns 0, or -1 if fork failed (logged). */
@@ -131,7 +134,7 @@ signal_all(struct pool *p, int sig)
 			kill(p->pids[i], sig);
 }
 
-/* Reap children; returns how many are still alive. */
+/* Reap children; returns how many of the current set are still alive. */
 static size_t
 reap(struct pool *p, int *crashed)
 {
@@ -140,7 +143,9 @@ reap(struct pool *p, int *crashed)
 	size_t	 i, alive = 0;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-		for (i = 0; i < p->n; i++)
+		for (i = 0; i < p->n; i++) {
+			if (p->old[i] == pid)
+				p->old[i] = 0;
 			if (p->pids[i] == pid) {
 				p->pids[i] = 0;
 				if (crashed != NULL && (WIFSIGNALED(status) ||
@@ -150,10 +155,40 @@ reap(struct pool *p, int *crashed)
 					*crashed = 1;
 				}
 			}
+		}
 	for (i = 0; i < p->n; i++)
 		if (p->pids[i] > 0)
 			alive++;
 	return alive;
+}
+
+/* Kill the old set (after SIGHUP) once it had DRAIN_MS to finish. */
+static void
+retire_old(struct pool *p)
+{
+	size_t	 i;
+
+	if (p->old_since == 0 || now_ms() - p->old_since < DRAIN_MS)
+		return;
+	for (i = 0; i < p->n; i++)
+		if (p->old[i] > 0) {
+			log_warnx("old process %ld did not drain; killing",
+			    (long)p->old[i]);
+			kill(p->old[i], SIGKILL);
+		}
+	p->old_since = 0;
+}
+
+/* Whether any child of the old set is still alive. */
+static int
+old_alive(const struct pool *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->old[i] > 0)
+			return 1;
+	return 0;
 }
 
 /* Stop every child: SIGTERM, wait up to DRAIN_MS, then SIGKILL. */
@@ -162,12 +197,19 @@ stop_all(struct pool *p)
 {
 	int64_t			 until = now_ms() + DRAIN_MS;
 	struct timespec		 ts = { 0, 50 * 1000 * 1000 };
+	size_t			 i;
 
 	signal_all(p, SIGTERM);
-	while (reap(p, NULL) > 0) {
+	for (i = 0; i < p->n; i++)
+		if (p->old[i] > 0)
+			kill(p->old[i], SIGTERM);
+	while (reap(p, NULL) > 0 || old_alive(p)) {
 		if (now_ms() > until) {
 			log_warnx("children did not drain in time; killing");
 			signal_all(p, SIGKILL);
+			for (i = 0; i < p->n; i++)
+				if (p->old[i] > 0)
+					kill(p->old[i], SIGKILL);
 			until = now_ms() + DRAIN_MS;
 		}
 		nanosleep(&ts, NULL);
@@ -213,6 +255,8 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.n = (size_t)c->workers;
 	p.pids = xcalloc(p.n, sizeof(*p.pids));
 	p.started = xcalloc(p.n, sizeof(*p.started));
+	p.old = xcalloc(p.n, sizeof(*p.old));
+	p.old_since = 0;
 	write_pid(c);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
 	    c->listen : "fd 0", p.n);
@@ -235,15 +279,33 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				cfg_free(&nc);
 				continue;
 			}
-			log_info("SIGHUP: configuration re-read; replacing "
-			    "processes");
-			stop_all(&p);
+			if (old_alive(&p)) {
+				log_warnx("SIGHUP: the previous reload is still "
+				    "draining; try again shortly");
+				cfg_free(&nc);
+				continue;
+			}
 			routes_free();
+			if (routes_init(&nc) == -1) {
+				log_warnx("SIGHUP: templates did not load; "
+				    "configuration not reloaded");
+				cfg_free(&nc);
+				(void)routes_init(c);
+				continue;
+			}
+			log_info("SIGHUP: configuration re-read; new processes "
+			    "start, the old ones drain");
+			for (i = 0; i < p.n; i++) {
+				p.old[i] = p.pids[i];
+				p.pids[i] = 0;
+				if (p.old[i] > 0)
+					kill(p.old[i], SIGTERM);
+			}
+			p.old_since = now_ms();
 			cfg_free(c);
 			*c = nc;
-			if (routes_init(c) == -1)
-				log_warnx("templates did not load");
 		}
+		retire_old(&p);
 		crashed = 0;
 		reap(&p, &crashed);
 		for (i = 0; i < p.n; i++) {
@@ -263,5 +325,6 @@ pool_run(int fd, const char *conf, struct cfg *c)
 		unlink(c->listen + 5);
 	free(p.pids);
 	free(p.started);
+	free(p.old);
 	return 0;
 }

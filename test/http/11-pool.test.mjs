@@ -121,6 +121,31 @@ test('SIGHUP re-reads the config and replaces the workers', async () => {
 	assert.equal((await healthz()).status, 200);
 });
 
+test('SIGHUP: new workers answer while an old one finishes its request',
+    async () => {
+	const { slug } = createQueue({ rate: 600 });
+	writeConf('status-cache-ms = 800\n');
+	let during = null;
+	const r = await fcgiRequest({
+		params: fcgiParams('POST', `/queue/${slug}/join`, {
+			CONTENT_LENGTH: '2',
+			CONTENT_TYPE: 'application/json',
+		}),
+		stdin: '{}',
+		beforeStdin: async () => {
+			await sleep(200);
+			process.kill(master.pid, 'SIGHUP');
+			await sleep(300);
+			// The old worker still holds our request.
+			during = await healthz();
+		},
+	});
+	assert.equal(during.status, 200, 'answered during the reload');
+	assert.equal(r.status, 200, 'the old worker finished the request');
+	assert.equal(r.json.number, 1);
+	await waitFor(() => children(master.pid).length === 2, 5000);
+});
+
 test('SIGTERM drains a request in flight, then the master exits',
     async () => {
 	const { slug } = createQueue({ rate: 600 });
