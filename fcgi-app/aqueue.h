@@ -21,6 +21,7 @@ enum app_err {
 	APP_NOTFOUND,	/* the row or object does not exist */
 	APP_INVALID,	/* input failed validation */
 	APP_CRYPTO,	/* a cryptographic operation failed */
+	APP_BUSY,	/* a paced resource is used up: answer 503, retry */
 	APP__MAX
 };
 

@@ -183,20 +183,50 @@ new_secret(const struct cfg *c, struct queue *q)
 	return secret;
 }
 
-/* Whether s is an absolute http(s) URL without spaces or controls. */
+/*
+ * Whether s is an absolute http(s) URL of printable ASCII (no spaces,
+ * controls or backslashes) with a host and no userinfo (a target like
+ * https://user:pw@shop.example/ would hand credentials to every
+ * visitor).  Returns 1 or 0.
+ */
 static int
 target_valid(const char *s)
 {
-	size_t	 i, len = strlen(s);
+	size_t	 i, len = strlen(s), n, alen;
 
-	if (len > URL_MAX || (strncmp(s, "https://", 8) != 0 &&
-	    strncmp(s, "http://", 7) != 0))
+	if (len > URL_MAX)
+		return 0;
+	if (strncmp(s, "https://", 8) == 0)
+		n = 8;
+	else if (strncmp(s, "http://", 7) == 0)
+		n = 7;
+	else
 		return 0;
 	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f ||
+		if ((unsigned char)s[i] <= 0x20 || s[i] >= 0x7f ||
 		    s[i] == '\\')
 			return 0;
-	return 1;
+	alen = strcspn(s + n, "/?#");
+	return alen > 0 && memchr(s + n, '@', alen) == NULL;
+}
+
+/*
+ * Whether name is fit to show: no control characters, not blank.
+ * Returns 1 or 0.
+ */
+static int
+name_valid(const char *name)
+{
+	const unsigned char	*p;
+	int			 blank = 1;
+
+	for (p = (const unsigned char *)name; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		if (*p != ' ')
+			blank = 0;
+	}
+	return !blank;
 }
 
 /* Number of UTF-8 characters of s, or -1 if s is not valid UTF-8. */
@@ -283,6 +313,8 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 			usage();
 		}
 	}
+	if (optind != argc)
+		usage();
 	if (!slug_valid(q.slug)) {
 		fprintf(stderr, "aqueuectl: bad slug: 1-%d of a-z 0-9 -, "
 		    "starting with a letter or digit\n", SLUG_MAX);
@@ -293,13 +325,15 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 		return 2;
 	}
 	chars = utf8_chars(name);
-	if (chars < 1 || chars > NAME_MAX_CHARS) {
+	if (chars < 1 || chars > NAME_MAX_CHARS || !name_valid(name)) {
 		fprintf(stderr, "aqueuectl: --name must be 1-%d characters "
-		    "of UTF-8\n", NAME_MAX_CHARS);
+		    "of UTF-8, not blank, without control characters\n",
+		    NAME_MAX_CHARS);
 		return 2;
 	}
 	if (target != NULL && !target_valid(target)) {
-		fprintf(stderr, "aqueuectl: --target must be an http(s) URL\n");
+		fprintf(stderr, "aqueuectl: --target must be an http(s) URL "
+		    "with a host and without user:password@\n");
 		return 2;
 	}
 	if (shop_domains_parse(domains, &sd) == -1) {

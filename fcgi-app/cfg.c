@@ -53,6 +53,7 @@ static const struct cfg_key keys[] = {
 	{ "static-url", S(static_url), "/queue-static", 0, 0 },
 	{ "status-cache-ms", I(status_cache_ms), "1000", 0, 60000 },
 	{ "max-body", I(max_body), "65536", 256, 1048576 },
+	{ "request-timeout", I(request_timeout_s), "10", 1, 300 },
 	{ "token-leeway", I(token_leeway_s), "0", 0, 30 },
 	{ "debug", I(debug), "0", 0, 1 },
 };

@@ -28,6 +28,7 @@ struct cfg {
 	char	*static_url;	/* URL prefix of static/, e.g. /queue-static */
 	int64_t	 status_cache_ms;	/* queue row cache lifetime, ms */
 	int64_t	 max_body;	/* request body limit, bytes */
+	int64_t	 request_timeout_s;	/* one request's time limit */
 	int64_t	 token_leeway_s;	/* clock leeway for exp/nbf/iat */
 	int64_t	 debug;		/* 1 = log debug messages */
 

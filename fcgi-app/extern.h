@@ -73,7 +73,6 @@ struct qentry {
 	uint8_t			 ticket_key[TICKET_KEY_LEN];
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
-	int64_t			 forced_ms;	/* last forced refresh */
 	int64_t			 used_ms;	/* last use, for eviction */
 };
 
@@ -178,6 +177,8 @@ void	 http_error_obj(struct req *, int status, const char *code,
 void	 http_redirect(struct req *, const char *location);
 /* 503 with Retry-After, for a database that does not answer. */
 void	 http_db_down(struct req *);
+/* 503 "busy" with Retry-After: 1, for paced look-ups used up. */
+void	 http_busy(struct req *);
 
 /* qcache.c */
 /*
@@ -185,15 +186,18 @@ void	 http_db_down(struct req *);
  * when older than status-cache-ms.  On APP_OK *out points into the cache
  * (valid until the next qcache call).  Returns APP_NOTFOUND (also cached
  * for status-cache-ms), APP_DB_DOWN (the entry was stale and the DB does
- * not answer), or APP_CRYPTO (a secret did not open: wrong master key).
+ * not answer), APP_BUSY (a slug not cached, and this process already
+ * read many unseen slugs this second: answer 503, retry), or APP_CRYPTO
+ * (a secret did not open: wrong master key).
  */
 enum app_err qcache_get(struct req *, const char *slug, struct qentry **out);
 
 /*
- * Read the admission state of e again now.  With limited set, at most
- * once per 50 ms per queue (for callers that an anonymous client can
- * trigger); *done tells whether it was read.  Returns APP_OK, APP_DB_DOWN
- * or APP_NOTFOUND.
+ * Read the admission state of e again now.  With limited set (callers
+ * that an anonymous client can trigger), reads are paced per process and
+ * APP_BUSY says none was left this second (answer 503, retry; never
+ * 404: the number may just have been issued).  *done tells whether it
+ * was read.  Returns APP_OK, APP_BUSY, APP_DB_DOWN or APP_NOTFOUND.
  */
 enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
 	    int *done);

@@ -188,6 +188,14 @@ http_redirect(struct req *r, const char *location)
 }
 
 void
+http_busy(struct req *r)
+{
+	http_header(r, "Retry-After", "%d", 1);
+	http_error(r, 503, "busy",
+	    "Too many look-ups right now; try again in a second.");
+}
+
+void
 http_db_down(struct req *r)
 {
 	http_header(r, "Retry-After", "%d", 5);

@@ -42,7 +42,8 @@ page_gateway(struct req *r)
 		buf_puts(&room, "?return=");
 		html_url_arg(&room, ret);
 	}
-	if (!e->q->adm.active) {
+	/* HEAD (link checkers, monitors) and a paused queue take no number. */
+	if (!e->q->adm.active || r->method == METHOD_HEAD) {
 		http_redirect(r, room.p);
 		goto out;
 	}
@@ -53,7 +54,7 @@ page_gateway(struct req *r)
 	}
 	if (number <= adm_serving(&e->q->adm, r->now_ms)) {
 		if ((token = issue_token(r, number)) == NULL ||
-		    (loc = url_append_param(target, "aditus_queue_token",
+		    (loc = url_append_param(target, TOKEN_PARAM,
 		    token)) == NULL) {
 			http_error(r, 500, "internal_error", "Internal error.");
 			goto out;

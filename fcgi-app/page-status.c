@@ -1,8 +1,7 @@
 /*
  * page-status.c - GET /queue/<slug>/status?number=N: read-only, answered
  * from the process's cached queue row; a number above the cached last
- * number forces one (rate-limited) fresh read before it is called
- * unknown.
+ * number forces one (paced) fresh read before it is called unknown.
  */
 #include "config.h"
 
@@ -21,8 +20,7 @@ page_status(struct req *r)
 	struct field_val	*f = &r->fields[FIELD_NUMBER];
 	struct json_object	*o;
 	int64_t			 number;
-	int			 retry, done;
-	enum app_err		 er;
+	int			 retry, admitted;
 
 	if (f->state != FIELD_OK ||
 	    parse_int64(f->val, 1, NUMBER_MAX, &number) == -1) {
@@ -30,18 +28,8 @@ page_status(struct req *r)
 		    "number must be a whole number from 1.");
 		return;
 	}
-	if (number > e->q->adm.last_number) {
-		er = qcache_refresh(r, e, 1, &done);
-		if (er == APP_DB_DOWN || er == APP_DB) {
-			http_db_down(r);
-			return;
-		}
-		if (number > e->q->adm.last_number) {
-			http_error(r, 404, "number_not_found",
-			    "This number has not been issued.");
-			return;
-		}
-	}
+	if (admitted_now(r, number, 0, &admitted) == -1)
+		return;
 	o = json_object_new_object();
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));

@@ -2,11 +2,13 @@
  * pool.c - the pre-forked pool: a master that forks single-threaded
  * children, respawns dead ones, drains on SIGTERM/SIGINT and, on SIGHUP,
  * starts a new set of children with the re-read configuration before
- * the old set drains, so a reload never leaves the socket unanswered.  Each child owns
- * one database connection and answers one request at a time.
+ * the old set drains, so a reload never leaves the socket unanswered.
+ * Each child owns one database connection and answers one request at a
+ * time.
  */
 #include "config.h"
 
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -39,6 +41,28 @@ child_on_term(int sig)
 	child_stop = 1;
 }
 
+/* SIGALRM only interrupts a blocked read or write (no SA_RESTART). */
+static void
+child_on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Arm (seconds > 0) or disarm (0) the per-request time limit: a web
+ * server or client that stops sending in the middle of a request gets
+ * its read interrupted (400 incomplete_body), so no worker hangs.
+ */
+static void
+request_timer(int64_t seconds)
+{
+	struct itimerval	 it;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)seconds;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 /*
  * A child: accept and answer requests until told to stop.  Signals are
  * blocked while a request is answered and only delivered inside ppoll(),
@@ -64,6 +88,8 @@ child_main(int fd, const struct cfg *c)
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = child_on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
@@ -84,10 +110,14 @@ child_main(int fd, const struct cfg *c)
 		if (rc <= 0)
 			continue;
 		/* Another child may have taken it: then EAGAIN, poll again. */
-		if (FCGX_Accept_r(&fr) < 0)
+		request_timer(c->request_timeout_s);
+		if (FCGX_Accept_r(&fr) < 0) {
+			request_timer(0);
 			continue;
+		}
 		route_request(&fr, c, db);
 		FCGX_Finish_r(&fr);
+		request_timer(0);
 	}
 	FCGX_Free(&fr, 1);
 	db_close(db);
@@ -280,8 +310,8 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				continue;
 			}
 			if (old_alive(&p)) {
-				log_warnx("SIGHUP: the previous reload is still "
-				    "draining; try again shortly");
+				log_warnx("SIGHUP: the previous reload is "
+				    "still draining; try again shortly");
 				cfg_free(&nc);
 				continue;
 			}

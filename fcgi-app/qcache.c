@@ -18,9 +18,45 @@
 #include "log.h"
 
 #define QCACHE_SIZE		64	/* queues per process */
-#define FORCED_MIN_MS		50	/* between forced reads, per queue */
+
+/*
+ * Database reads that an anonymous client can cause are paced per
+ * process by token buckets: a number above the cached last number (may
+ * be just issued by another process, may be invented) and a slug this
+ * process has not seen (may be a real queue, may be invented).  Legit
+ * traffic needs few of either: one read covers every number issued
+ * before it, and each slug is read once per status-cache-ms.
+ */
+#define FORCED_PER_S		100	/* forced state reads per second */
+#define MISSES_PER_S		50	/* reads of unseen slugs per second */
+
+struct bucket {
+	double	 tokens;
+	int64_t	 at_ms;
+};
 
 static struct qentry	 cache[QCACHE_SIZE];
+static struct bucket	 forced_bucket, miss_bucket;
+
+/*
+ * Take one token from b, refilled at rate per second up to rate tokens.
+ * Returns 1 when one was taken, 0 when the bucket is empty.
+ */
+static int
+bucket_take(struct bucket *b, int rate, int64_t now)
+{
+	if (b->at_ms == 0 || now < b->at_ms)
+		b->tokens = rate;
+	else
+		b->tokens += (double)(now - b->at_ms) * rate / 1000.0;
+	if (b->tokens > rate)
+		b->tokens = rate;
+	b->at_ms = now;
+	if (b->tokens < 1.0)
+		return 0;
+	b->tokens -= 1.0;
+	return 1;
+}
 
 /* Empty entry e, wiping its secrets. */
 static void
@@ -95,6 +131,9 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 		return APP_OK;
 	}
 
+	/* A slug not cached at all: paced, so invented ones cost little. */
+	if (e == NULL && !bucket_take(&miss_bucket, MISSES_PER_S, now))
+		return APP_BUSY;
 	er = db_queue_get(r->db, slug, &q);
 	if (er == APP_NOTFOUND) {
 		if (e == NULL)
@@ -133,10 +172,8 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	int64_t			 now = r->now_ms;
 
 	*done = 0;
-	if (limited && now - e->forced_ms < FORCED_MIN_MS &&
-	    now >= e->forced_ms)
-		return APP_OK;
-	e->forced_ms = now;
+	if (limited && !bucket_take(&forced_bucket, FORCED_PER_S, now))
+		return APP_BUSY;
 	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
 		return er;
 	qcache_set_state(e, &a, now);

@@ -127,7 +127,7 @@ route(const char *path, char slug[SLUG_MAX + 1])
 		n = 0;
 	memcpy(slug, p, n);
 	slug[n] = '\0';
-	if (s == NULL)
+	if (s == NULL || s[1] == '\0')
 		return PAGE_ROOM;
 	for (i = 1; i < PAGE__MAX; i++)
 		if (strcmp(s + 1, pages[i]) == 0)
@@ -193,6 +193,44 @@ cors(struct req *r, enum page pg)
 	return 1;
 }
 
+/*
+ * The queue could not be read (database down, or too many unseen slugs
+ * this second).  A person gets a page, not JSON: the gateway sends the
+ * visitor to the waiting room (new entries pause, SPEC section 10), and
+ * the waiting room answers a small page that reloads itself.  API calls
+ * get 503 JSON with Retry-After.
+ */
+static void
+unavailable(struct req *r, enum page pg, const char *slug, enum app_err er)
+{
+	static const char page[] = "<!doctype html>\n<html lang=\"en\">"
+	    "<head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+	    "content=\"width=device-width, initial-scale=1\">"
+	    "<meta http-equiv=\"refresh\" content=\"5\">"
+	    "<title>Waiting room</title></head><body><main>"
+	    "<h1>Please wait a moment</h1><p role=\"status\">The waiting "
+	    "room is briefly unavailable. This page tries again by itself "
+	    "in a few seconds; keep it open.</p></main></body></html>\n";
+	struct buf	 loc = { NULL, 0, 0 };
+
+	if (pg == PAGE_ENTER && r->method == METHOD_GET) {
+		buf_printf(&loc, "/queue/%s", slug);
+		http_redirect(r, loc.p);
+		buf_free(&loc);
+		return;
+	}
+	if (pg == PAGE_ROOM) {
+		http_header(r, "Retry-After", "5");
+		http_send(r, 503, "text/html; charset=utf-8", page,
+		    sizeof(page) - 1);
+		return;
+	}
+	if (er == APP_BUSY)
+		http_busy(r);
+	else
+		http_db_down(r);
+}
+
 /* GET /queue/healthz: liveness, no database. */
 static void
 healthz(struct req *r)
@@ -222,12 +260,13 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		healthz(&r);
 		goto out;
 	}
+	/* Every answer under /queue/<slug>/ depends on the Origin. */
+	if (strncmp(r.path, "/queue/", 7) == 0)
+		http_header(&r, "Vary", "Origin");
 	if ((pg = route(r.path, slug)) == PAGE__MAX) {
 		http_error(&r, 404, "not_found", "No such endpoint.");
 		goto out;
 	}
-	/* Every answer under /queue/<slug>/ depends on the Origin. */
-	http_header(&r, "Vary", "Origin");
 	if (r.method != METHOD_OPTIONS &&
 	    (methods[pg] & M(r.method)) == 0) {
 		http_header(&r, "Allow", "%s, OPTIONS", allow[pg]);
@@ -244,8 +283,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		http_error(&r, 404, "queue_not_found", "No such queue.");
 		goto out;
 	}
-	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(&r);
+	if (er == APP_DB_DOWN || er == APP_DB || er == APP_BUSY) {
+		unavailable(&r, pg, slug, er);
 		goto out;
 	}
 	if (er != APP_OK) {
@@ -353,6 +392,10 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 	*admitted = 0;
 	if (number > e->q->adm.last_number) {
 		er = qcache_refresh(r, e, !trusted, &done);
+		if (er == APP_BUSY) {
+			http_busy(r);
+			return -1;
+		}
 		if (er == APP_DB_DOWN || er == APP_DB) {
 			http_db_down(r);
 			return -1;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "aqueue.h"
 #include "urlcheck.h"
@@ -301,6 +302,33 @@ shop_domains_parse(const char *list, struct shop_domains *out)
 	return 0;
 }
 
+/*
+ * Whether the query of rest (path, query, fragment of a URL) already
+ * holds a parameter named TOKEN_PARAM: a crafted link could otherwise
+ * make the shop see two tokens (CASES C07 treats that as invalid) and
+ * send an admitted visitor back to the queue.  Returns 1 if so.
+ */
+static int
+has_token_param(const char *rest, size_t rlen)
+{
+	const char	*q, *end, *p;
+	size_t		 n = sizeof(TOKEN_PARAM) - 1;
+
+	end = memchr(rest, '#', rlen);
+	if (end == NULL)
+		end = rest + rlen;
+	if ((q = memchr(rest, '?', (size_t)(end - rest))) == NULL)
+		return 0;
+	for (p = q + 1; p < end; p++) {
+		if ((p == q + 1 || p[-1] == '&') && (size_t)(end - p) >= n &&
+		    strncasecmp(p, TOKEN_PARAM, n) == 0 &&
+		    (p + n == end || p[n] == '=' || p[n] == '&' ||
+		    p[n] == '['))
+			return 1;
+	}
+	return 0;
+}
+
 char *
 return_url_check(const char *url, const struct shop_domains *d)
 {
@@ -344,6 +372,8 @@ return_url_check(const char *url, const struct shop_domains *d)
 
 	rest = auth + alen;
 	rlen = len - (size_t)(rest - url);
+	if (has_token_param(rest, rlen))
+		return NULL;
 	slash = rest[0] == '/' ? 0 : 1;
 	olen = origin_format(&o, org, sizeof(org));
 	if ((res = try_malloc(olen + slash + rlen + 1)) == NULL)

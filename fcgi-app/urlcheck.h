@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #define URL_MAX		2048	/* longest URL we accept, bytes */
+#define TOKEN_PARAM	"aditus_queue_token"	/* the token's URL parameter */
 #define DOMAINS_MAX	32	/* shop domain entries per queue */
 
 struct shop_origin {
@@ -48,7 +49,8 @@ int	 shop_domains_parse(const char *list, struct shop_domains *out);
  *   "://"; relative references are invalid;
  * - no userinfo ('@' in the authority);
  * - host (lower-cased) and port equal to one entry of *d, and the
- *   scheme equal to that entry's scheme.
+ *   scheme equal to that entry's scheme;
+ * - no TOKEN_PARAM parameter already in its query (any case).
  * Returns a newly allocated normalised URL (scheme and host lower case,
  * default port removed, path/query/fragment unchanged; "/" as path when
  * none was given) that the caller frees, or NULL when invalid or out of

@@ -15,6 +15,7 @@
 	var base = '/queue/' + encodeURIComponent(slug);
 	var key = 'aditus-queue:' + slug;
 	var mine = null;
+	var unknown = 0;	/* 404s in a row for our number */
 	/*
 	 * Each server process caches the queue for up to a second, so two
 	 * answers in a row may come from processes a rate change apart: show
@@ -138,11 +139,20 @@
 	function poll() {
 		fetch(base + '/status?number=' + mine.number).then(function (res) {
 			if (res.status === 404) {
-				/* The number is unknown here: take a new one. */
+				/*
+				 * Unknown.  Just issued numbers can be briefly
+				 * unknown to a busy server: ask twice more before
+				 * taking a new number.
+				 */
+				if (++unknown <= 2) {
+					later(poll, 2);
+					return null;
+				}
 				forget();
 				join();
 				return null;
 			}
+			unknown = 0;
 			if (!res.ok)
 				throw new Error('status ' + res.status);
 			return res.json();

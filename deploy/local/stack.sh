@@ -633,13 +633,15 @@ _st_nginx_conf() {
 	cat <<EOF
 # Written by deploy/local/stack.sh: nginx for the local stack only.
 # The production example is deploy/nginx/aqueue.conf.
-worker_processes 1;
+# Enough for thousands of parallel visitors in load tests on loopback.
+worker_processes auto;
+worker_rlimit_nofile 16384;
 daemon off;
 pid "$n/nginx.pid";
 error_log "$n/logs/error.log" warn;
 
 events {
-	worker_connections 256;
+	worker_connections 4096;
 }
 
 http {

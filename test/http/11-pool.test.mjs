@@ -64,7 +64,7 @@ before(async () => {
 	writeConf();
 	master = spawn(binary, ['-f', conf], { stdio: ['ignore', 'ignore',
 	    'pipe'] });
-	master.stderr.resume();
+	master.stderr.on('data', (d) => fs.appendFileSync(path.join(dir, 'master.log'), d));
 	await waitFor(async () => children(master.pid).length === 2 &&
 	    fs.existsSync(sock), 10000);
 });
@@ -72,7 +72,8 @@ before(async () => {
 after(() => {
 	if (master !== null && alive(master.pid))
 		master.kill('SIGKILL');
-	fs.rmSync(dir, { recursive: true, force: true });
+	if (process.env.AQ_KEEP_POOL_LOG === undefined)
+		fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('the pool answers with two workers and writes its pid file', async () => {
@@ -126,7 +127,7 @@ test('SIGHUP: new workers answer while an old one finishes its request',
 	const { slug } = createQueue({ rate: 600 });
 	writeConf('status-cache-ms = 800\n');
 	let during = null;
-	const r = await fcgiRequest({
+	const r = await fcgiRequest({ sock,
 		params: fcgiParams('POST', `/queue/${slug}/join`, {
 			CONTENT_LENGTH: '2',
 			CONTENT_TYPE: 'application/json',
@@ -146,6 +147,35 @@ test('SIGHUP: new workers answer while an old one finishes its request',
 	await waitFor(() => children(master.pid).length === 2, 5000);
 });
 
+test('a body that stops coming does not hold a worker past ' +
+    'request-timeout', async () => {
+	const { slug } = createQueue({ rate: 600 });
+	writeConf('request-timeout = 1\n');
+	const before = children(master.pid);
+	process.kill(master.pid, 'SIGHUP');
+	await waitFor(() => {
+		const now = children(master.pid);
+		return now.length === 2 && now.every((p) => !before.includes(p));
+	}, 12000);
+	// CONTENT_LENGTH=100, 5 bytes, and the stream stays open.
+	const t0 = Date.now();
+	const r = await fcgiRequest({ sock,
+		params: fcgiParams('POST', `/queue/${slug}/join`, {
+			CONTENT_LENGTH: '100',
+			CONTENT_TYPE: 'application/json',
+		}),
+		holdOpen: '{"a":',
+		timeoutMs: 8000,
+	});
+	const took = Date.now() - t0;
+	assert.equal(r.status, 400);
+	assert.equal(r.json.error, 'incomplete_body');
+	assert.ok(took >= 900 && took < 5000, `answered after ${took} ms`);
+	writeConf();
+	process.kill(master.pid, 'SIGHUP');
+	await waitFor(() => children(master.pid).length === 2, 12000);
+});
+
 test('SIGTERM drains a request in flight, then the master exits',
     async () => {
 	const { slug } = createQueue({ rate: 600 });
@@ -154,7 +184,7 @@ test('SIGTERM drains a request in flight, then the master exits',
 	// A join whose body has not arrived yet is inside a worker, which
 	// waits for those two bytes while the master is told to stop.
 	const t0 = Date.now();
-	const r = await fcgiRequest({
+	const r = await fcgiRequest({ sock,
 		params: fcgiParams('POST', `/queue/${slug}/join`, {
 			CONTENT_LENGTH: '2',
 			CONTENT_TYPE: 'application/json',

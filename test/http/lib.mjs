@@ -250,9 +250,11 @@ function encodeParams(params) {
 // the empty STDIN record.  Resolves {status, headers (lower-cased keys),
 // body, json, stderr}.  With beforeStdin (an async function), the request
 // head goes out first and the STDIN records only once it has resolved:
-// the request is then in flight inside the app meanwhile.
+// the request is then in flight inside the app meanwhile.  With holdOpen
+// (a string), only those bytes go out as STDIN and the stream is never
+// ended: a client that stops sending.
 export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000,
-    beforeStdin = null }) {
+    beforeStdin = null, holdOpen = null }) {
 	sock ??= env.fcgiSock;
 	const id = 1;
 	const body = Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin);
@@ -263,7 +265,8 @@ export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000,
 		record(FCGI_PARAMS, id, encodeParams(params)),
 		record(FCGI_PARAMS, id),
 	]);
-	const tail = Buffer.concat([
+	const tail = holdOpen !== null ?
+	    record(FCGI_STDIN, id, Buffer.from(holdOpen)) : Buffer.concat([
 		...(body.length > 0 ? [record(FCGI_STDIN, id, body)] : []),
 		record(FCGI_STDIN, id),
 	]);

@@ -89,8 +89,16 @@ test('DB stopped: 503 then recovery without a restart', { concurrency: false,
 	assert503(await token(q.slug, { number: 1,
 	    ticket: before[0].ticket }));
 	assert503(await req(`/queue/${q.slug}/verify?token=x`));
+	// People get pages, not JSON: the gateway pauses new entries by
+	// sending them to the room, which answers a page that retries.
 	const e = await req(`/queue/${q.slug}/enter`);
-	assert.equal(e.status, 503, 'the gateway pauses new entries');
+	assert.equal(e.status, 302, 'the gateway pauses new entries');
+	assert.equal(e.headers.get('location'), `/queue/${q.slug}`);
+	const room = await req(`/queue/${q.slug}`);
+	assert.equal(room.status, 503);
+	assert.match(room.headers.get('content-type'), /^text\/html/);
+	assert.equal(room.headers.get('retry-after'), '5');
+	assert.match(room.text, /<meta http-equiv="refresh" content="5">/);
 	assert.equal((await req('/queue/healthz')).status, 200);
 
 	dbStart();

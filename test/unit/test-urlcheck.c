@@ -508,6 +508,21 @@ test_append(void)
 	append_is("", "?t=X");
 }
 
+/* A return URL that already carries our token parameter is refused. */
+static void
+test_own_param(void)
+{
+	url_bad("https://shop.example/a?aditus_queue_token=forged");
+	url_bad("https://shop.example/a?x=1&aditus_queue_token=forged");
+	url_bad("https://shop.example/a?ADITUS_QUEUE_TOKEN=forged");
+	url_bad("https://shop.example/a?aditus_queue_token");
+	url_bad("https://shop.example/a?aditus_queue_token[]=x");
+	url_same("https://shop.example/a?my_aditus_queue_token=1");
+	url_same("https://shop.example/a?x=aditus_queue_token");
+	url_same("https://shop.example/a?aditus_queue_tokens=1");
+	url_same("https://shop.example/a#aditus_queue_token=1");
+}
+
 int
 main(void)
 {
@@ -523,5 +538,6 @@ main(void)
 	test_length();
 	test_origin();
 	test_append();
+	test_own_param();
 	return done_testing();
 }
