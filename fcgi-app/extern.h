@@ -48,6 +48,7 @@ enum field {
 	FIELD_TOKEN,	/* "token": an access token to verify */
 	FIELD_RETURN,	/* "return": a return URL */
 	FIELD_CODE,	/* "code": a VIP bypass code (not yet used) */
+	FIELD_LANG,	/* "lang": the page's language, chosen by the visitor */
 	FIELD__MAX
 };
 

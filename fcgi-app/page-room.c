@@ -1,8 +1,10 @@
 /*
  * page-room.c - GET /queue/<slug>: the hosted waiting room, rendered from
  * templates/waiting-room.html with every value escaped for its context.
- * The page's script (static/waiting-room.js) takes a number, keeps it in
- * sessionStorage, polls status and fetches the token when admitted.
+ * The language follows the browser (Accept-Language, CASES C14) unless
+ * the visitor chose one with ?lang=.  The page's script
+ * (static/waiting-room.js) takes a number, keeps it in sessionStorage,
+ * polls status and fetches the token when admitted.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "lang.h"
 #include "page-room.h"
 
 enum key {
@@ -22,7 +25,10 @@ enum key {
 	KEY_RETURN,
 	KEY_SERVING,
 	KEY_ACTIVE,
-	KEY__MAX
+	KEY_OTHER_HREF,
+	KEY_OTHER_LANG,
+	KEY__MSG,	/* KEY__MSG + m is message m */
+	KEY__MAX = KEY__MSG + MSG__MAX
 };
 
 static const char *const keys[KEY__MAX] = {
@@ -33,12 +39,49 @@ static const char *const keys[KEY__MAX] = {
 	"return",	/* KEY_RETURN */
 	"serving",	/* KEY_SERVING */
 	"active",	/* KEY_ACTIVE */
+	"other_href",	/* KEY_OTHER_HREF */
+	"other_lang",	/* KEY_OTHER_LANG */
+	"m_room",	/* MSG_ROOM */
+	"m_taking",	/* MSG_TAKING */
+	"m_your_number",	/* MSG_YOUR_NUMBER */
+	"m_serving",	/* MSG_SERVING */
+	"m_ahead",	/* MSG_AHEAD */
+	"m_wait",	/* MSG_WAIT */
+	"m_progress",	/* MSG_PROGRESS */
+	"m_note",	/* MSG_NOTE */
+	"m_noscript",	/* MSG_NOSCRIPT */
+	"m_queued",	/* MSG_QUEUED */
+	"m_paused",	/* MSG_PAUSED */
+	"m_paused_join",	/* MSG_PAUSED_JOIN */
+	"m_turn",	/* MSG_TURN */
+	"m_admitted",	/* MSG_ADMITTED */
+	"m_busy",	/* MSG_BUSY */
+	"m_trouble",	/* MSG_TROUBLE */
+	"m_other_lang",	/* MSG_OTHER_LANG */
 };
 
 struct room {
 	struct req	*r;
 	const char	*ret;	/* validated return URL or NULL */
+	enum lang	 lang;
+	enum lang	 other;	/* offered by the switch link */
 };
+
+/* The switch link: this page in the other language, return kept. */
+static void
+other_href(struct buf *out, const struct room *rm)
+{
+	struct buf	 u = { NULL, 0, 0 };
+
+	buf_printf(&u, "/queue/%s?lang=%s", rm->r->qe->q->slug,
+	    lang_code(rm->other));
+	if (rm->ret != NULL) {
+		buf_puts(&u, "&return=");
+		html_url_arg(&u, rm->ret);
+	}
+	html_attr(out, u.p);
+	buf_free(&u);
+}
 
 /* Fill hole k through the escaping writers. */
 static void
@@ -48,9 +91,13 @@ fill(struct buf *out, size_t k, void *arg)
 	const struct queue	*q = rm->r->qe->q;
 	char			 num[32];
 
+	if (k >= KEY__MSG) {
+		html_attr(out, lang_msg(rm->lang, (enum msg)(k - KEY__MSG)));
+		return;
+	}
 	switch ((enum key)k) {
 	case KEY_LANG:
-		html_attr(out, "en");
+		html_attr(out, lang_code(rm->lang));
 		break;
 	case KEY_NAME:
 		html_text(out, q->name);
@@ -72,7 +119,13 @@ fill(struct buf *out, size_t k, void *arg)
 	case KEY_ACTIVE:
 		html_attr(out, q->adm.active ? "true" : "false");
 		break;
-	case KEY__MAX:
+	case KEY_OTHER_HREF:
+		other_href(out, rm);
+		break;
+	case KEY_OTHER_LANG:
+		html_attr(out, lang_code(rm->other));
+		break;
+	default:
 		break;
 	}
 }
@@ -81,7 +134,8 @@ void
 page_room(struct req *r)
 {
 	struct field_val	*f = &r->fields[FIELD_RETURN];
-	struct room		 rm = { r, NULL };
+	struct field_val	*fl = &r->fields[FIELD_LANG];
+	struct room		 rm = { r, NULL, LANG_EN, LANG_DE };
 	struct buf		 out = { NULL, 0, 0 };
 	char			*ret = NULL;
 
@@ -89,8 +143,14 @@ page_room(struct req *r)
 	if (f->state == FIELD_OK)
 		ret = return_url_check(f->val, &r->qe->domains);
 	rm.ret = ret;
+	/* The visitor's own choice wins over the browser's header. */
+	if (fl->state != FIELD_OK || lang_parse(fl->val, &rm.lang) == -1)
+		rm.lang = lang_pick(FCGX_GetParam("HTTP_ACCEPT_LANGUAGE",
+		    r->fcgx->envp));
+	rm.other = rm.lang == LANG_DE ? LANG_EN : LANG_DE;
 	tmpl_render(&out, routes_room_tmpl(), keys, KEY__MAX, fill, &rm);
-	http_header(r, "Content-Language", "en");
+	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
+	http_header(r, "Vary", "Accept-Language");
 	http_send(r, 200, "text/html; charset=utf-8", out.p, out.len);
 	buf_free(&out);
 	free(ret);

@@ -23,6 +23,7 @@ static const char *const field_names[FIELD__MAX] = {
 	"token",	/* FIELD_TOKEN */
 	"return",	/* FIELD_RETURN */
 	"code",		/* FIELD_CODE */
+	"lang",		/* FIELD_LANG */
 };
 
 static int

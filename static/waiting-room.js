@@ -14,6 +14,10 @@
 	var ret = room.getAttribute('data-return') || '';
 	var base = '/queue/' + encodeURIComponent(slug);
 	var key = 'aditus-queue:' + slug;
+	/* Texts in the page's language, from the server (data-m-*). */
+	function msg(name) {
+		return room.getAttribute('data-m-' + name) || '';
+	}
 	var mine = null;
 	var unknown = 0;	/* 404s in a row for our number */
 	/*
@@ -98,11 +102,11 @@
 		document.getElementById('progress').setAttribute('aria-valuenow',
 		    String(pct));
 		if (s.active === false)
-			text('state', 'The waiting room is paused. Your place is kept.');
+			text('state', msg('paused'));
 		else if (s.admitted)
-			text('state', 'It is your turn: taking you to the shop…');
+			text('state', msg('turn'));
 		else
-			text('state', 'You are in the queue.');
+			text('state', msg('queued'));
 	}
 
 	function later(fn, seconds) {
@@ -112,8 +116,7 @@
 	function join() {
 		fetch(base + '/join', { method: 'POST' }).then(function (res) {
 			if (res.status === 423) {
-				text('state', 'The waiting room is paused: no new ' +
-				    'numbers right now. This page retries by itself.');
+				text('state', msg('paused-join'));
 				later(join, 10);
 				return null;
 			}
@@ -131,7 +134,7 @@
 			else
 				later(poll, j.retryAfterSeconds);
 		}).catch(function () {
-			text('state', 'The waiting room is busy. Retrying…');
+			text('state', msg('busy'));
 			later(join, 5);
 		});
 	}
@@ -165,7 +168,7 @@
 			else
 				later(poll, s.retryAfterSeconds);
 		}).catch(function () {
-			text('state', 'Connection trouble. Your place is kept; retrying…');
+			text('state', msg('trouble'));
 			later(poll, 5);
 		});
 	}
@@ -195,7 +198,7 @@
 			if (g === null)
 				return;
 			if (!g.targetUrl) {
-				text('state', 'You are admitted.');
+				text('state', msg('admitted'));
 				return;
 			}
 			location.replace(appendParam(g.targetUrl,
