@@ -60,6 +60,17 @@ function alive(pid) {
 const healthz = (s = sock) => fcgiRequest({ sock: s,
     params: fcgiParams('GET', '/queue/healthz') });
 
+// A join on our pool whose two-byte body is held back until meanwhile()
+// has run: the request is inside a worker all that time.
+const heldJoin = (slug, meanwhile) => fcgiRequest({ sock,
+	params: fcgiParams('POST', `/queue/${slug}/join`, {
+		CONTENT_LENGTH: '2',
+		CONTENT_TYPE: 'application/json',
+	}),
+	stdin: '{}',
+	beforeStdin: meanwhile,
+});
+
 before(async () => {
 	writeConf();
 	master = spawn(binary, ['-f', conf], { stdio: ['ignore', 'ignore',
@@ -127,19 +138,12 @@ test('SIGHUP: new workers answer while an old one finishes its request',
 	const { slug } = createQueue({ rate: 600 });
 	writeConf('status-cache-ms = 800\n');
 	let during = null;
-	const r = await fcgiRequest({ sock,
-		params: fcgiParams('POST', `/queue/${slug}/join`, {
-			CONTENT_LENGTH: '2',
-			CONTENT_TYPE: 'application/json',
-		}),
-		stdin: '{}',
-		beforeStdin: async () => {
-			await sleep(200);
-			process.kill(master.pid, 'SIGHUP');
-			await sleep(300);
-			// The old worker still holds our request.
-			during = await healthz();
-		},
+	const r = await heldJoin(slug, async () => {
+		await sleep(200);
+		process.kill(master.pid, 'SIGHUP');
+		await sleep(300);
+		// The old worker still holds our request.
+		during = await healthz();
 	});
 	assert.equal(during.status, 200, 'answered during the reload');
 	assert.equal(r.status, 200, 'the old worker finished the request');
@@ -184,17 +188,10 @@ test('SIGTERM drains a request in flight, then the master exits',
 	// A join whose body has not arrived yet is inside a worker, which
 	// waits for those two bytes while the master is told to stop.
 	const t0 = Date.now();
-	const r = await fcgiRequest({ sock,
-		params: fcgiParams('POST', `/queue/${slug}/join`, {
-			CONTENT_LENGTH: '2',
-			CONTENT_TYPE: 'application/json',
-		}),
-		stdin: '{}',
-		beforeStdin: async () => {
-			await sleep(300);
-			process.kill(master.pid, 'SIGTERM');
-			await sleep(700);
-		},
+	const r = await heldJoin(slug, async () => {
+		await sleep(300);
+		process.kill(master.pid, 'SIGTERM');
+		await sleep(700);
 	});
 	assert.ok(Date.now() - t0 >= 1000, 'the answer came after SIGTERM');
 	assert.equal(r.status, 200, 'the request in flight was answered');
