@@ -29,7 +29,6 @@
 #   run/            fcgi.sock, aqueue-fcgi.pid
 #   nginx/          nginx.conf, logs/, tmp/
 #   log/            aqueue-fcgi.log, build.log, install logs
-#   demo.secret     the demo queue's current secret (mode 0600)
 #
 # Environment:
 #   AQ_CONFIGURE_FLAGS  flags for ./configure; when set and different from
@@ -199,7 +198,7 @@ build() {
 		fi
 		return 1
 	fi
-	_st_say "build up to date"
+	_st_say "build done (make is up to date)"
 }
 
 # ---------------------------------------------------------------------
@@ -539,8 +538,8 @@ migrate() {
 
 # demo_queue VARDIR PORT: make sure queue "demo" exists (target: the demo
 # shop on PORT); rotate its secret when it already exists, so that a fresh
-# secret can be shown.  The secret goes to VARDIR/demo.secret (0600) and
-# to STACK_DEMO_SECRET.
+# secret can be shown.  The secret goes to STACK_DEMO_SECRET only: like
+# every queue secret it is shown once and never stored in clear.
 demo_queue() {
 	local var port=${2:-8080} out rc secret target
 	var=$(_st_abs "${1:-}") || return 1
@@ -571,7 +570,6 @@ demo_queue() {
 		[ -z "$out" ] || printf '%s\n' "$out" >&2
 		return 1
 	fi
-	(umask 077 && printf '%s\n' "$secret" >"$var/demo.secret") || return 1
 	STACK_DEMO_SECRET=$secret
 	_st_say "queue demo ready"
 }
