@@ -428,9 +428,13 @@ queue_join(struct req *r, int64_t *number)
 	}
 	if (er != APP_OK)
 		return APP_DB_DOWN;
+	/*
+	 * If this read fails, the cached state stays as it was: serving
+	 * from an older state is never higher than the true one (joins only
+	 * re-anchor downwards to the clamp, which grows), so the answer errs
+	 * towards "not yet admitted" and the visitor's next poll corrects it.
+	 */
 	if (db_queue_state(r->db, e->q->id, &a) == APP_OK)
 		qcache_set_state(e, &a, r->now_ms);
-	else if (e->q->adm.last_number < *number)
-		e->q->adm.last_number = *number;
 	return APP_OK;
 }
