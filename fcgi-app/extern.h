@@ -67,8 +67,7 @@ struct field_val {
 /* A queue as the cache holds it, with its secrets opened. */
 struct qentry {
 	char			 slug[SLUG_MAX + 1];
-	int			 found;		/* 0: negative entry */
-	struct queue		*q;		/* row, when found */
+	struct queue		*q;		/* the row; NULL: slot free */
 	struct shop_domains	 domains;	/* parsed shop domains */
 	char			 secret[SECRET_LEN + 1];
 	uint8_t			 ticket_key[TICKET_KEY_LEN];

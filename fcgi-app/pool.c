@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -41,11 +40,24 @@ child_on_term(int sig)
 	child_stop = 1;
 }
 
-/* SIGALRM only interrupts a blocked read or write (no SA_RESTART). */
+#define OVERRUN_S	5	/* after the deadline, before the worker dies */
+
+static volatile sig_atomic_t	 alarms;
+
+/*
+ * The first SIGALRM of a request interrupts a blocked read or write (no
+ * SA_RESTART), so the request ends with an error answer; a second one,
+ * OVERRUN_S later, means the worker is stuck (a loop, or a read that
+ * libfcgi restarted): it exits and the master starts a fresh one.
+ * alarm() and _exit() are async-signal-safe.
+ */
 static void
 child_on_alarm(int sig)
 {
 	(void)sig;
+	if (++alarms >= 2)
+		_exit(3);
+	alarm(OVERRUN_S);
 }
 
 /*
@@ -56,11 +68,10 @@ child_on_alarm(int sig)
 static void
 request_timer(int64_t seconds)
 {
-	struct itimerval	 it;
-
-	memset(&it, 0, sizeof(it));
-	it.it_value.tv_sec = (time_t)seconds;
-	setitimer(ITIMER_REAL, &it, NULL);
+	alarm(0);
+	alarms = 0;
+	if (seconds > 0)
+		alarm((unsigned int)seconds);
 }
 
 /*
@@ -115,7 +126,15 @@ child_main(int fd, const struct cfg *c)
 			request_timer(0);
 			continue;
 		}
+		/* A full period for this request, however accept went. */
+		request_timer(c->request_timeout_s);
 		route_request(&fr, c, db);
+		/*
+		 * One request per connection: a kept-open connection
+		 * (FCGI_KEEP_CONN) would be read only after the next poll of
+		 * the listen socket, so it is closed here.
+		 */
+		fr.keepConnection = 0;
 		FCGX_Finish_r(&fr);
 		request_timer(0);
 	}

@@ -35,7 +35,16 @@ struct bucket {
 	int64_t	 at_ms;
 };
 
+#define NEGATIVE_SIZE		64	/* remembered unknown slugs */
+
+struct negative {
+	char	 slug[SLUG_MAX + 1];
+	int64_t	 at_ms;
+};
+
 static struct qentry	 cache[QCACHE_SIZE];
+static struct negative	 negatives[NEGATIVE_SIZE];
+static size_t		 negative_next;
 static struct bucket	 forced_bucket, miss_bucket;
 
 /*
@@ -63,7 +72,9 @@ static void
 entry_clear(struct qentry *e)
 {
 	db_queue_free(e->q);
-	wipe(e, sizeof(*e));
+	wipe(e->secret, sizeof(e->secret));
+	wipe(e->ticket_key, sizeof(e->ticket_key));
+	memset(e, 0, sizeof(*e));
 }
 
 void
@@ -73,6 +84,7 @@ qcache_clear(void)
 
 	for (i = 0; i < QCACHE_SIZE; i++)
 		entry_clear(&cache[i]);
+	memset(negatives, 0, sizeof(negatives));
 }
 
 /*
@@ -103,6 +115,33 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 	return APP_OK;
 }
 
+/*
+ * Whether slug is known not to exist (looked up within ttl_ms).  Slugs
+ * that do not exist live in their own small table, so that invented ones
+ * can never push real queues out of the cache.
+ */
+static int
+negative_fresh(const char *slug, int64_t now, int64_t ttl_ms)
+{
+	size_t	 i;
+
+	for (i = 0; i < NEGATIVE_SIZE; i++)
+		if (strcmp(negatives[i].slug, slug) == 0)
+			return now >= negatives[i].at_ms &&
+			    now - negatives[i].at_ms < ttl_ms;
+	return 0;
+}
+
+/* Remember that slug does not exist (round robin over the table). */
+static void
+negative_add(const char *slug, int64_t now)
+{
+	struct negative	*n = &negatives[negative_next++ % NEGATIVE_SIZE];
+
+	snprintf(n->slug, sizeof(n->slug), "%s", slug);
+	n->at_ms = now;
+}
+
 enum app_err
 qcache_get(struct req *r, const char *slug, struct qentry **out)
 {
@@ -110,37 +149,34 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	struct queue	*q = NULL;
 	enum app_err	 er;
 	size_t		 i;
-	int64_t		 now = r->now_ms;
+	int64_t		 now = r->now_ms, ttl = r->cfg->status_cache_ms;
 
 	*out = NULL;
 	for (i = 0; i < QCACHE_SIZE; i++) {
-		if (cache[i].slug[0] != '\0' &&
-		    strcmp(cache[i].slug, slug) == 0) {
+		if (cache[i].q != NULL && strcmp(cache[i].slug, slug) == 0) {
 			e = &cache[i];
 			break;
 		}
 		if (cache[i].used_ms < victim->used_ms)
 			victim = &cache[i];
 	}
-	if (e != NULL && now - e->loaded_ms < r->cfg->status_cache_ms &&
-	    now >= e->loaded_ms) {
+	if (e != NULL && now - e->loaded_ms < ttl && now >= e->loaded_ms) {
 		e->used_ms = now;
-		if (!e->found)
-			return APP_NOTFOUND;
 		*out = e;
 		return APP_OK;
 	}
-
-	/* A slug not cached at all: paced, so invented ones cost little. */
-	if (e == NULL && !bucket_take(&miss_bucket, MISSES_PER_S, now))
-		return APP_BUSY;
+	if (e == NULL) {
+		if (negative_fresh(slug, now, ttl))
+			return APP_NOTFOUND;
+		/* Not seen lately: paced, so invented slugs cost little. */
+		if (!bucket_take(&miss_bucket, MISSES_PER_S, now))
+			return APP_BUSY;
+	}
 	er = db_queue_get(r->db, slug, &q);
 	if (er == APP_NOTFOUND) {
-		if (e == NULL)
-			e = victim;
-		entry_clear(e);
-		snprintf(e->slug, sizeof(e->slug), "%s", slug);
-		e->loaded_ms = e->used_ms = now;
+		if (e != NULL)
+			entry_clear(e);		/* the queue was deleted */
+		negative_add(slug, now);
 		return APP_NOTFOUND;
 	}
 	if (er != APP_OK)
@@ -158,7 +194,6 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 		return APP_CRYPTO;
 	}
 	e->q = q;
-	e->found = 1;
 	e->loaded_ms = e->state_ms = e->used_ms = now;
 	*out = e;
 	return APP_OK;

@@ -135,17 +135,25 @@ route(const char *path, char slug[SLUG_MAX + 1])
 	return PAGE__MAX;
 }
 
-/* Whether method m is one of the comma-separated list. */
+/*
+ * Whether method m equals one item of list ("GET, HEAD"): whole items
+ * only, so "" or "ET" never match.  Returns 1 or 0.
+ */
 static int
 method_listed(const char *list, const char *m)
 {
-	size_t	 n = strlen(m);
-	const char *p;
+	size_t		 n = strlen(m), len;
+	const char	*p = list;
 
-	for (p = list; (p = strstr(p, m)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ','))
+	if (n == 0)
+		return 0;
+	while (*p != '\0') {
+		len = strcspn(p, ",");
+		if (len == n && strncmp(p, m, n) == 0)
 			return 1;
+		p += len;
+		p += strspn(p, ", ");
+	}
 	return 0;
 }
 

@@ -104,3 +104,52 @@ test('aqueuectl create refuses bad values and writes nothing', () => {
 		    'nothing was created');
 	}
 });
+
+test('a preflight with an empty requested method is answered at once',
+    async () => {
+	const q = createQueue({ rate: 600,
+	    domains: 'http://127.0.0.1:1234' });
+	for (const m of ['', ' ', 'ET', 'GET,', 'get']) {
+		const t0 = Date.now();
+		const r = await req(`/queue/${q.slug}/status?number=1`, {
+			method: 'OPTIONS',
+			headers: { origin: 'http://127.0.0.1:1234',
+			    'access-control-request-method': m },
+		});
+		assert.equal(r.status, 405, JSON.stringify(m));
+		assert.equal(r.json.error, 'method_not_allowed');
+		assert.ok(Date.now() - t0 < 2000);
+	}
+	const ok = await req(`/queue/${q.slug}/status?number=1`, {
+		method: 'OPTIONS',
+		headers: { origin: 'http://127.0.0.1:1234',
+		    'access-control-request-method': 'HEAD' },
+	});
+	assert.equal(ok.status, 204);
+});
+
+test('invented slugs never push a real queue out: it keeps answering',
+    async () => {
+	const q = createQueue({ rate: 600 });
+	assert.equal((await join(q.slug)).status, 200);
+	let flooding = true;
+	const other = {};
+	const flood = Promise.all(Array.from({ length: 8 }, async () => {
+		while (flooding) {
+			const slug = 'x' + Math.random().toString(36).slice(2);
+			const r = await req(`/queue/${slug}/info`);
+			other[r.status] = (other[r.status] ?? 0) + 1;
+		}
+	}));
+	const mine = {};
+	const end = Date.now() + 3000;
+	while (Date.now() < end) {
+		const r = await status(q.slug, 1);
+		mine[r.status] = (mine[r.status] ?? 0) + 1;
+	}
+	flooding = false;
+	await flood;
+	assert.deepEqual(Object.keys(mine), ['200'], JSON.stringify(mine));
+	assert.ok(Object.keys(other).every((s) => s === '404' || s === '503'),
+	    JSON.stringify(other));
+});
