@@ -278,9 +278,10 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
 /*
  * Issue the next number on the route's queue (db_queue_join), then read
  * the new admission state into the cache (if that read fails, the cache
- * keeps its older state, which never overstates serving).  Returns APP_OK with *number set,
- * APP_INVALID when the queue is paused, APP_NOTFOUND when it is gone,
- * APP_DB_DOWN when the database does not answer.  Sends nothing.
+ * keeps its older state, which never overstates serving).  Returns
+ * APP_OK with *number set, APP_INVALID when the queue is paused,
+ * APP_NOTFOUND when it is gone, APP_DB_DOWN when the database does not
+ * answer.  Sends nothing.
  */
 enum app_err queue_join(struct req *, int64_t *number);
 
