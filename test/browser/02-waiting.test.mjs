@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createQueue, ctl, join, launch, openPage, goto, roomUrl,
+import { busyQueue, ctl, join, launch, openPage, goto, roomUrl,
     waitShop, waitText, textOf, assertLanded, joinPosts, CACHE_MS,
     sleep } from './lib.mjs';
 
@@ -19,10 +19,7 @@ after(async () => { await browser?.close(); });
 
 test('a waiting visitor keeps number 2 across a reload and is sent on ' +
     'after set-rate', async (t) => {
-	const q = createQueue({ rate: 1, burst: 1 });
-	const first = await join(q.slug);
-	assert.equal(first.number, 1);
-	assert.equal(first.admitted, true);
+	const q = await busyQueue();
 
 	const { context, page, log } = await openPage(browser);
 	t.after(() => context.close());

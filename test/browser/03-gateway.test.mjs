@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createQueue, ctl, join, launch, openPage, goto, roomUrl,
+import { busyQueue, ctl, join, launch, openPage, goto, roomUrl,
     waitShop, waitText, textOf, assertLanded, joinPosts, CACHE_MS,
     sleep, env } from './lib.mjs';
 
@@ -13,10 +13,7 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 test('the gateway hands number and ticket over to the room', async (t) => {
-	const q = createQueue({ rate: 1, burst: 1 });
-	const first = await join(q.slug);
-	assert.equal(first.number, 1);
-	assert.equal(first.admitted, true);
+	const q = await busyQueue();
 
 	const { context, page, log } = await openPage(browser);
 	t.after(() => context.close());

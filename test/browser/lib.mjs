@@ -87,6 +87,16 @@ export async function join(slug) {
 	return JSON.parse(text);
 }
 
+// busyQueue(): a queue at rate 1 with burst 1 whose first number is
+// taken by the test itself, so the next visitor (number 2) must wait.
+export async function busyQueue() {
+	const q = createQueue({ rate: 1, burst: 1 });
+	const first = await join(q.slug);
+	assert.equal(first.number, 1);
+	assert.equal(first.admitted, true);
+	return q;
+}
+
 export function roomUrl(slug, query = '') {
 	return `${env.base}/queue/${encodeURIComponent(slug)}${query}`;
 }

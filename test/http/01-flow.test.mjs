@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import jwt from 'jsonwebtoken';
 import {
-	createQueue, ctl, join, status, token, verify, info, req, waitFor,
+	admittedToken, createQueue, ctl, join, status, token, verify, info, req, waitFor,
 	nowS,
 } from './lib.mjs';
 
@@ -135,14 +135,9 @@ test('full path: join, status, 425, admitted, token, verify', async () => {
 
 test('a token-ttl set at creation is used in the token', async () => {
 	const q = createQueue({ rate: 600, tokenTtl: 120 });
-	const j = await join(q.slug);
-	assert.equal(j.status, 200);
-	assert.equal(j.json.admitted, true);
-	const t = await token(q.slug, { number: j.json.number,
-	    ticket: j.json.ticket });
-	assert.equal(t.status, 200, t.text);
-	assert.equal(t.json.expiresInSeconds, 120);
-	const c = jwt.verify(t.json.token, q.secret, { algorithms: ['HS256'],
+	const t = await admittedToken(q.slug);
+	assert.equal(t.expiresInSeconds, 120);
+	const c = jwt.verify(t.token, q.secret, { algorithms: ['HS256'],
 	    issuer: 'aditus-queue', audience: q.slug });
 	assert.equal(c.exp - c.iat, 120);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import {
-	createQueue, join, token, req, signJWT, b64url, nowS, fcgiRequest,
+	admittedToken, createQueue, join, token, req, signJWT, b64url, nowS, fcgiRequest,
 	fcgiParams,
 } from './lib.mjs';
 
@@ -41,15 +41,7 @@ async function expectReason(tok, reason) {
 }
 
 // A real token for sale (positive control) and one for vip.
-async function realToken(q) {
-	const j = await join(q.slug);
-	assert.equal(j.status, 200);
-	assert.equal(j.json.admitted, true);
-	const t = await token(q.slug, { number: j.json.number,
-	    ticket: j.json.ticket });
-	assert.equal(t.status, 200, t.text);
-	return t.json;
-}
+const realToken = (q) => admittedToken(q.slug);
 
 test('positive control: a token from POST /token is valid', async () => {
 	const t = await realToken(sale);

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
+import assert from 'node:assert/strict';
 
 function need(name) {
 	const v = process.env[name];
@@ -114,6 +115,18 @@ export function info(slug) {
 
 export function token(slug, body) {
 	return postJSON(`/queue/${slug}/token`, body);
+}
+
+// admittedToken(slug): join (must be admitted at once) and fetch the
+// token; returns the /token body.
+export async function admittedToken(slug) {
+	const j = await join(slug);
+	assert.equal(j.status, 200, j.text);
+	assert.equal(j.json.admitted, true);
+	const t = await token(slug, { number: j.json.number,
+	    ticket: j.json.ticket });
+	assert.equal(t.status, 200, t.text);
+	return t.json;
 }
 
 export function verify(slug, tok) {
