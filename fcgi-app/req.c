@@ -130,6 +130,10 @@ method_of(const char *m)
 		return METHOD_HEAD;
 	if (strcmp(m, "POST") == 0)
 		return METHOD_POST;
+	if (strcmp(m, "PATCH") == 0)
+		return METHOD_PATCH;
+	if (strcmp(m, "DELETE") == 0)
+		return METHOD_DELETE;
 	if (strcmp(m, "OPTIONS") == 0)
 		return METHOD_OPTIONS;
 	return METHOD_OTHER;

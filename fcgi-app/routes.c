@@ -1,7 +1,9 @@
 /*
- * routes.c - the route table: /queue/healthz and /queue/<slug>[/<page>],
- * method checks (404 and 405 before any handler runs), the queue look-up,
- * CORS per queue (exact origin match, CASES C12), then dispatch.
+ * routes.c - routing only: one table of (methods, path pattern, auth kind,
+ * flags, handler) for every endpoint, then in this order: 404 for a path
+ * no route matches, 405 (with Allow) for a method none takes, the queue
+ * look-up for routes under /queue/<slug>, CORS per queue (exact origin
+ * match, CASES C12; preflights answered here), dispatch.
  */
 #include "config.h"
 
@@ -25,60 +27,61 @@
 #include "page-token.h"
 #include "page-verify.h"
 
-enum page {
-	PAGE_ROOM,
-	PAGE_JOIN,
-	PAGE_STATUS,
-	PAGE_TOKEN,
-	PAGE_ENTER,
-	PAGE_VERIFY,
-	PAGE_INFO,
-	PAGE__MAX
+/*
+ * Who may call a route.  Only AUTH_NONE is served so far; the admin API
+ * (Bearer API keys) and the console (session cookie) add their kinds here
+ * and are checked by route_request() before the handler runs.
+ */
+enum auth {
+	AUTH_NONE,	/* public: visitor endpoints, liveness */
+	AUTH_API_KEY,	/* Authorization: Bearer qak_... */
+	AUTH_SESSION	/* console session cookie + CSRF token */
 };
 
-typedef void (*page_fn)(struct req *);
+/* What route_request() does before the handler. */
+#define RF_QUEUE	0x01	/* look up :slug, answer 404 / 503 itself */
+#define RF_CORS		0x02	/* per-queue CORS, preflights answered */
+#define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
+
+typedef void (*route_fn)(struct req *);
 
 #define M(x)	(1u << (x))
 
-static const char *const pages[PAGE__MAX] = {
-	"",		/* PAGE_ROOM: /queue/<slug> */
-	"join",		/* PAGE_JOIN */
-	"status",	/* PAGE_STATUS */
-	"token",	/* PAGE_TOKEN */
-	"enter",	/* PAGE_ENTER */
-	"verify",	/* PAGE_VERIFY */
-	"info",		/* PAGE_INFO */
+/*
+ * One route: a method mask, a path pattern, who may call it, what to do
+ * before the handler, and the handler.  A pattern is matched segment by
+ * segment; ":slug" matches one non-empty segment and is copied to the
+ * request's slug (an over-long one is left empty, so it answers
+ * queue_not_found).  A trailing "/" on the request path is ignored only
+ * for patterns that end in ":slug" (/queue/<slug>/ is the room).
+ * Earlier routes win, so literal paths come before patterns.
+ */
+struct route {
+	unsigned int	 methods;
+	const char	*pattern;
+	enum auth	 auth;
+	unsigned int	 flags;
+	route_fn	 handler;
 };
 
-static const page_fn handlers[PAGE__MAX] = {
-	page_room,	/* PAGE_ROOM */
-	page_join,	/* PAGE_JOIN */
-	page_status,	/* PAGE_STATUS */
-	page_token,	/* PAGE_TOKEN */
-	page_gateway,	/* PAGE_ENTER */
-	page_verify,	/* PAGE_VERIFY */
-	page_info,	/* PAGE_INFO */
+static void	 healthz(struct req *);
+
+#define VISITOR	(RF_QUEUE | RF_CORS | RF_VARY_ORIGIN)
+#define GH	(M(METHOD_GET) | M(METHOD_HEAD))
+#define P	M(METHOD_POST)
+
+static const struct route routes[] = {
+	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
+	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR, page_room },
+	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR, page_join },
+	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR, page_status },
+	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
+	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR, page_gateway },
+	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
+	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR, page_info },
 };
 
-static const unsigned int methods[PAGE__MAX] = {
-	M(METHOD_GET) | M(METHOD_HEAD),	/* PAGE_ROOM */
-	M(METHOD_POST),			/* PAGE_JOIN */
-	M(METHOD_GET) | M(METHOD_HEAD),	/* PAGE_STATUS */
-	M(METHOD_POST),			/* PAGE_TOKEN */
-	M(METHOD_GET) | M(METHOD_HEAD),	/* PAGE_ENTER */
-	M(METHOD_GET) | M(METHOD_HEAD),	/* PAGE_VERIFY */
-	M(METHOD_GET) | M(METHOD_HEAD),	/* PAGE_INFO */
-};
-
-static const char *const allow[PAGE__MAX] = {
-	"GET, HEAD",	/* PAGE_ROOM */
-	"POST",		/* PAGE_JOIN */
-	"GET, HEAD",	/* PAGE_STATUS */
-	"POST",		/* PAGE_TOKEN */
-	"GET, HEAD",	/* PAGE_ENTER */
-	"GET, HEAD",	/* PAGE_VERIFY */
-	"GET, HEAD",	/* PAGE_INFO */
-};
+#define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
 
 static struct tmpl *room_tmpl;
 
@@ -105,34 +108,66 @@ routes_room_tmpl(void)
 }
 
 /*
- * Split path "/queue/<slug>[/<page>]" into slug (copied; left empty when
- * longer than SLUG_MAX, so that it fails slug_valid() and answers
- * queue_not_found) and page.  Returns the page, or PAGE__MAX when no
- * route matches.
+ * Whether path matches pattern (see struct route); on a match a ":slug"
+ * segment is copied to slug (NUL-terminated; empty when longer than
+ * SLUG_MAX).  Returns 1 or 0.
  */
-static enum page
-route(const char *path, char slug[SLUG_MAX + 1])
+static int
+route_match(const char *pattern, const char *path, char slug[SLUG_MAX + 1])
 {
-	const char	*p, *s;
-	size_t		 n, i;
+	const char	*p = pattern, *s = path;
+	size_t		 pn, sn;
 
-	if (strncmp(path, "/queue/", 7) != 0)
-		return PAGE__MAX;
-	p = path + 7;
-	s = strchr(p, '/');
-	n = s != NULL ? (size_t)(s - p) : strlen(p);
-	if (n == 0)
-		return PAGE__MAX;
-	if (n > SLUG_MAX)
-		n = 0;
-	memcpy(slug, p, n);
-	slug[n] = '\0';
-	if (s == NULL || s[1] == '\0')
-		return PAGE_ROOM;
-	for (i = 1; i < PAGE__MAX; i++)
-		if (strcmp(s + 1, pages[i]) == 0)
-			return (enum page)i;
-	return PAGE__MAX;
+	for (;;) {
+		if (*p == '\0')
+			return *s == '\0';
+		if (*p != '/' || *s != '/')
+			return 0;
+		p++;
+		s++;
+		pn = strcspn(p, "/");
+		sn = strcspn(s, "/");
+		if (pn == 5 && strncmp(p, ":slug", 5) == 0) {
+			if (sn == 0)
+				return 0;
+			if (sn > SLUG_MAX)
+				sn = 0;
+			memcpy(slug, s, sn);
+			slug[sn] = '\0';
+			sn = strcspn(s, "/");
+			/* "/queue/<slug>/" is "/queue/<slug>". */
+			if (p[pn] == '\0' && s[sn] == '/' && s[sn + 1] == '\0')
+				return 1;
+		} else if (pn != sn || strncmp(p, s, pn) != 0)
+			return 0;
+		p += pn;
+		s += sn;
+	}
+}
+
+/*
+ * Write the methods of mask m as an Allow list ("GET, HEAD") into buf of
+ * size n, in enum order.  Can't fail (truncates at n).
+ */
+static void
+allow_list(unsigned int m, char *buf, size_t n)
+{
+	static const char *const names[METHOD__MAX] = {
+		"GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", NULL
+	};
+	size_t	 i, len = 0;
+	int	 w;
+
+	buf[0] = '\0';
+	for (i = 0; i < METHOD__MAX; i++) {
+		if (names[i] == NULL || (m & M(i)) == 0)
+			continue;
+		w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+		    names[i]);
+		if (w < 0 || (size_t)w >= n - len)
+			return;
+		len += (size_t)w;
+	}
 }
 
 /*
@@ -164,7 +199,7 @@ method_listed(const char *list, const char *m)
  * Returns 1 when the request was answered (a preflight), else 0.
  */
 static int
-cors(struct req *r, enum page pg)
+cors(struct req *r, const char *allow)
 {
 	const char	*want;
 	int		 ok = origin_allowed(r->origin, &r->qe->domains);
@@ -178,7 +213,7 @@ cors(struct req *r, enum page pg)
 	want = FCGX_GetParam("HTTP_ACCESS_CONTROL_REQUEST_METHOD",
 	    r->fcgx->envp);
 	if (r->origin == NULL || want == NULL) {
-		http_header(r, "Allow", "%s, OPTIONS", allow[pg]);
+		http_header(r, "Allow", "%s, OPTIONS", allow);
 		http_send(r, 204, NULL, NULL, 0);
 		return 1;
 	}
@@ -187,14 +222,14 @@ cors(struct req *r, enum page pg)
 		    "This origin may not call this waiting room.");
 		return 1;
 	}
-	if (!method_listed(allow[pg], want)) {
-		http_header(r, "Allow", "%s, OPTIONS", allow[pg]);
+	if (!method_listed(allow, want)) {
+		http_header(r, "Allow", "%s, OPTIONS", allow);
 		http_error(r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow[pg]);
+		    "This endpoint takes %s.", allow);
 		return 1;
 	}
 	http_header(r, "Access-Control-Allow-Origin", "%s", r->origin);
-	http_header(r, "Access-Control-Allow-Methods", "%s", allow[pg]);
+	http_header(r, "Access-Control-Allow-Methods", "%s", allow);
 	http_header(r, "Access-Control-Allow-Headers", "content-type");
 	http_header(r, "Access-Control-Max-Age", "600");
 	http_send(r, 204, NULL, NULL, 0);
@@ -209,7 +244,7 @@ cors(struct req *r, enum page pg)
  * get 503 JSON with Retry-After.
  */
 static void
-unavailable(struct req *r, enum page pg, const char *slug, enum app_err er)
+unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 {
 	static const char page[] = "<!doctype html>\n<html lang=\"en\">"
 	    "<head><meta charset=\"utf-8\"><meta name=\"viewport\" "
@@ -221,13 +256,13 @@ unavailable(struct req *r, enum page pg, const char *slug, enum app_err er)
 	    "in a few seconds; keep it open.</p></main></body></html>\n";
 	struct buf	 loc = { NULL, 0, 0 };
 
-	if (pg == PAGE_ENTER && r->method == METHOD_GET) {
+	if (pg == page_gateway && r->method == METHOD_GET) {
 		buf_printf(&loc, "/queue/%s", slug);
 		http_redirect(r, loc.p);
 		buf_free(&loc);
 		return;
 	}
-	if (pg == PAGE_ROOM) {
+	if (pg == page_room) {
 		http_header(r, "Retry-After", "5");
 		http_send(r, 503, "text/html; charset=utf-8", page,
 		    sizeof(page) - 1);
@@ -245,12 +280,6 @@ healthz(struct req *r)
 {
 	static const char body[] = "{\"status\":\"ok\"}";
 
-	if (r->method != METHOD_GET && r->method != METHOD_HEAD) {
-		http_header(r, "Allow", "GET, HEAD");
-		http_error(r, 405, "method_not_allowed",
-		    "This endpoint takes GET, HEAD.");
-		return;
-	}
 	http_send(r, 200, "application/json; charset=utf-8", body,
 	    sizeof(body) - 1);
 }
@@ -258,50 +287,76 @@ healthz(struct req *r)
 void
 route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 {
-	struct req	 r;
-	char		 slug[SLUG_MAX + 1];
-	enum page	 pg;
-	enum app_err	 er;
+	struct req		 r;
+	char			 slug[SLUG_MAX + 1], allow[64];
+	const struct route	*rt = NULL;
+	unsigned int		 methods = 0, flags = 0;
+	size_t			 i;
+	enum app_err		 er;
 
 	req_init(&r, fr, c, db);
-	if (strcmp(r.path, "/queue/healthz") == 0) {
-		healthz(&r);
-		goto out;
+	/* The first route whose pattern matches and takes the method. */
+	for (i = 0; i < ROUTES__MAX; i++) {
+		if (!route_match(routes[i].pattern, r.path, slug))
+			continue;
+		if (methods == 0 && (routes[i].flags & RF_VARY_ORIGIN))
+			http_header(&r, "Vary", "Origin");
+		methods |= routes[i].methods;
+		flags |= routes[i].flags;
+		if (rt == NULL && (routes[i].methods & M(r.method)))
+			rt = &routes[i];
+		/* Literal paths shadow the patterns after them. */
+		if (strchr(routes[i].pattern, ':') == NULL)
+			break;
 	}
-	/* Every answer under /queue/<slug>/ depends on the Origin. */
-	if (strncmp(r.path, "/queue/", 7) == 0)
-		http_header(&r, "Vary", "Origin");
-	if ((pg = route(r.path, slug)) == PAGE__MAX) {
+	if (methods == 0) {
+		if (strncmp(r.path, "/queue/", 7) == 0)
+			http_header(&r, "Vary", "Origin");
 		http_error(&r, 404, "not_found", "No such endpoint.");
 		goto out;
 	}
-	if (r.method != METHOD_OPTIONS &&
-	    (methods[pg] & M(r.method)) == 0) {
-		http_header(&r, "Allow", "%s, OPTIONS", allow[pg]);
+	allow_list(methods, allow, sizeof(allow));
+	if (rt == NULL && r.method == METHOD_OPTIONS) {
+		/* A preflight is answered for the route it asks about. */
+		for (i = 0; i < ROUTES__MAX && rt == NULL; i++)
+			if (route_match(routes[i].pattern, r.path, slug))
+				rt = &routes[i];
+	}
+	if (rt == NULL || (r.method == METHOD_OPTIONS &&
+	    !(rt->flags & RF_CORS))) {
+		if (!(flags & RF_CORS))
+			http_header(&r, "Allow", "%s", allow);
+		else
+			http_header(&r, "Allow", "%s, OPTIONS", allow);
 		http_error(&r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow[pg]);
+		    "This endpoint takes %s.", allow);
 		goto out;
 	}
-	if (!slug_valid(slug)) {
-		http_error(&r, 404, "queue_not_found", "No such queue.");
-		goto out;
+	if (rt->flags & RF_QUEUE) {
+		if (!slug_valid(slug)) {
+			http_error(&r, 404, "queue_not_found",
+			    "No such queue.");
+			goto out;
+		}
+		er = qcache_get(&r, slug, &r.qe);
+		if (er == APP_NOTFOUND) {
+			http_error(&r, 404, "queue_not_found",
+			    "No such queue.");
+			goto out;
+		}
+		if (er == APP_DB_DOWN || er == APP_DB || er == APP_BUSY) {
+			unavailable(&r, rt->handler, slug, er);
+			goto out;
+		}
+		if (er != APP_OK) {
+			http_error(&r, 500, "internal_error",
+			    "Internal error.");
+			goto out;
+		}
 	}
-	er = qcache_get(&r, slug, &r.qe);
-	if (er == APP_NOTFOUND) {
-		http_error(&r, 404, "queue_not_found", "No such queue.");
+	if ((rt->flags & RF_CORS) && cors(&r, allow))
 		goto out;
-	}
-	if (er == APP_DB_DOWN || er == APP_DB || er == APP_BUSY) {
-		unavailable(&r, pg, slug, er);
-		goto out;
-	}
-	if (er != APP_OK) {
-		http_error(&r, 500, "internal_error", "Internal error.");
-		goto out;
-	}
-	if (cors(&r, pg))
-		goto out;
-	(*handlers[pg])(&r);
+	(*rt->handler)(&r);
 out:
 	if (!r.responded)
 		http_error(&r, 500, "internal_error", "Internal error.");
