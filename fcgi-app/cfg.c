@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,6 +58,7 @@ static const struct cfg_key keys[] = {
 	{ "request-timeout", I(request_timeout_s), "10", 1, 300 },
 	{ "token-leeway", I(token_leeway_s), "0", 0, 30 },
 	{ "debug", I(debug), "0", 0, 1 },
+	{ "web-server-addrs", S(web_server_addrs), "", 0, 0 },
 };
 
 /*
@@ -105,6 +108,87 @@ trim(char *s)
 	    e[-1] == '\r'))
 		*--e = '\0';
 	return s;
+}
+
+int
+cfg_listen_loopback(const char *listen)
+{
+	struct in_addr	 a;
+	const char	*colon;
+	char		 host[64];
+	size_t		 n;
+
+	if (listen == NULL || (colon = strrchr(listen, ':')) == NULL)
+		return 0;
+	n = (size_t)(colon - listen);
+	if (n == 0 || n >= sizeof(host))
+		return 0;
+	memcpy(host, listen, n);
+	host[n] = '\0';
+	if (strcmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return 0;
+	return (ntohl(a.s_addr) >> 24) == 127;
+}
+
+const char *
+cfg_web_server_addrs(const struct cfg *c)
+{
+	const char	*env;
+
+	if (c->web_server_addrs != NULL && c->web_server_addrs[0] != '\0')
+		return c->web_server_addrs;
+	env = getenv("FCGI_WEB_SERVER_ADDRS");
+	return env != NULL && *env != '\0' ? env : NULL;
+}
+
+/*
+ * Check web-server-addrs (IPv4 addresses separated by commas, white
+ * space allowed around them) and rewrite it as libfcgi reads
+ * FCGI_WEB_SERVER_ADDRS: "a,b" with nothing else.  Then refuse a TCP
+ * listen that is not loopback when no allowlist is in effect.  Returns
+ * 0, or -1 (logged as "path: ...").
+ */
+static int
+check_listen(struct cfg *c, const char *path)
+{
+	struct in_addr	 a;
+	char		*list = c->web_server_addrs, *out, *tok, *save;
+	char		 ip[INET_ADDRSTRLEN];
+	size_t		 len = 0;
+
+	out = xmalloc(strlen(list) + 1);
+	out[0] = '\0';
+	for (tok = strtok_r(list, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		tok += strspn(tok, " \t");
+		tok[strcspn(tok, " \t")] = '\0';
+		if (inet_pton(AF_INET, tok, &a) != 1 ||
+		    inet_ntop(AF_INET, &a, ip, sizeof(ip)) == NULL ||
+		    strcmp(ip, tok) != 0) {
+			log_warnx("%s: web-server-addrs: '%s' is not an IPv4 "
+			    "address", path, tok);
+			free(out);
+			return -1;
+		}
+		len += (size_t)snprintf(out + len, strlen(tok) + 2, "%s%s",
+		    len > 0 ? "," : "", tok);
+	}
+	free(c->web_server_addrs);
+	c->web_server_addrs = out;
+
+	if (c->listen[0] == '\0' || strncmp(c->listen, "unix:", 5) == 0 ||
+	    cfg_listen_loopback(c->listen))
+		return 0;
+	if (cfg_web_server_addrs(c) == NULL) {
+		log_warnx("%s: listen = %s is reachable from other hosts, and "
+		    "FastCGI has no authentication: listen on a unix: socket "
+		    "or loopback, or set web-server-addrs to the web servers' "
+		    "addresses", path, c->listen);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -162,6 +246,8 @@ cfg_load(const char *path, struct cfg *c)
 	}
 	fclose(f);
 	if (rc == -1)
+		return -1;
+	if (check_listen(c, path) == -1)
 		return -1;
 	if (master_key_load(c->master_key_file, c->master_key) == -1)
 		return -1;

@@ -31,6 +31,7 @@ struct cfg {
 	int64_t	 request_timeout_s;	/* one request's time limit */
 	int64_t	 token_leeway_s;	/* clock leeway for exp/nbf/iat */
 	int64_t	 debug;		/* 1 = log debug messages */
+	char	*web_server_addrs;	/* IPv4 allowlist "a,b", or "" */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };
@@ -43,6 +44,22 @@ struct cfg {
  * Returns 0 on success.
  */
 int	 cfg_load(const char *path, struct cfg *c);
+
+/*
+ * Whether a TCP listen address "host:port" (host may be empty: every
+ * interface) binds to loopback only: host "localhost" or an IPv4 literal
+ * in 127.0.0.0/8.  Returns 1 if so, else 0.
+ */
+int	 cfg_listen_loopback(const char *listen);
+
+/*
+ * The web-server allowlist in effect: c->web_server_addrs when set, else
+ * the environment's FCGI_WEB_SERVER_ADDRS (libfcgi's own), else NULL.
+ * FastCGI has no authentication, so a pool listening on anything but
+ * loopback TCP or a Unix socket must have one (cfg_load refuses such a
+ * "listen" otherwise).  The string is c's or the environment's.
+ */
+const char *cfg_web_server_addrs(const struct cfg *c);
 
 /* Release the strings of *c and wipe the key.  Accepts a zeroed struct. */
 void	 cfg_free(struct cfg *c);

@@ -149,6 +149,13 @@ enum body_err req_content_length(const char *v, int64_t max, int64_t *len,
  */
 int	 req_is_json(const char *content_type);
 
+/*
+ * Fill *m with the request's Origin, fetch metadata and purpose headers,
+ * its Host and its scheme ("https" when HTTPS is on or REQUEST_SCHEME
+ * says so, else "http").  The strings belong to the request.  Can't fail.
+ */
+void	 req_fetch_meta(const struct req *r, struct fetch_meta *m);
+
 /* http.c */
 /*
  * Add one response header line.  Values must not hold CR or LF: such a

@@ -2,17 +2,20 @@
  * jsonbody.c - the strict JSON parser for request bodies and token parts:
  * json-c with JSON_TOKENER_STRICT, UTF-8 validation, a depth of
  * JSON_DEPTH, the parse end pinned to the end of the input, and a walk
- * that refuses what json-c still lets through (NaN, Infinity, NUL).
+ * that refuses what json-c still lets through (NaN, Infinity, NUL, and
+ * duplicate member names).
  */
 #include "config.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "aqueue.h"
 #include "jsonbody.h"
 
 /*
@@ -54,6 +57,124 @@ value_ok(struct json_object *v)
 	}
 	}
 	return 0;
+}
+
+/*
+ * Count the members of every object of buf (len bytes, text that json-c
+ * has already accepted as strict JSON) in document order of the opening
+ * braces: one ':' outside strings per member.  This is a count over
+ * valid JSON, not a parser: strings are skipped by their quotes and
+ * backslash escapes, and the nesting depth is at most JSON_DEPTH.
+ * Returns a new array of *nobj counts (NULL with *nobj 0 when there is
+ * no object), or NULL with *nobj (size_t)-1 when out of memory.
+ */
+static size_t *
+member_counts(const char *buf, size_t len, size_t *nobj)
+{
+	size_t	*cnt, stack[JSON_DEPTH + 1], n = 0, i;
+	int	 obj[JSON_DEPTH + 1], depth = 0;
+
+	*nobj = 0;
+	for (i = 0; i < len; i++)
+		if (buf[i] == '{')
+			n++;	/* the objects, and braces in strings */
+	if (n == 0)
+		return NULL;
+	if ((cnt = try_malloc(n * sizeof(*cnt))) == NULL) {
+		*nobj = (size_t)-1;
+		return NULL;
+	}
+	for (i = 0; i < len; i++) {
+		switch (buf[i]) {
+		case '"':
+			for (i++; i < len && buf[i] != '"'; i++)
+				if (buf[i] == '\\')
+					i++;
+			break;
+		case '{':
+		case '[':
+			if (depth > JSON_DEPTH)
+				break;	/* cannot happen: json-c refused it */
+			obj[depth] = buf[i] == '{';
+			if (obj[depth]) {
+				stack[depth] = *nobj;
+				cnt[(*nobj)++] = 0;
+			}
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (depth > 0)
+				depth--;
+			break;
+		case ':':
+			if (depth > 0 && obj[depth - 1])
+				cnt[stack[depth - 1]]++;
+			break;
+		}
+	}
+	return cnt;
+}
+
+/*
+ * Compare, in pre-order, the member count of every object under v with
+ * counts[*k...].  The first object whose count differs is where a name
+ * was given twice (json-c keeps the last value; members stay in text
+ * order otherwise, so the walk and the text agree up to that point).
+ * Returns 1 when every object has as many members as the text, else 0.
+ */
+static int
+no_duplicates(struct json_object *v, const size_t *counts, size_t n,
+    size_t *k)
+{
+	size_t	 i, len;
+
+	switch (json_object_get_type(v)) {
+	case json_type_array:
+		len = json_object_array_length(v);
+		for (i = 0; i < len; i++)
+			if (!no_duplicates(json_object_array_get_idx(v, i),
+			    counts, n, k))
+				return 0;
+		return 1;
+	case json_type_object:
+		if (*k >= n || counts[*k] !=
+		    (size_t)json_object_object_length(v))
+			return 0;
+		(*k)++;
+		{
+			json_object_object_foreach(v, key, member) {
+				(void)key;
+				if (!no_duplicates(member, counts, n, k))
+					return 0;
+			}
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * Whether no object in obj (parsed from buf, len bytes) names a member
+ * twice.  RFC 8259 section 4 leaves duplicate names to the parser and
+ * RFC 7515 section 5.2 (JWS) requires refusing them or keeping the
+ * last; two readers of one body must never disagree on it, so every
+ * duplicate is refused (I-JSON, RFC 7493 section 2.3).  Returns 1 if
+ * none, 0 if some (or out of memory).
+ */
+static int
+names_unique(const char *buf, size_t len, struct json_object *obj)
+{
+	size_t	*counts, n, k = 0;
+	int	 ok;
+
+	counts = member_counts(buf, len, &n);
+	if (n == (size_t)-1)
+		return 0;
+	ok = no_duplicates(obj, counts, n, &k) && k == n;
+	free(counts);
+	return ok;
 }
 
 /*
@@ -112,7 +233,7 @@ json_parse_strict(const char *buf, size_t len)
 		json_object_put(obj);
 		return NULL;
 	}
-	if (!value_ok(obj)) {
+	if (!value_ok(obj) || !names_unique(buf, len, obj)) {
 		json_object_put(obj);
 		return NULL;
 	}

@@ -2,7 +2,7 @@
  * jsonbody.h - the one strict JSON parser for every request body
  * (CASES C17): json-c with a small depth and JSON_TOKENER_STRICT, parse
  * end required at the body's end, no NaN/Infinity, no comments, no single
- * quotes, no trailing commas.
+ * quotes, no trailing commas, no member name twice in one object.
  */
 #ifndef JSONBODY_H
 #define JSONBODY_H
@@ -17,7 +17,8 @@ struct json_object;
 /*
  * Parse exactly len bytes of buf as one JSON value.  Returns a new
  * json-c object the caller releases with json_object_put(), or NULL when
- * the text is not strict JSON (trailing bytes, too deep, NaN, ...).
+ * the text is not strict JSON (trailing bytes, too deep, NaN, a member
+ * name given twice in one object at any depth, ...).
  * Numbers that are not finite are refused.
  */
 struct json_object *json_parse_strict(const char *buf, size_t len);

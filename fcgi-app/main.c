@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -30,6 +31,38 @@ usage(void)
 }
 
 /*
+ * Refuse a listening socket handed over on fd 0 that is TCP on anything
+ * but loopback while no web-server allowlist is in effect (FastCGI has
+ * no authentication; spawn-fcgi -p binds every interface by default).
+ * Returns 0 when acceptable, -1 (logged) otherwise.
+ */
+static int
+fd0_check(const struct cfg *c)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*in = (struct sockaddr_in *)(void *)&ss;
+	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)(void *)&ss;
+	socklen_t		 len = sizeof(ss);
+
+	if (getsockname(0, (struct sockaddr *)(void *)&ss, &len) == -1) {
+		log_warn("getsockname on fd 0");
+		return -1;
+	}
+	if (ss.ss_family == AF_UNIX || cfg_web_server_addrs(c) != NULL)
+		return 0;
+	if (ss.ss_family == AF_INET &&
+	    (ntohl(in->sin_addr.s_addr) >> 24) == 127)
+		return 0;
+	if (ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+		return 0;
+	log_warnx("the socket on fd 0 is reachable from other hosts, and "
+	    "FastCGI has no authentication: bind it to loopback or a unix "
+	    "socket, or set web-server-addrs");
+	return -1;
+}
+
+/*
  * Open the configured listen socket: "unix:/path" (created with mode
  * listen-mode), "host:port" or ":port"; "" means fd 0 must already be a
  * listening socket.  Returns the descriptor or -1 (logged).
@@ -46,7 +79,7 @@ open_listen(const struct cfg *c)
 			log_warnx("listen is empty but fd 0 is not a socket");
 			return -1;
 		}
-		return 0;
+		return fd0_check(c) == -1 ? -1 : 0;
 	}
 	if (strncmp(addr, "unix:", 5) == 0) {
 		addr += 5;
@@ -103,6 +136,16 @@ main(int argc, char *argv[])
 		routes_free();
 		cfg_free(&c);
 		return 0;
+	}
+	/*
+	 * libfcgi reads its allowlist from the environment in FCGX_Init()
+	 * and closes connections from IPv4 addresses not on it (unix
+	 * sockets are not checked: their file mode guards them).
+	 */
+	if (c.web_server_addrs[0] != '\0' &&
+	    setenv("FCGI_WEB_SERVER_ADDRS", c.web_server_addrs, 1) == -1) {
+		log_warn("setenv");
+		return 1;
 	}
 	if (FCGX_Init() != 0) {
 		log_warnx("FCGX_Init failed");

@@ -5,10 +5,19 @@
  * its ticket in the URL fragment (never sent to a server, never logged)
  * so that the visitor keeps that place.  The return URL is checked
  * against the queue's shop domains; an invalid one is dropped.
+ *
+ * Only the visitor's own navigation takes a number: HEAD, prefetch,
+ * prerender and fetches that are no top-level navigation get the room
+ * without one.  Every Location stays within LOCATION_MAX bytes, so the
+ * whole response head fits the smallest header buffer of a web server
+ * in front (nginx: one 4 KB page by default, RFC 9110 section 15.4 puts
+ * no limit on it): a return URL that would make it longer is dropped,
+ * as an invalid one is, and the visitor lands on the target URL.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqueue.h"
 #include "extern.h"
@@ -16,12 +25,68 @@
 #include "page-gateway.h"
 #include "token.h"
 
+/* Longest fragment "#number=N&ticket=T" of a room Location. */
+#define ROOM_FRAG_MAX	(sizeof("#number=&ticket=") - 1 + 19 + TICKET_LEN)
+
+/*
+ * Append s to b escaped for a query value (RFC 3986 section 3.4, read by
+ * application/x-www-form-urlencoded parsers): unreserved characters and
+ * "/?:@!$()*," stay as they are, everything else (notably & = + # % ;)
+ * becomes %XX.  A return URL is printable ASCII, so only a few bytes
+ * grow.
+ */
+static void
+query_value(struct buf *b, const char *s)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	static const char	 keep[] = "-._~/?:@!$()*,";
+	const unsigned char	*p;
+	char			 enc[3];
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(keep, *p) != NULL)
+			buf_add(b, p, 1);
+		else {
+			enc[0] = '%';
+			enc[1] = hex[*p >> 4];
+			enc[2] = hex[*p & 15];
+			buf_add(b, enc, 3);
+		}
+	}
+}
+
+/*
+ * Write the waiting room's path for e into room: "/queue/<slug>", with
+ * "?return=<ret>" when ret is set and the Location, with the longest
+ * fragment, still fits LOCATION_MAX.  Returns 1 when the return URL was
+ * kept, else 0.
+ */
+static int
+room_path(struct buf *room, const struct qentry *e, const char *ret)
+{
+	size_t	 base;
+
+	buf_printf(room, "/queue/%s", e->q->slug);
+	if (ret == NULL)
+		return 0;
+	base = room->len;
+	buf_puts(room, "?return=");
+	query_value(room, ret);
+	if (room->len + ROOM_FRAG_MAX <= LOCATION_MAX)
+		return 1;
+	room->len = base;
+	room->p[base] = '\0';
+	return 0;
+}
+
 void
 page_gateway(struct req *r)
 {
 	struct qentry		*e = r->qe;
 	struct field_val	*f = &r->fields[FIELD_RETURN];
 	struct buf		 room = { NULL, 0, 0 };
+	struct fetch_meta	 fm;
 	char			*ret = NULL, *token = NULL, *loc = NULL;
 	const char		*target;
 	char			 ticket[TICKET_LEN + 1];
@@ -37,13 +102,14 @@ page_gateway(struct req *r)
 		    "no target URL configured.");
 		goto out;
 	}
-	buf_printf(&room, "/queue/%s", e->q->slug);
-	if (ret != NULL) {
-		buf_puts(&room, "?return=");
-		html_url_arg(&room, ret);
-	}
-	/* HEAD (link checkers, monitors) and a paused queue take no number. */
-	if (!e->q->adm.active || r->method == METHOD_HEAD) {
+	room_path(&room, e, ret);
+	/*
+	 * HEAD (link checkers, monitors), prefetch and prerender, fetches
+	 * from scripts, and a paused queue take no number.
+	 */
+	req_fetch_meta(r, &fm);
+	if (!e->q->adm.active || r->method == METHOD_HEAD ||
+	    !fetch_is_deliberate(&fm)) {
 		http_redirect(r, room.p);
 		goto out;
 	}
@@ -58,6 +124,17 @@ page_gateway(struct req *r)
 		    token)) == NULL) {
 			http_error(r, 500, "internal_error", "Internal error.");
 			goto out;
+		}
+		/* Too long with the return URL: the target instead. */
+		if (strlen(loc) > LOCATION_MAX && ret != NULL &&
+		    e->q->target_url != NULL) {
+			free(loc);
+			if ((loc = url_append_param(e->q->target_url,
+			    TOKEN_PARAM, token)) == NULL) {
+				http_error(r, 500, "internal_error",
+				    "Internal error.");
+				goto out;
+			}
 		}
 		http_redirect(r, loc);
 		goto out;

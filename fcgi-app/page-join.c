@@ -18,10 +18,18 @@ page_join(struct req *r)
 {
 	struct qentry		*e = r->qe;
 	struct json_object	*body = NULL, *o = NULL;
+	struct fetch_meta	 fm;
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1];
 	int			 retry;
 
+	/* Another site's page may not make a visitor's browser join. */
+	req_fetch_meta(r, &fm);
+	if (!fetch_origin_ok(&fm, &e->domains)) {
+		http_error(r, 403, "origin_not_allowed",
+		    "This origin may not take a number in this waiting room.");
+		return;
+	}
 	if (body_json(r, &body, 0) == -1)
 		goto out;
 	switch (queue_join(r, &number)) {

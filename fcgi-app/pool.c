@@ -321,10 +321,13 @@ pool_run(int fd, const char *conf, struct cfg *c)
 		if (sig == SIGHUP) {
 			if (cfg_load(conf, &nc) == -1 ||
 			    nc.workers != c->workers ||
-			    strcmp(nc.listen, c->listen) != 0) {
+			    strcmp(nc.listen, c->listen) != 0 ||
+			    strcmp(nc.web_server_addrs,
+			    c->web_server_addrs) != 0) {
 				log_warnx("SIGHUP: configuration not reloaded "
-				    "(invalid, or listen/workers changed: "
-				    "restart for those)");
+				    "(invalid, or listen/workers/"
+				    "web-server-addrs changed: restart for "
+				    "those)");
 				cfg_free(&nc);
 				continue;
 			}

@@ -222,6 +222,13 @@ req_read_body(struct req *r)
 		/* Bytes on stdin without a length: refuse (411). */
 		if (FCGX_GetChar(r->fcgx->in) != EOF)
 			return BODY_LENGTH_REQUIRED;
+		/*
+		 * EOF with an error: the connection went before the web
+		 * server ended stdin (it gave up on the request), so nothing
+		 * may be done for it.
+		 */
+		if (FCGX_GetError(r->fcgx->in) != 0)
+			return BODY_INCOMPLETE;
 		return BODY_OK;
 	}
 	if ((r->body = try_malloc((size_t)len + 1)) == NULL)
@@ -246,4 +253,30 @@ req_is_json(const char *ct)
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
 	return *ct == '\0' || *ct == ';';
+}
+
+void
+req_fetch_meta(const struct req *r, struct fetch_meta *m)
+{
+	FCGX_ParamArray	 env = r->fcgx->envp;
+	const char	*https, *scheme;
+
+	memset(m, 0, sizeof(*m));
+	m->origin = r->origin;
+	m->site = FCGX_GetParam("HTTP_SEC_FETCH_SITE", env);
+	m->mode = FCGX_GetParam("HTTP_SEC_FETCH_MODE", env);
+	m->dest = FCGX_GetParam("HTTP_SEC_FETCH_DEST", env);
+	m->sec_purpose = FCGX_GetParam("HTTP_SEC_PURPOSE", env);
+	m->purpose = FCGX_GetParam("HTTP_PURPOSE", env);
+	m->x_purpose = FCGX_GetParam("HTTP_X_PURPOSE", env);
+	m->x_moz = FCGX_GetParam("HTTP_X_MOZ", env);
+	m->host = FCGX_GetParam("HTTP_HOST", env);
+	https = FCGX_GetParam("HTTPS", env);
+	scheme = FCGX_GetParam("REQUEST_SCHEME", env);
+	if (https != NULL && *https != '\0' && strcasecmp(https, "off") != 0)
+		m->scheme = "https";
+	else if (scheme != NULL && strcmp(scheme, "https") == 0)
+		m->scheme = "https";
+	else
+		m->scheme = "http";
 }

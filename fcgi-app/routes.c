@@ -274,6 +274,58 @@ unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 		http_db_down(r);
 }
 
+/*
+ * Whether the Accept header prefers an HTML page to JSON: it names
+ * text/html, and application/json not before it (a browser's navigation
+ * sends "text/html,...;q=0.9" and then any type at a lower q).
+ * Returns 1 or 0.
+ */
+static int
+wants_html(const char *accept)
+{
+	const char	*h, *j;
+
+	if (accept == NULL || (h = strcasestr(accept, "text/html")) == NULL)
+		return 0;
+	j = strcasestr(accept, "application/json");
+	return j == NULL || h < j;
+}
+
+/*
+ * 404 for a queue that does not exist.  A browser opening the waiting
+ * room or the gateway link gets a small page in the site's style of
+ * answers (the slug shown only when it is a valid one, HTML-escaped);
+ * everything else gets the JSON error.
+ */
+static void
+queue_not_found(struct req *r, route_fn pg, const char *slug)
+{
+	struct buf	 b = { NULL, 0, 0 };
+	int		 page = pg == page_room || pg == page_gateway;
+
+	if (page)
+		http_header(r, "Vary", "Accept");
+	if (!page || !wants_html(r->accept)) {
+		http_error(r, 404, "queue_not_found", "No such queue.");
+		return;
+	}
+	html_raw(&b, "<!doctype html>\n<html lang=\"en\"><head>"
+	    "<meta charset=\"utf-8\"><meta name=\"viewport\" "
+	    "content=\"width=device-width, initial-scale=1\">"
+	    "<title>No such waiting room</title></head><body><main>"
+	    "<h1>No such waiting room</h1><p>");
+	if (slug_valid(slug)) {
+		html_raw(&b, "There is no waiting room called &ldquo;");
+		html_text(&b, slug);
+		html_raw(&b, "&rdquo; here.");
+	} else
+		html_raw(&b, "There is no waiting room at this address.");
+	html_raw(&b, " Please check the link you followed.</p></main>"
+	    "</body></html>\n");
+	http_send(r, 404, "text/html; charset=utf-8", b.p, b.len);
+	buf_free(&b);
+}
+
 /* GET /queue/healthz: liveness, no database. */
 static void
 healthz(struct req *r)
@@ -334,14 +386,12 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	}
 	if (rt->flags & RF_QUEUE) {
 		if (!slug_valid(slug)) {
-			http_error(&r, 404, "queue_not_found",
-			    "No such queue.");
+			queue_not_found(&r, rt->handler, slug);
 			goto out;
 		}
 		er = qcache_get(&r, slug, &r.qe);
 		if (er == APP_NOTFOUND) {
-			http_error(&r, 404, "queue_not_found",
-			    "No such queue.");
+			queue_not_found(&r, rt->handler, slug);
 			goto out;
 		}
 		if (er == APP_DB_DOWN || er == APP_DB || er == APP_BUSY) {

@@ -302,29 +302,111 @@ shop_domains_parse(const char *list, struct shop_domains *out)
 	return 0;
 }
 
+/* Value of hex digit c (either case), or -1.  Can't fail. */
+static int
+hexval(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	c = lower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Percent-decode s in place, once ('+' left alone); returns the new
+ * length.  A '%' not followed by two hex digits stays as it is.
+ */
+static size_t
+pct_decode_once(char *s, size_t len)
+{
+	size_t	 i, j;
+	int	 hi, lo;
+
+	for (i = j = 0; i < len; i++) {
+		if (s[i] == '%' && i + 2 < len &&
+		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
+		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+			s[j++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else
+			s[j++] = s[i];
+	}
+	return j;
+}
+
+/*
+ * Whether the parameter name raw (len bytes, as written in a query) is
+ * read as TOKEN_PARAM by some shop's parser.  The name is percent-decoded
+ * until nothing changes (a parser decodes once; decoding more only
+ * refuses more), '+' read as a space, and then compared the way the
+ * lenient parsers read names: ASCII case ignored, leading white space
+ * dropped and ' ' and '.' read as '_' (PHP's $_GET), anything from '['
+ * on ignored (PHP arrays "name[]").  Returns 1 if so, 0 if not, -1 when
+ * out of memory (the caller refuses the URL).
+ */
+int
+token_param_name(const char *raw, size_t len)
+{
+	static const char	 want[] = TOKEN_PARAM;
+	char			*s;
+	size_t			 n, prev, i, k;
+	int			 c, match;
+
+	if ((s = try_malloc(len + 1)) == NULL)
+		return -1;
+	memcpy(s, raw, len);
+	n = len;
+	do {
+		prev = n;
+		n = pct_decode_once(s, n);
+	} while (n != prev);
+	for (i = 0; i < n && (s[i] == ' ' || s[i] == '+' || s[i] == '\t' ||
+	    s[i] == '\n' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f');
+	    i++)
+		;
+	match = 1;
+	for (k = 0; match && i < n && s[i] != '['; i++, k++) {
+		c = lower((unsigned char)s[i]);
+		if (c == ' ' || c == '+' || c == '.')
+			c = '_';
+		if (k >= sizeof(want) - 1 || c != want[k])
+			match = 0;
+	}
+	if (k != sizeof(want) - 1)
+		match = 0;
+	free(s);
+	return match;
+}
+
 /*
  * Whether the query of rest (path, query, fragment of a URL) already
- * holds a parameter named TOKEN_PARAM: a crafted link could otherwise
- * make the shop see two tokens (CASES C07 treats that as invalid) and
- * send an admitted visitor back to the queue.  Returns 1 if so.
+ * holds a parameter that a shop reads as TOKEN_PARAM (see
+ * token_param_name(); '&' and ';' both separate parameters, as some
+ * parsers split on either): a crafted link could otherwise make the
+ * shop see two tokens (CASES C07 treats that as invalid) and send an
+ * admitted visitor back to the queue.  Returns 1 if so (or when out of
+ * memory), else 0.
  */
 static int
 has_token_param(const char *rest, size_t rlen)
 {
-	const char	*q, *end, *p;
-	size_t		 n = sizeof(TOKEN_PARAM) - 1;
+	const char	*q, *end, *p, *seg;
+	size_t		 nlen;
 
 	end = memchr(rest, '#', rlen);
 	if (end == NULL)
 		end = rest + rlen;
 	if ((q = memchr(rest, '?', (size_t)(end - rest))) == NULL)
 		return 0;
-	for (p = q + 1; p < end; p++) {
-		if ((p == q + 1 || p[-1] == '&') && (size_t)(end - p) >= n &&
-		    strncasecmp(p, TOKEN_PARAM, n) == 0 &&
-		    (p + n == end || p[n] == '=' || p[n] == '&' ||
-		    p[n] == '['))
+	for (seg = q + 1; seg <= end; seg = p + 1) {
+		for (p = seg; p < end && *p != '&' && *p != ';'; p++)
+			;
+		for (nlen = 0; seg + nlen < p && seg[nlen] != '='; nlen++)
+			;
+		if (token_param_name(seg, nlen) != 0)
 			return 1;
+		if (p == end)
+			break;
 	}
 	return 0;
 }
@@ -437,4 +519,113 @@ url_append_param(const char *url, const char *name, const char *value)
 	p += vlen;
 	memcpy(p, url + qlen, ulen - qlen + 1);
 	return res;
+}
+
+/*
+ * Whether the header value v (may be NULL) holds word, ASCII case
+ * ignored, as a whole token (delimited by anything that is not a letter,
+ * digit or '-').  Returns 1 or 0.
+ */
+static int
+has_word(const char *v, const char *word)
+{
+	size_t	 n = strlen(word), i;
+	int	 c;
+
+	if (v == NULL)
+		return 0;
+	for (i = 0; v[i] != '\0'; i++) {
+		if (strncasecmp(v + i, word, n) != 0)
+			continue;
+		c = i == 0 ? ' ' : lower((unsigned char)v[i - 1]);
+		if (is_digit(c) || (c >= 'a' && c <= 'z') || c == '-')
+			continue;
+		c = lower((unsigned char)v[i + n]);
+		if (c != '\0' && (is_digit(c) || (c >= 'a' && c <= 'z') ||
+		    c == '-'))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether v (may be NULL) is present and, without surrounding white
+ * space, not exactly want.  Returns 1 or 0.
+ */
+static int
+present_not(const char *v, const char *want)
+{
+	size_t	 n;
+
+	if (v == NULL)
+		return 0;
+	v += strspn(v, " \t");
+	n = strlen(v);
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return 0;
+	return n != strlen(want) || strncmp(v, want, n) != 0;
+}
+
+int
+fetch_is_deliberate(const struct fetch_meta *m)
+{
+	if (m == NULL)
+		return 0;
+	if (m->sec_purpose != NULL && m->sec_purpose[strspn(m->sec_purpose,
+	    " \t")] != '\0')
+		return 0;
+	if (has_word(m->purpose, "prefetch") ||
+	    has_word(m->purpose, "preview") ||
+	    has_word(m->purpose, "prerender") ||
+	    has_word(m->x_purpose, "prefetch") ||
+	    has_word(m->x_purpose, "preview") ||
+	    has_word(m->x_moz, "prefetch"))
+		return 0;
+	if (present_not(m->mode, "navigate") ||
+	    present_not(m->dest, "document"))
+		return 0;
+	return 1;
+}
+
+/*
+ * Whether origin is this request's own origin: "scheme://host" with the
+ * Host header's value (ASCII case ignored) and the request's scheme; or,
+ * when the browser says Sec-Fetch-Site: same-origin, with either scheme
+ * (TLS may end in front of the web server, which then sees http).
+ * Returns 1 or 0.
+ */
+static int
+same_origin(const struct fetch_meta *m)
+{
+	const char	*o = m->origin, *auth;
+	char		 scheme[6];
+	size_t		 n;
+
+	if (m->host == NULL || *m->host == '\0')
+		return 0;
+	if ((n = scheme_parse(o, strlen(o), scheme)) == 0)
+		return 0;
+	auth = o + n;
+	if (strcasecmp(auth, m->host) != 0)
+		return 0;
+	if (m->scheme != NULL && strcmp(scheme, m->scheme) == 0)
+		return 1;
+	return m->site != NULL && strcmp(m->site, "same-origin") == 0;
+}
+
+int
+fetch_origin_ok(const struct fetch_meta *m, const struct shop_domains *d)
+{
+	if (m == NULL || d == NULL)
+		return 0;
+	if (m->origin != NULL && *m->origin != '\0') {
+		if (origin_allowed(m->origin, d))
+			return 1;
+		return same_origin(m);
+	}
+	/* No Origin: only a browser's own word can make it foreign. */
+	return m->site == NULL || strcmp(m->site, "cross-site") != 0;
 }

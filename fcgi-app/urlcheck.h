@@ -77,4 +77,57 @@ int	 origin_allowed(const char *origin, const struct shop_domains *d);
 char	*url_append_param(const char *url, const char *name,
 	    const char *value);
 
+/*
+ * Whether a query parameter name, as written in a URL (raw, len bytes),
+ * is read as TOKEN_PARAM by a shop's parser: percent-decoded (until
+ * stable), '+' as a space, ASCII case ignored, leading white space
+ * dropped, ' ' and '.' read as '_', and "[..." ignored (PHP's rules for
+ * $_GET names; WHATWG URLSearchParams decodes the same way).  Returns 1
+ * if so, 0 if not, -1 when out of memory.  return_url_check() refuses a
+ * return URL holding such a parameter (before '#'; '&' and ';' both
+ * separate parameters).
+ */
+int	 token_param_name(const char *raw, size_t len);
+
+/*
+ * The request headers that tell who made a request (Fetch Metadata
+ * Request Headers, W3C; RFC 6454 Origin; Sec-Purpose from the Fetch
+ * standard; the legacy Purpose, X-Purpose and X-Moz prefetch headers).
+ * Every member may be NULL (header absent).
+ */
+struct fetch_meta {
+	const char	*origin;	/* Origin */
+	const char	*site;		/* Sec-Fetch-Site */
+	const char	*mode;		/* Sec-Fetch-Mode */
+	const char	*dest;		/* Sec-Fetch-Dest */
+	const char	*sec_purpose;	/* Sec-Purpose */
+	const char	*purpose;	/* Purpose */
+	const char	*x_purpose;	/* X-Purpose */
+	const char	*x_moz;		/* X-Moz */
+	const char	*scheme;	/* this request's "http" / "https" */
+	const char	*host;		/* Host, as sent ("host[:port]") */
+};
+
+/*
+ * Whether a GET is the visitor's own deliberate navigation, the only
+ * kind of request that may take a number on the gateway: not a prefetch
+ * or prerender (any Sec-Purpose; Purpose or X-Purpose "prefetch",
+ * "preview" or "prerender"; X-Moz "prefetch"), and not a fetch that is
+ * no top-level navigation (Sec-Fetch-Mode present and not "navigate", or
+ * Sec-Fetch-Dest present and not "document").  A client that sends none
+ * of these headers counts as deliberate.  Returns 1 or 0.
+ */
+int	 fetch_is_deliberate(const struct fetch_meta *m);
+
+/*
+ * Whether a state-changing request (POST /join) may come from where it
+ * comes from: an Origin must be one of the queue's shop origins (exactly,
+ * as origin_allowed()) or the request's own origin (scheme and Host);
+ * without an Origin, only Sec-Fetch-Site "cross-site" refuses it.
+ * Clients that send neither header are allowed.  Returns 1 if allowed,
+ * 0 if not (answer 403 origin_not_allowed).
+ */
+int	 fetch_origin_ok(const struct fetch_meta *m,
+	    const struct shop_domains *d);
+
 #endif /* URLCHECK_H */

@@ -666,6 +666,13 @@ http {
 	server_tokens off;
 	sendfile on;
 
+	# Browsers (HTML preferred to JSON) get nginx's own errors under
+	# /queue/ as a small page, API clients as JSON.
+	map \$http_accept \$aqueue_err_fmt {
+		default json;
+		"~*^(?!.*application/json).*text/html" html;
+	}
+
 	server {
 		listen 127.0.0.1:$port;
 		server_name 127.0.0.1 localhost;
@@ -702,6 +709,34 @@ http {
 			fastcgi_param SERVER_ADDR \$server_addr;
 			fastcgi_param SERVER_PORT \$server_port;
 			fastcgi_param SERVER_NAME \$server_name;
+			# The whole response head must fit (else 502 "upstream
+			# sent too big header"); see deploy/nginx/aqueue.conf.
+			fastcgi_buffer_size 16k;
+			fastcgi_buffers 8 16k;
+			# nginx's own errors in the app's shape.
+			error_page 413 /queue-error/413.json;
+				error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
+		}
+
+		location = /queue-error/413.json {
+			internal;
+			default_type application/json;
+			add_header Cache-Control no-store always;
+			return 413 '{"error":"body_too_large","message":"The request body is too large."}\n';
+		}
+		location = /queue-error/503.json {
+			internal;
+			default_type application/json;
+			add_header Cache-Control no-store always;
+			add_header Retry-After 5 always;
+			return 503 '{"error":"service_unavailable","message":"The waiting room does not answer right now; try again shortly."}\n';
+		}
+		location = /queue-error/503.html {
+			internal;
+			default_type "text/html; charset=utf-8";
+			add_header Cache-Control no-store always;
+			add_header Retry-After 5 always;
+			return 503 '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta http-equiv="refresh" content="5"><title>Waiting room</title></head><body><main><h1>Please wait a moment</h1><p role="status">The waiting room is briefly unavailable. This page tries again by itself in a few seconds; keep it open.</p></main></body></html>\n';
 		}
 
 		# The repository's static/ folder (the app's static-url).

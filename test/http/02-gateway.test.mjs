@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import jwt from 'jsonwebtoken';
 import {
-	createQueue, api, status, token, verify, env, ctl, waitFor,
+	createQueue, api, navigate, status, token, verify, env, ctl, waitFor,
 } from './lib.mjs';
 
 const TOKEN_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -18,7 +18,7 @@ function verifyJWT(q, tok) {
 
 // enter(q, query): GET /enter; returns {status, location, headers}.
 async function enter(q, query = '') {
-	const r = await api(`/queue/${q.slug}/enter${query}`);
+	const r = await navigate(`/queue/${q.slug}/enter${query}`);
 	await r.arrayBuffer();
 	return { status: r.status, location: r.headers.get('location'),
 	    headers: r.headers };

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import jwt from 'jsonwebtoken';
-import { createQueue, api, req, join, token } from './lib.mjs';
+import { createQueue, navigate, req, join, token } from './lib.mjs';
 
 const C09 = [
 	'//evil.test/', '/\\evil.test/', '\\/evil.test', '/\\/\\evil.test',
@@ -58,7 +58,7 @@ test('gateway: a rejected return URL falls back to the target',
     async (t) => {
 	for (const v of NEGATIVE) {
 		await t.test(`enter ?return=${show(v)}`, async () => {
-			const r = await api(`/queue/${q.slug}/enter?return=` +
+			const r = await navigate(`/queue/${q.slug}/enter?return=` +
 			    encodeURIComponent(v));
 			await r.arrayBuffer();
 			assert.equal(r.status, 302);
@@ -142,7 +142,7 @@ const POSITIVE = [
 test('positive return URLs: the visitor lands on them', async (t) => {
 	for (const [v, prefix, frag] of POSITIVE) {
 		await t.test(`enter ?return=${v}`, async () => {
-			const r = await api(`/queue/${q.slug}/enter?return=` +
+			const r = await navigate(`/queue/${q.slug}/enter?return=` +
 			    encodeURIComponent(v));
 			await r.arrayBuffer();
 			assert.equal(r.status, 302);

@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import jwt from 'jsonwebtoken';
-import { createQueue, ctl, join, status, req, show } from './lib.mjs';
+import {
+	createQueue, ctl, join, status, req, show, navigateReq,
+} from './lib.mjs';
 
 test('a number is known to every process right after its join',
     async () => {
@@ -29,7 +31,7 @@ test('HEAD on the gateway takes no number', async () => {
 		assert.equal(r.headers.get('location'), `/queue/${q.slug}`);
 	}
 	assert.equal(show(q.slug).lastNumber, before);
-	const g = await req(`/queue/${q.slug}/enter`);
+	const g = await navigateReq(`/queue/${q.slug}/enter`);
 	assert.equal(g.status, 302);
 	assert.equal(show(q.slug).lastNumber, before + 1, 'GET takes one');
 });
@@ -38,7 +40,7 @@ test('a return URL with our token parameter in it is dropped', async () => {
 	const q = createQueue({ rate: 600, domains: 'shop.example' });
 	for (const ret of ['https://shop.example/a?aditus_queue_token=forged',
 	    'https://shop.example/a?x=1&ADITUS_QUEUE_TOKEN=f']) {
-		const r = await req(`/queue/${q.slug}/enter?return=` +
+		const r = await navigateReq(`/queue/${q.slug}/enter?return=` +
 		    encodeURIComponent(ret));
 		assert.equal(r.status, 302);
 		const loc = r.headers.get('location');

@@ -6,6 +6,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import assert from 'node:assert/strict';
 
@@ -382,4 +383,59 @@ export function fcgiParams(method, uri, extra = {}) {
 		HTTP_HOST: '127.0.0.1',
 		...extra,
 	};
+}
+
+// ---- a browser's top-level navigation --------------------------------------
+
+// Node's fetch always sends "Sec-Fetch-Mode: cors" (it overrides any other
+// value), and a fetch is no navigation: the gateway gives it the room
+// without a number.  These are the fetch metadata a browser sends when the
+// visitor follows a link; navigate() sends them through node:http.
+export const NAVIGATE = Object.freeze({
+	'sec-fetch-mode': 'navigate',
+	'sec-fetch-dest': 'document',
+	'sec-fetch-site': 'none',
+	'sec-fetch-user': '?1',
+});
+
+// navigate(path, opts): like api() (a Response, redirects not followed),
+// but over node:http with exactly NAVIGATE's headers plus opts.headers
+// (which win) and opts.method (default GET).
+export function navigate(path, opts = {}) {
+	const u = new URL(env.base + path);
+	const headers = { ...NAVIGATE, ...(opts.headers ?? {}) };
+	return new Promise((resolve, reject) => {
+		const rq = http.request({ host: u.hostname, port: u.port,
+		    method: opts.method ?? 'GET', path: u.pathname + u.search,
+		    headers, agent: false }, (res) => {
+			const chunks = [];
+			res.on('data', (d) => chunks.push(d));
+			res.on('end', () => {
+				const h = new Headers();
+				for (const [k, v] of Object.entries(res.headers))
+					h.set(k, Array.isArray(v) ? v.join(', ') :
+					    v);
+				const body = Buffer.concat(chunks);
+				resolve(new Response([101, 204, 205, 304]
+				    .includes(res.statusCode) ? null : body,
+				    { status: res.statusCode, headers: h }));
+			});
+		});
+		rq.on('error', reject);
+		rq.end();
+	});
+}
+
+// navigateReq(path, opts): navigate() read like req(): {status, headers,
+// text, json}.
+export async function navigateReq(path, opts = {}) {
+	const res = await navigate(path, opts);
+	const text = await res.text();
+	let json = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		json = null;
+	}
+	return { status: res.status, headers: res.headers, text, json };
 }

@@ -251,10 +251,44 @@ test_get_int(void)
 }
 
 /* Runs every test; the exit status is TAP's. */
+/*
+ * A member name given twice in one object, at any depth, is refused
+ * (json-c would keep the last value); the same name in different
+ * objects, and braces, colons and escaped quotes inside strings, are not
+ * duplicates.
+ */
+static void
+test_duplicates(void)
+{
+	REFUSED("{\"number\":1,\"number\":2}", "top-level duplicate");
+	REFUSED("{\"number\":1,\"ticket\":\"t\",\"number\":1}",
+	    "top-level duplicate, same value");
+	REFUSED("{\"a\":{\"b\":1,\"b\":2}}", "duplicate at depth 2");
+	REFUSED("{\"a\":[{\"x\":1},{\"y\":1,\"y\":1}]}",
+	    "duplicate in an object in an array");
+	REFUSED("[{\"a\":1},{\"a\":{\"c\":{\"d\":1,\"d\":1}}}]",
+	    "duplicate at depth 4 under an array");
+	REFUSED("{\"a\":{\"x\":{}},\"a\":1}",
+	    "duplicate whose first value was an object");
+	REFUSED("{\"a\":1,\"\\u0061\":2}", "duplicate spelt with \\u");
+	REFUSED("{\"pow\":{\"challenge\":\"c\",\"nonce\":\"n\"},"
+	    "\"pow\":{}}", "duplicate pow");
+	REFUSED("{\"\":1,\"\":2}", "duplicate empty name");
+	ACCEPTED("{\"a\":{\"a\":{\"a\":1}}}", "same name, nested objects");
+	ACCEPTED("[{\"a\":1},{\"a\":2}]", "same name, sibling objects");
+	ACCEPTED("{\"a\":\"{:}\\\":{\",\"b\":\"::\"}",
+	    "braces, colons and escaped quotes in strings");
+	ACCEPTED("{\"a:b\":1,\"a\":2,\"{\":3}", "colons in names");
+	ACCEPTED("{\"x\\\\\":1,\"x\":2}", "a name ending in a backslash");
+	ACCEPTED("{}", "empty object");
+	ACCEPTED("{\"a\":[],\"b\":{},\"c\":[{}]}", "empty containers");
+}
+
 int
 main(void)
 {
 	test_c17();
+	test_duplicates();
 	test_depth();
 	test_accepted();
 	test_get_int();

@@ -259,9 +259,9 @@ test_c03(void)
 	forged_is("{\"alg\":[\"HS256\"]}", cl, SIG_HS256, 0, TOKEN_BAD_ALG,
 	    "alg as an array");
 	forged_is("{\"alg\":\"RS256\",\"alg\":\"HS256\"}", cl, SIG_HS256, 0,
-	    TOKEN_VALID, "duplicate alg: json-c keeps the last, HS256");
+	    TOKEN_MALFORMED, "duplicate alg, last HS256: refused");
 	forged_is("{\"alg\":\"HS256\",\"alg\":\"none\"}", cl, SIG_EMPTY, 0,
-	    TOKEN_BAD_ALG, "duplicate alg: last one none");
+	    TOKEN_MALFORMED, "duplicate alg, last none: refused");
 	forged_is("{\"alg\":\"HS256\\u0000\"}", cl, SIG_HS256, 0,
 	    TOKEN_MALFORMED, "alg with an escaped NUL (strict parser)");
 	forged_is("{\"alg\":\"HS256\",\"typ\":1}", cl, SIG_HS256, 0,
@@ -707,6 +707,41 @@ test_ticket(void)
 	    "ticket_make refuses no key");
 }
 
+/* A name given twice in the header or the claims: malformed. */
+static void
+test_duplicates(void)
+{
+	char	*c, *d;
+
+	c = claims_ok();
+	forged_is("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", c, SIG_HS256, 0,
+	    TOKEN_VALID, "control: a clean token is valid");
+	forged_is("{\"alg\":\"none\",\"alg\":\"HS256\"}", c, SIG_HS256, 0,
+	    TOKEN_MALFORMED, "alg twice in the header: malformed");
+	forged_is("{\"alg\":\"HS256\",\"typ\":\"JWT\",\"typ\":\"JWT\"}",
+	    c, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "typ twice in the header: malformed");
+	d = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"sale\","
+	    "\"qnr\":1,\"qnr\":2,\"iat\":%lld,\"exp\":%lld}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\"}", d, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "qnr twice in the claims: malformed");
+	free(d);
+	d = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"other\","
+	    "\"aud\":\"sale\",\"qnr\":1,\"iat\":%lld,\"exp\":%lld}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\"}", d, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "aud twice in the claims: malformed");
+	free(d);
+	d = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"sale\","
+	    "\"qnr\":1,\"iat\":%lld,\"exp\":1,\"exp\":%lld}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\"}", d, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "exp twice in the claims: malformed");
+	free(d);
+	free(c);
+}
+
 /* Runs every test; the exit status is TAP's. */
 int
 main(void)
@@ -717,5 +752,6 @@ main(void)
 	test_c05();
 	test_c07();
 	test_ticket();
+	test_duplicates();
 	return done_testing();
 }

@@ -523,6 +523,153 @@ test_own_param(void)
 	url_same("https://shop.example/a#aditus_queue_token=1");
 }
 
+/*
+ * The token parameter's name as a shop's parser reads it: percent-
+ * encodings, '+' and case, PHP's '.'/' ' for '_' and "[]" all refuse the
+ * return URL (it falls back to the target), so the shop never sees two
+ * tokens.
+ */
+static void
+test_param_spelling(void)
+{
+	url_bad("https://shop.example/a?aditus%5Fqueue_token=forged");
+	url_bad("https://shop.example/a?aditus%5fqueue%5ftoken=forged");
+	url_bad("https://shop.example/a?x=1&%61ditus_queue_token=f");
+	url_bad("https://shop.example/a?aditus_queue_toke%6E=f");
+	url_bad("https://shop.example/a?%41DITUS_QUEUE_TOKEN=f");
+	url_bad("https://shop.example/a?aditus%255Fqueue_token=f");
+	url_bad("https://shop.example/a?aditus.queue_token=f");
+	url_bad("https://shop.example/a?aditus+queue_token=f");
+	url_bad("https://shop.example/a?aditus%20queue_token=f");
+	url_bad("https://shop.example/a?+aditus_queue_token=f");
+	url_bad("https://shop.example/a?aditus_queue_token%5B%5D=f");
+	url_bad("https://shop.example/a?aditus_queue_token[x]=f");
+	url_bad("https://shop.example/a?x=1;aditus_queue_token=f");
+	url_bad("https://shop.example/a?aditus%5Fqueue_token");
+	url_same("https://shop.example/a?aditus%5Fqueue_tokens=1");
+	url_same("https://shop.example/a?x=aditus%5Fqueue_token");
+	url_same("https://shop.example/a?aditus%5F_queue_token=1");
+	url_same("https://shop.example/a#aditus%5Fqueue_token=1");
+	url_same("https://shop.example/a?q=%26aditus_queue_token%3D1");
+	is_int(token_param_name("aditus%5Fqueue_token", 20), 1,
+	    "token_param_name: %%5F");
+	is_int(token_param_name("Aditus.Queue+Token", 18), 1,
+	    "token_param_name: case, '.', '+'");
+	is_int(token_param_name("aditus_queue_token[]", 20), 1,
+	    "token_param_name: []");
+	is_int(token_param_name("aditus_queue_tokenX", 19), 0,
+	    "token_param_name: a longer name");
+	is_int(token_param_name("", 0), 0, "token_param_name: empty");
+	is_int(token_param_name("[aditus_queue_token", 19), 0,
+	    "token_param_name: '[' first");
+}
+
+/* Fetch metadata: only a deliberate navigation takes a number. */
+static void
+test_fetch_deliberate(void)
+{
+	struct fetch_meta	 m;
+
+	memset(&m, 0, sizeof(m));
+	is_int(fetch_is_deliberate(&m), 1, "no headers: deliberate");
+	m.mode = "navigate";
+	m.dest = "document";
+	m.site = "none";
+	is_int(fetch_is_deliberate(&m), 1, "a typed URL: deliberate");
+	m.site = "cross-site";
+	is_int(fetch_is_deliberate(&m), 1, "a link from a mail: deliberate");
+	m.sec_purpose = "prefetch";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch");
+	m.sec_purpose = "prefetch;prerender";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch;prerender");
+	m.sec_purpose = "prefetch;anonymous-client-ip";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: anonymous prefetch");
+	m.sec_purpose = NULL;
+	m.purpose = "prefetch";
+	is_int(fetch_is_deliberate(&m), 0, "Purpose: prefetch");
+	m.purpose = "Prefetch";
+	is_int(fetch_is_deliberate(&m), 0, "Purpose: Prefetch");
+	m.purpose = "prefetcher";
+	is_int(fetch_is_deliberate(&m), 1, "Purpose: another word");
+	m.purpose = NULL;
+	m.x_purpose = "preview";
+	is_int(fetch_is_deliberate(&m), 0, "X-Purpose: preview");
+	m.x_purpose = NULL;
+	m.x_moz = "prefetch";
+	is_int(fetch_is_deliberate(&m), 0, "X-Moz: prefetch");
+	m.x_moz = NULL;
+	m.mode = "cors";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: cors");
+	m.mode = "no-cors";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: no-cors");
+	m.mode = "navigate";
+	m.dest = "iframe";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: iframe");
+	m.dest = "image";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: image");
+	m.dest = NULL;
+	is_int(fetch_is_deliberate(&m), 1, "navigate without a dest");
+	m.mode = NULL;
+	m.dest = "empty";
+	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: empty alone");
+}
+
+/* Fetch metadata and Origin: who may take a number with POST /join. */
+static void
+test_fetch_origin(void)
+{
+	struct fetch_meta	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.scheme = "https";
+	m.host = "queue.example";
+	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, no metadata");
+	m.site = "same-origin";
+	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, same-origin");
+	m.site = "none";
+	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, site none");
+	m.site = "cross-site";
+	is_int(fetch_origin_ok(&m, &shop), 0, "no Origin, cross-site");
+	m.origin = "https://evil.test";
+	is_int(fetch_origin_ok(&m, &shop), 0,
+	    "CASES C29: evil.test, cross-site");
+	m.site = NULL;
+	is_int(fetch_origin_ok(&m, &shop), 0, "evil.test without metadata");
+	m.origin = "null";
+	is_int(fetch_origin_ok(&m, &shop), 0, "Origin: null");
+	m.origin = "https://shop.example";
+	m.site = "cross-site";
+	is_int(fetch_origin_ok(&m, &shop), 1, "a shop origin, cross-site");
+	m.origin = "https://www.shop.example";
+	m.site = "same-site";
+	is_int(fetch_origin_ok(&m, &shop), 1, "a shop origin, same-site");
+	m.origin = "http://shop.example";
+	is_int(fetch_origin_ok(&m, &shop), 0, "a shop host over http");
+	m.origin = "https://queue.example";
+	m.site = "same-origin";
+	is_int(fetch_origin_ok(&m, &shop), 1, "same origin");
+	m.site = NULL;
+	is_int(fetch_origin_ok(&m, &shop), 1, "same origin, no metadata");
+	m.origin = "https://QUEUE.example";
+	is_int(fetch_origin_ok(&m, &shop), 1, "same origin, host case");
+	m.origin = "http://queue.example";
+	is_int(fetch_origin_ok(&m, &shop), 0, "same host, other scheme");
+	m.site = "same-origin";
+	is_int(fetch_origin_ok(&m, &shop), 1,
+	    "same host, other scheme, browser says same-origin");
+	m.origin = "https://queue.example:444";
+	is_int(fetch_origin_ok(&m, &shop), 0, "same host, other port");
+	m.origin = "https://queue.example/";
+	is_int(fetch_origin_ok(&m, &shop), 0, "origin with a path");
+	m.origin = "https://sub.queue.example";
+	m.site = "same-site";
+	is_int(fetch_origin_ok(&m, &shop), 0, "a sibling host, same-site");
+	m.host = NULL;
+	m.origin = "https://queue.example";
+	m.site = NULL;
+	is_int(fetch_origin_ok(&m, &shop), 0, "no Host: not same origin");
+}
+
 int
 main(void)
 {
@@ -539,5 +686,8 @@ main(void)
 	test_origin();
 	test_append();
 	test_own_param();
+	test_param_spelling();
+	test_fetch_deliberate();
+	test_fetch_origin();
 	return done_testing();
 }
