@@ -129,6 +129,7 @@ applied_one(const char *name, void *arg)
 	printf("applied %s\n", name);
 }
 
+/* Apply pending migrations, naming each.  Returns the exit status. */
 static int
 cmd_migrate(struct db *db, const struct cfg *c)
 {
@@ -179,6 +180,10 @@ spec_args(int argc, char *argv[], struct qops_spec *spec)
 	return 0;
 }
 
+/*
+ * create SLUG --name ... --rate ...: print the new queue's id and its
+ * signing secret (once), warnings on stderr.  Returns the exit status.
+ */
 static int
 cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 {
@@ -203,6 +208,7 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 	return 0;
 }
 
+/* update SLUG --field value...: change settings.  Returns exit status. */
 static int
 cmd_update(struct db *db, int argc, char *argv[])
 {
@@ -228,6 +234,10 @@ cmd_update(struct db *db, int argc, char *argv[])
 /* What a state command does. */
 enum state_op { OP_SET_RATE, OP_PAUSE, OP_RESUME, OP_ROTATE };
 
+/*
+ * pause, resume, set-rate, rotate-secret on slug: print "ok" or the new
+ * secret.  Returns the exit status.
+ */
 static int
 cmd_state(struct db *db, const struct cfg *c, const char *slug,
     enum state_op op, int64_t rate)
@@ -299,7 +309,10 @@ print_json(struct json_object *o)
 	json_object_put(o);
 }
 
-/* Print a queue's configuration and live state as JSON. */
+/*
+ * Print a queue's configuration and live state as JSON; with exists_only
+ * print nothing and return 0 or 1 (2 when the database fails).
+ */
 static int
 cmd_show(struct db *db, const char *slug, int exists_only)
 {
