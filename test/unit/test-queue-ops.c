@@ -384,6 +384,71 @@ test_state(struct db *db, const char *slug)
 	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
 }
 
+/* Run one statement of static SQL on my; returns 0 or -1. */
+static int
+sql(MYSQL *my, const char *q)
+{
+	MYSQL_RES	*res;
+
+	if (mysql_query(my, q) != 0) {
+		printf("# %s: %s\n", q, mysql_error(my));
+		return -1;
+	}
+	if ((res = mysql_store_result(my)) != NULL)
+		mysql_free_result(res);
+	return 0;
+}
+
+/*
+ * The state change waits for the row lock: while another session holds
+ * it, a pause fails (lock wait timeout, shortened here) and writes
+ * nothing; once it is released the pause goes through.
+ */
+static void
+test_lock(struct db *db, const struct cfg *c, const char *slug)
+{
+	struct qops_err	 err;
+	struct queue	*q, *before;
+	MYSQL		*other;
+	char		 q1[200];
+
+	if ((before = get(db, slug)) == NULL)
+		return;
+	other = mysql_init(NULL);
+	ok(other != NULL && mysql_real_connect(other,
+	    c->db_host[0] != '\0' ? c->db_host : NULL, c->db_user,
+	    c->db_password, c->db_name, (unsigned int)c->db_port,
+	    c->db_socket[0] != '\0' ? c->db_socket : NULL, 0) != NULL,
+	    "a second session");
+	snprintf(q1, sizeof(q1), "SELECT id FROM queue WHERE slug = '%s' "
+	    "FOR UPDATE", slug);
+	ok(sql(db_mysql(db), "SET SESSION innodb_lock_wait_timeout = 1") ==
+	    0, "short lock wait");
+	ok(sql(other, "START TRANSACTION") == 0 && sql(other, q1) == 0,
+	    "the other session locks the row");
+	ok(qops_pause(db, slug, &err) != APP_OK,
+	    "pause fails while the row is locked");
+	ok(err.reason != QOPS_R_OK, "with a reason");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, before->adm.active, "nothing written");
+		is_int(q->adm.anchor_time_ms, before->adm.anchor_time_ms,
+		    "anchor untouched");
+		qops_queue_free(q);
+	}
+	ok(sql(other, "COMMIT") == 0, "the other session lets go");
+	is_int(qops_pause(db, slug, &err), APP_OK, "pause goes through");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, 0, "paused");
+		qops_queue_free(q);
+	}
+	is_int(qops_resume(db, slug, &err), APP_OK, "resume");
+	ok(sql(db_mysql(db), "SET SESSION innodb_lock_wait_timeout = "
+	    "DEFAULT") == 0, "lock wait back to the default");
+	if (other != NULL)
+		mysql_close(other);
+	qops_queue_free(before);
+}
+
 /* Update: every field, exact values, warnings, refusals. */
 static void
 test_update(struct db *db, const char *slug)
@@ -560,6 +625,7 @@ main(void)
 	snprintf(other, sizeof(other), "tqo%lld-b", stamp);
 	test_create(db, &c, slug, other);
 	test_state(db, slug);
+	test_lock(db, &c, slug);
 	test_update(db, slug);
 	test_rotate(db, &c, slug);
 	test_list_delete(db, slug, other);
