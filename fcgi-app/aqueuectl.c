@@ -1,508 +1,458 @@
 /*
- * aqueuectl.c - the operator CLI: apply migrations, create queues (the
- * signing secret is printed once and stored sealed), change rate, pause,
- * resume, rotate the secret, show a queue's state.
+ * aqueuectl.c - the operator CLI: apply migrations, create, update, list,
+ * show, pause, resume, re-rate, rotate the secret of and delete queues.
+ * Every operation is in the library (queue-ops.c, schema.c); this file
+ * reads the command line and prints.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
-#include <mysql.h>
 
 #include "admission.h"
 #include "aqueue.h"
 #include "cfg.h"
-#include "crypto.h"
 #include "db.h"
 #include "log.h"
-#include "urlcheck.h"
+#include "queue-ops.h"
+#include "schema.h"
 
+#define EXIT_FAIL	1	/* the operation failed */
+#define EXIT_USAGE	2	/* bad command line or values */
 #define EXIT_EXISTS	3	/* create: the slug is taken */
 #define EXIT_NOQUEUE	4	/* no such queue */
 
+#define NAME_COL_MAX	32	/* characters of a name in the list table */
+
+static const char usage_text[] =
+    "usage: aqueuectl [-f config] command [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  migrate              apply pending database migrations\n"
+    "  create SLUG --name NAME --rate N [--target URL] [--domains LIST]\n"
+    "         [--burst N] [--token-ttl S]\n"
+    "                       make a queue; prints its signing secret once\n"
+    "  update SLUG [--name NAME] [--target URL] [--domains LIST]\n"
+    "         [--rate N] [--burst N] [--token-ttl S]\n"
+    "                       change settings (--target '' removes it)\n"
+    "  list [--json]        every queue: slug, name, active, rate,\n"
+    "                       last number issued, serving\n"
+    "  show SLUG            one queue's settings and state, as JSON\n"
+    "  exists SLUG          exit 0 if the queue exists, 1 if not\n"
+    "  pause SLUG           stop admitting (serving freezes)\n"
+    "  resume SLUG          admit again from where it stopped\n"
+    "  set-rate SLUG N      admit N visitors per minute\n"
+    "  rotate-secret SLUG   new signing secret, printed once\n"
+    "  delete SLUG --yes    remove a queue for good\n"
+    "\n"
+    "options:\n"
+    "  -f config            configuration file (default: $AQUEUE_CONF,\n"
+    "                       else /etc/aqueue/aqueue.conf)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue exists,\n"
+    "4 no such queue\n";
+
+/* Print the usage: to stdout and exit 0 when asked, else stderr, 2. */
 static void
-usage(void)
+usage(int asked)
 {
-	fprintf(stderr,
-	    "usage: aqueuectl [-f config] migrate\n"
-	    "       aqueuectl [-f config] create slug --name name "
-	    "--target url --domains list\n"
-	    "                 --rate per-minute [--burst n] "
-	    "[--token-ttl seconds]\n"
-	    "       aqueuectl [-f config] exists | show | pause | resume | "
-	    "rotate-secret slug\n"
-	    "       aqueuectl [-f config] set-rate slug per-minute\n");
-	exit(2);
-}
-
-/* Order migration file names. */
-static int
-namecmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Read a whole (small) file into a new string, or NULL. */
-static char *
-slurp(const char *path)
-{
-	FILE	*f;
-	char	*buf;
-	long	 n;
-
-	if ((f = fopen(path, "r")) == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    n > 1024 * 1024 || fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return NULL;
-	}
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	fputs(usage_text, asked ? stdout : stderr);
+	exit(asked ? 0 : EXIT_USAGE);
 }
 
 /*
- * Apply every migrations/NNNN-name.sql not yet recorded, in order.  Each
- * file holds one statement (MariaDB commits DDL implicitly).
+ * Tell the operator why an operation on slug (may be NULL) failed, on
+ * stderr, and return the exit status for it.
  */
+static int
+report(const struct qops_err *err, const char *slug)
+{
+	int	 f = err->field;
+
+	switch (err->reason) {
+	case QOPS_R_MISSING:
+		fprintf(stderr, "aqueuectl: --%s is required\n",
+		    qops_field_opt((enum qops_field)f));
+		return EXIT_USAGE;
+	case QOPS_R_INVALID:
+		if (f < 0) {
+			fprintf(stderr, "aqueuectl: bad value\n");
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "aqueuectl: bad value for --%s: must be %s\n",
+		    qops_field_opt((enum qops_field)f),
+		    qops_field_rule((enum qops_field)f));
+		return EXIT_USAGE;
+	case QOPS_R_SLUG:
+		fprintf(stderr, "aqueuectl: bad slug: %s\n",
+		    qops_reason_text(err->reason) + strlen("the slug "));
+		return EXIT_USAGE;
+	case QOPS_R_EXISTS:
+		fprintf(stderr, "aqueuectl: queue exists: %s\n", slug);
+		return EXIT_EXISTS;
+	case QOPS_R_NOT_FOUND:
+		if (slug != NULL && slug_valid(slug))
+			fprintf(stderr, "aqueuectl: no such queue: %s\n", slug);
+		else
+			fprintf(stderr, "aqueuectl: no such queue (not a "
+			    "valid slug)\n");
+		return EXIT_NOQUEUE;
+	default:
+		fprintf(stderr, "aqueuectl: %s\n",
+		    qops_reason_text(err->reason));
+		return EXIT_FAIL;
+	}
+}
+
+/* Print the warnings of *err on stderr.  Can't fail. */
+static void
+warnings(const struct qops_err *err)
+{
+	unsigned int	 bit;
+
+	for (bit = 1; bit != 0; bit <<= 1)
+		if (err->warnings & bit)
+			fprintf(stderr, "aqueuectl: warning: %s (%s)\n",
+			    qops_warning_text(bit), qops_warning_code(bit));
+}
+
+/* schema_migrate() callback: say what was applied. */
+static void
+applied_one(const char *name, void *arg)
+{
+	(void)arg;
+	printf("applied %s\n", name);
+}
+
+/* Apply pending migrations, naming each.  Returns the exit status. */
 static int
 cmd_migrate(struct db *db, const struct cfg *c)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		*names[1000], *sql, *path;
-	size_t		 n = 0, i;
-	int64_t		 v;
-	int		 applied, rc = 0, done = 0;
-	char		 num[5];
-	const char	*cs;
+	int	 n;
 
-	if (db_ensure(db) != APP_OK) {
-		log_warnx("cannot connect to the database");
-		return 1;
+	if (schema_migrate(db, c->migrations_dir, applied_one, NULL, &n) !=
+	    APP_OK) {
+		fprintf(stderr, "aqueuectl: migrate failed (see above)\n");
+		return EXIT_FAIL;
 	}
-	cs = mysql_character_set_name(db_mysql(db));
-	if (strcmp(cs, "utf8mb4") != 0) {
-		log_warnx("the server refused utf8mb4 (connection uses %s)",
-		    cs);
-		return 1;
-	}
-	if (db_exec_static(db, "CREATE TABLE IF NOT EXISTS schema_migrations "
-	    "(version INT UNSIGNED NOT NULL PRIMARY KEY, name VARCHAR(200) "
-	    "NOT NULL, applied_at TIMESTAMP(3) NOT NULL DEFAULT "
-	    "CURRENT_TIMESTAMP(3)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 "
-	    "COLLATE=utf8mb4_unicode_ci") != APP_OK)
-		return 1;
-	if ((d = opendir(c->migrations_dir)) == NULL) {
-		log_warn("%s", c->migrations_dir);
-		return 1;
-	}
-	while ((de = readdir(d)) != NULL && n < 1000) {
-		size_t len = strlen(de->d_name);
-		if (len < 10 || strspn(de->d_name, "0123456789") != 4 ||
-		    de->d_name[4] != '-' ||
-		    strcmp(de->d_name + len - 4, ".sql") != 0)
-			continue;
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), namecmp);
-	for (i = 0; i < n && rc == 0; i++) {
-		memcpy(num, names[i], 4);
-		num[4] = '\0';
-		v = strtol(num, NULL, 10);
-		if (db_migration_applied(db, v, &applied) != APP_OK) {
-			rc = 1;
-			break;
-		}
-		if (applied)
-			continue;
-		path = xasprintf("%s/%s", c->migrations_dir, names[i]);
-		sql = slurp(path);
-		if (sql == NULL) {
-			log_warn("%s", path);
-			rc = 1;
-		} else if (db_exec_static(db, sql) != APP_OK ||
-		    db_migration_record(db, v, names[i]) != APP_OK) {
-			log_warnx("migration %s failed", names[i]);
-			rc = 1;
-		} else {
-			printf("applied %s\n", names[i]);
-			done++;
-		}
-		free(sql);
-		free(path);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	if (rc == 0)
-		printf("schema up to date (%d applied)\n", done);
-	return rc;
+	printf("schema up to date (%d applied)\n", n);
+	return 0;
 }
 
 /*
- * Make a new signing secret for q: 32 random bytes as base64url text
- * (the HMAC key is that text, so any JWT library takes it as a string),
- * sealed under the master key bound to the slug.  Returns the secret
- * text the caller prints once and frees, or NULL.
- */
-static char *
-new_secret(const struct cfg *c, struct queue *q)
-{
-	uint8_t	 raw[32];
-	char	*secret, *aad;
-	int64_t	 n;
-
-	if (crypto_random(raw, sizeof(raw)) == -1 ||
-	    (secret = b64url_encode(raw, sizeof(raw))) == NULL)
-		return NULL;
-	wipe(raw, sizeof(raw));
-	aad = xasprintf("queue-secret:%s", q->slug);
-	n = seal(c->master_key, aad, secret, strlen(secret),
-	    q->secret_sealed, sizeof(q->secret_sealed));
-	free(aad);
-	if (n < 0) {
-		wipe(secret, strlen(secret));
-		free(secret);
-		return NULL;
-	}
-	q->secret_sealed_len = (size_t)n;
-	return secret;
-}
-
-/*
- * Whether s is an absolute http(s) URL of printable ASCII (no spaces,
- * controls or backslashes) with a host and no userinfo (a target like
- * https://user:pw@shop.example/ would hand credentials to every
- * visitor).  Returns 1 or 0.
+ * Read the --field options of create/update (argv[0] is the command,
+ * argv[1] the slug) into *spec.  Returns 0, or the exit status after a
+ * message.
  */
 static int
-target_valid(const char *s)
+spec_args(int argc, char *argv[], struct qops_spec *spec)
 {
-	size_t	 i, len = strlen(s), n, alen;
+	struct option	 opts[QOPS_F__MAX + 2];
+	struct qops_err	 err;
+	int		 f, ch;
 
-	if (len > URL_MAX)
-		return 0;
-	if (strncmp(s, "https://", 8) == 0)
-		n = 8;
-	else if (strncmp(s, "http://", 7) == 0)
-		n = 7;
-	else
-		return 0;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] >= 0x7f ||
-		    s[i] == '\\')
-			return 0;
-	alen = strcspn(s + n, "/?#");
-	return alen > 0 && memchr(s + n, '@', alen) == NULL;
+	memset(spec, 0, sizeof(*spec));
+	memset(opts, 0, sizeof(opts));
+	for (f = 0; f < QOPS_F__MAX; f++) {
+		opts[f].name = qops_field_opt((enum qops_field)f);
+		opts[f].has_arg = required_argument;
+		opts[f].val = 256 + f;
+	}
+	opts[f].name = "help";
+	opts[f].val = 'h';
+	optind = 2;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ch == 'h')
+			usage(1);
+		if (ch < 256 || ch >= 256 + QOPS_F__MAX)
+			usage(0);
+		if (qops_spec_set(spec, (enum qops_field)(ch - 256), optarg,
+		    &err) != APP_OK)
+			return report(&err, NULL);
+	}
+	if (optind != argc)
+		usage(0);
+	return 0;
 }
 
 /*
- * Whether name is fit to show: no control characters, not blank.
- * Returns 1 or 0.
+ * create SLUG --name ... --rate ...: print the new queue's id and its
+ * signing secret (once), warnings on stderr.  Returns the exit status.
  */
-static int
-name_valid(const char *name)
-{
-	const unsigned char	*p;
-	int			 blank = 1;
-
-	for (p = (const unsigned char *)name; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-		if (*p != ' ')
-			blank = 0;
-	}
-	return !blank;
-}
-
-/* Number of UTF-8 characters of s, or -1 if s is not valid UTF-8. */
-static int64_t
-utf8_chars(const char *s)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	int64_t			 n = 0;
-	int			 k;
-
-	while (*p != '\0') {
-		if (*p < 0x80)
-			k = 0;
-		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			k = 1;
-		else if ((*p & 0xf0) == 0xe0)
-			k = 2;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			k = 3;
-		else
-			return -1;
-		p++;
-		while (k-- > 0) {
-			if ((*p & 0xc0) != 0x80)
-				return -1;
-			p++;
-		}
-		n++;
-	}
-	return n;
-}
-
 static int
 cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "target", required_argument, NULL, 't' },
-		{ "domains", required_argument, NULL, 'd' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "token-ttl", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct queue		 q;
-	struct shop_domains	 sd;
-	const char		*name = NULL, *target = NULL, *domains = "";
-	int64_t			 rate = -1, burst = 0, ttl = 600, chars;
-	uint8_t			 tkey[TICKET_KEY_LEN];
-	char			*secret = NULL, *aad;
-	int64_t			 n;
-	enum app_err		 er;
-	int			 ch, rc = 1;
+	struct qops_spec	 spec;
+	struct qops_err		 err;
+	char			*secret;
+	int64_t			 id;
+	int			 rc;
 
-	if (argc < 2)
-		usage();
-	memset(&q, 0, sizeof(q));
-	q.slug = argv[1];
-	optind = 2;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'n': name = optarg; break;
-		case 't': target = optarg; break;
-		case 'd': domains = optarg; break;
-		case 'r':
-			if (parse_int64(optarg, ADM_RATE_MIN, ADM_RATE_MAX,
-			    &rate) == -1)
-				errx_usage:
-				{
-					fprintf(stderr, "aqueuectl: bad value "
-					    "'%s'\n", optarg);
-					return 2;
-				}
-			break;
-		case 'b':
-			if (parse_int64(optarg, 0, ADM_BURST_MAX, &burst) == -1)
-				goto errx_usage;
-			break;
-		case 'l':
-			if (parse_int64(optarg, 1, 86400, &ttl) == -1)
-				goto errx_usage;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc)
-		usage();
-	if (!slug_valid(q.slug)) {
-		fprintf(stderr, "aqueuectl: bad slug: 1-%d of a-z 0-9 -, "
-		    "starting with a letter or digit\n", SLUG_MAX);
-		return 2;
-	}
-	if (name == NULL || rate < 0) {
-		fprintf(stderr, "aqueuectl: --name and --rate are required\n");
-		return 2;
-	}
-	chars = utf8_chars(name);
-	if (chars < 1 || chars > NAME_MAX_CHARS || !name_valid(name)) {
-		fprintf(stderr, "aqueuectl: --name must be 1-%d characters "
-		    "of UTF-8, not blank, without control characters\n",
-		    NAME_MAX_CHARS);
-		return 2;
-	}
-	if (target != NULL && !target_valid(target)) {
-		fprintf(stderr, "aqueuectl: --target must be an http(s) URL "
-		    "with a host and without user:password@\n");
-		return 2;
-	}
-	if (shop_domains_parse(domains, &sd) == -1) {
-		fprintf(stderr, "aqueuectl: bad --domains list\n");
-		return 2;
-	}
-	q.name = (char *)(uintptr_t)name;
-	q.target_url = (char *)(uintptr_t)target;
-	q.shop_domains = (char *)(uintptr_t)domains;
-	q.token_ttl_s = ttl;
-	adm_init(&q.adm, rate, burst, now_ms());
-
-	if (crypto_random(tkey, sizeof(tkey)) == -1)
-		goto out;
-	aad = xasprintf("queue-ticket-key:%s", q.slug);
-	n = seal(c->master_key, aad, tkey, sizeof(tkey), q.ticket_key_sealed,
-	    sizeof(q.ticket_key_sealed));
-	free(aad);
-	wipe(tkey, sizeof(tkey));
-	if (n < 0)
-		goto out;
-	q.ticket_key_sealed_len = (size_t)n;
-	if ((secret = new_secret(c, &q)) == NULL)
-		goto out;
-	er = db_queue_insert(db, &q);
-	if (er == APP_INVALID) {
-		fprintf(stderr, "aqueuectl: queue '%s' exists\n", q.slug);
-		rc = EXIT_EXISTS;
-		goto out;
-	}
-	if (er != APP_OK) {
-		fprintf(stderr, "aqueuectl: could not create the queue\n");
-		goto out;
-	}
-	printf("queue %s created (id %lld)\n", q.slug, (long long)q.id);
+	if (argc < 2 || argv[1][0] == '-')
+		usage(0);
+	if ((rc = spec_args(argc, argv, &spec)) != 0)
+		return rc;
+	if (qops_create(db, c, argv[1], &spec, &secret, &id, &err) != APP_OK)
+		return report(&err, argv[1]);
+	warnings(&err);
+	printf("queue %s created (id %lld)\n", argv[1], (long long)id);
 	printf("The signing secret is shown only now; keep it for token "
 	    "verification:\n");
 	printf("secret: %s\n", secret);
-	rc = 0;
-out:
-	if (secret != NULL) {
-		wipe(secret, strlen(secret));
-		free(secret);
-	}
-	return rc;
+	qops_secret_free(secret);
+	return 0;
 }
 
-/* What a state command does to the locked row. */
+/* update SLUG --field value...: change settings.  Returns exit status. */
+static int
+cmd_update(struct db *db, int argc, char *argv[])
+{
+	struct qops_spec	 spec;
+	struct qops_err		 err;
+	int			 rc;
+
+	if (argc < 2 || argv[1][0] == '-')
+		usage(0);
+	if ((rc = spec_args(argc, argv, &spec)) != 0)
+		return rc;
+	if (spec.set == 0) {
+		fprintf(stderr, "aqueuectl: update: nothing to change\n");
+		return EXIT_USAGE;
+	}
+	if (qops_update(db, argv[1], &spec, &err) != APP_OK)
+		return report(&err, argv[1]);
+	warnings(&err);
+	printf("ok\n");
+	return 0;
+}
+
+/* What a state command does. */
 enum state_op { OP_SET_RATE, OP_PAUSE, OP_RESUME, OP_ROTATE };
 
 /*
- * Lock the row, apply op (re-anchoring through the admission module so
- * that serving stays continuous), write it back, commit.
+ * pause, resume, set-rate, rotate-secret on slug: print "ok" or the new
+ * secret.  Returns the exit status.
  */
 static int
 cmd_state(struct db *db, const struct cfg *c, const char *slug,
     enum state_op op, int64_t rate)
 {
-	struct queue	*q = NULL;
-	enum app_err	 er;
+	struct qops_err	 err;
+	enum app_err	 er = APP_OK;
 	char		*secret = NULL;
-	int		 rc = 1;
 
-	if ((er = db_begin(db)) != APP_OK) {
-		fprintf(stderr, "aqueuectl: database unavailable\n");
-		return 1;
-	}
-	er = db_queue_get_locked(db, slug, &q);
-	if (er == APP_NOTFOUND) {
-		fprintf(stderr, "aqueuectl: no queue '%s'\n", slug);
-		rc = EXIT_NOQUEUE;
-		goto out;
-	}
-	if (er != APP_OK)
-		goto out;
 	switch (op) {
 	case OP_SET_RATE:
-		adm_set_rate(&q->adm, rate, now_ms());
-		er = db_queue_set_state(db, q);
+		er = qops_set_rate(db, slug, rate, &err);
 		break;
 	case OP_PAUSE:
-		if (q->adm.active)
-			adm_pause(&q->adm, now_ms());
-		er = db_queue_set_state(db, q);
+		er = qops_pause(db, slug, &err);
 		break;
 	case OP_RESUME:
-		if (!q->adm.active)
-			adm_resume(&q->adm, now_ms());
-		er = db_queue_set_state(db, q);
+		er = qops_resume(db, slug, &err);
 		break;
 	case OP_ROTATE:
-		if ((secret = new_secret(c, q)) == NULL) {
-			er = APP_CRYPTO;
-			break;
-		}
-		er = db_queue_set_secret(db, q);
+		er = qops_rotate_secret(db, c, slug, &secret, &err);
 		break;
 	}
-	if (er != APP_OK || (er = db_commit(db)) != APP_OK)
-		goto out;
+	if (er != APP_OK)
+		return report(&err, slug);
 	if (secret != NULL) {
 		printf("new signing secret of %s (tokens signed with the old "
 		    "one no longer verify):\n", slug);
 		printf("secret: %s\n", secret);
+		qops_secret_free(secret);
 	} else
 		printf("ok\n");
-	rc = 0;
-out:
-	if (rc != 0)
-		db_rollback(db);
-	if (secret != NULL) {
-		wipe(secret, strlen(secret));
-		free(secret);
-	}
-	db_queue_free(q);
-	return rc;
+	return 0;
 }
 
-/* Print a queue's configuration and live state as JSON. */
+/* A queue's settings and live state at now as a new JSON object. */
+static struct json_object *
+queue_json(const struct queue *q, int64_t now)
+{
+	struct json_object	*o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_int64(q->id));
+	json_object_object_add(o, "slug", json_object_new_string(q->slug));
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	json_object_object_add(o, "targetUrl", q->target_url ?
+	    json_object_new_string(q->target_url) : NULL);
+	json_object_object_add(o, "shopDomains",
+	    json_object_new_string(q->shop_domains));
+	json_object_object_add(o, "ratePerMinute",
+	    json_object_new_int64(q->adm.rate_per_minute));
+	json_object_object_add(o, "burst",
+	    json_object_new_int64(adm_burst(&q->adm)));
+	json_object_object_add(o, "active",
+	    json_object_new_boolean(q->adm.active));
+	json_object_object_add(o, "lastNumber",
+	    json_object_new_int64(q->adm.last_number));
+	json_object_object_add(o, "serving",
+	    json_object_new_int64(adm_serving(&q->adm, now)));
+	json_object_object_add(o, "tokenTtlSeconds",
+	    json_object_new_int64(q->token_ttl_s));
+	return o;
+}
+
+/* Print o pretty-printed and release it. */
+static void
+print_json(struct json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/*
+ * Print a queue's configuration and live state as JSON; with exists_only
+ * print nothing and return 0 or 1 (2 when the database fails).
+ */
 static int
 cmd_show(struct db *db, const char *slug, int exists_only)
 {
-	struct queue		*q = NULL;
-	struct json_object	*o;
-	enum app_err		 er;
-	int64_t			 now = now_ms(), serving;
+	struct queue	*q = NULL;
+	struct qops_err	 err;
+	enum app_err	 er;
 
-	er = db_queue_get(db, slug, &q);
-	if (er == APP_NOTFOUND)
-		return exists_only ? 1 : EXIT_NOQUEUE;
-	if (er != APP_OK) {
-		fprintf(stderr, "aqueuectl: database unavailable\n");
-		return exists_only ? 2 : 1;
+	er = qops_get(db, slug, &q, &err);
+	if (exists_only && er != APP_OK && er != APP_NOTFOUND) {
+		(void)report(&err, slug);
+		return 2;
 	}
-	if (!exists_only) {
-		serving = adm_serving(&q->adm, now);
-		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int64(q->id));
-		json_object_object_add(o, "slug",
-		    json_object_new_string(q->slug));
-		json_object_object_add(o, "name",
-		    json_object_new_string(q->name));
-		json_object_object_add(o, "targetUrl", q->target_url ?
-		    json_object_new_string(q->target_url) : NULL);
-		json_object_object_add(o, "shopDomains",
-		    json_object_new_string(q->shop_domains));
-		json_object_object_add(o, "ratePerMinute",
-		    json_object_new_int64(q->adm.rate_per_minute));
-		json_object_object_add(o, "burst",
-		    json_object_new_int64(adm_burst(&q->adm)));
-		json_object_object_add(o, "active",
-		    json_object_new_boolean(q->adm.active));
-		json_object_object_add(o, "lastNumber",
-		    json_object_new_int64(q->adm.last_number));
-		json_object_object_add(o, "serving",
-		    json_object_new_int64(serving));
-		json_object_object_add(o, "tokenTtlSeconds",
-		    json_object_new_int64(q->token_ttl_s));
-		printf("%s\n", json_object_to_json_string_ext(o,
-		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
+	if (exists_only) {
+		qops_queue_free(q);
+		return er == APP_OK ? 0 : 1;
 	}
-	db_queue_free(q);
+	if (er != APP_OK)
+		return report(&err, slug);
+	print_json(queue_json(q, qops_now(db)));
+	qops_queue_free(q);
+	return 0;
+}
+
+/* Characters of the UTF-8 string s (continuation bytes not counted). */
+static size_t
+chars(const char *s)
+{
+	size_t	 n = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/*
+ * Print at most max characters of the UTF-8 string s (ending in "..."
+ * when cut), padded with spaces to max characters.
+ */
+static void
+print_cell(const char *s, size_t max)
+{
+	size_t	 n = chars(s), i, bytes;
+
+	if (n > max) {
+		/* Up to the first byte of character max - 2. */
+		for (i = 0, bytes = 0; s[bytes] != '\0'; bytes++)
+			if (((unsigned char)s[bytes] & 0xc0) != 0x80 &&
+			    i++ == max - 3)
+				break;
+		printf("%.*s...", (int)bytes, s);
+		return;
+	}
+	printf("%s%*s", s, (int)(max - n), "");
+}
+
+/* Print every queue as a table, or with json as a JSON array. */
+static int
+cmd_list(struct db *db, int argc, char *argv[])
+{
+	struct queue	**qs = NULL;
+	struct qops_err	 err;
+	struct json_object *a;
+	size_t		 n, i, wslug = 4, wname = 4, w;
+	int64_t		 now;
+	int		 json = 0;
+
+	if (argc == 2 && strcmp(argv[1], "--json") == 0)
+		json = 1;
+	else if (argc != 1)
+		usage(0);
+	if (qops_list(db, &qs, &n, &err) != APP_OK)
+		return report(&err, NULL);
+	now = qops_now(db);
+	if (json) {
+		a = json_object_new_array();
+		for (i = 0; i < n; i++)
+			json_object_array_add(a, queue_json(qs[i], now));
+		print_json(a);
+		qops_list_free(qs, n);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if ((w = strlen(qs[i]->slug)) > wslug)
+			wslug = w;
+		if ((w = chars(qs[i]->name)) > wname)
+			wname = w > NAME_COL_MAX ? NAME_COL_MAX : w;
+	}
+	printf("%-*s  %-*s  %-6s  %8s  %10s  %10s\n", (int)wslug, "SLUG",
+	    (int)wname, "NAME", "ACTIVE", "RATE/MIN", "LAST", "SERVING");
+	for (i = 0; i < n; i++) {
+		printf("%-*s  ", (int)wslug, qs[i]->slug);
+		print_cell(qs[i]->name, wname);
+		printf("  %-6s  %8lld  %10lld  %10lld\n",
+		    qs[i]->adm.active ? "yes" : "no",
+		    (long long)qs[i]->adm.rate_per_minute,
+		    (long long)qs[i]->adm.last_number,
+		    (long long)adm_serving(&qs[i]->adm, now));
+	}
+	qops_list_free(qs, n);
+	return 0;
+}
+
+/* Delete a queue; refused without --yes. */
+static int
+cmd_delete(struct db *db, int argc, char *argv[])
+{
+	struct qops_err	 err;
+	const char	*slug = NULL;
+	int		 i, yes = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--yes") == 0)
+			yes = 1;
+		else if (argv[i][0] != '-' && slug == NULL)
+			slug = argv[i];
+		else
+			usage(0);
+	}
+	if (slug == NULL)
+		usage(0);
+	if (!yes) {
+		fprintf(stderr, "aqueuectl: delete removes the queue, its "
+		    "numbers and its secrets for good;\n"
+		    "run it again with --yes to confirm\n");
+		return EXIT_USAGE;
+	}
+	if (qops_delete(db, slug, &err) != APP_OK)
+		return report(&err, slug);
+	printf("queue %s deleted\n", slug);
 	return 0;
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct cfg	 c;
 	struct db	*db;
 	const char	*conf = getenv("AQUEUE_CONF"), *cmd;
@@ -510,23 +460,32 @@ main(int argc, char *argv[])
 	int64_t		 rate;
 
 	log_open("aqueuectl", 0);
-	if (conf == NULL)
+	if (conf == NULL || conf[0] == '\0')
 		conf = "/etc/aqueue/aqueue.conf";
-	while ((ch = getopt(argc, argv, "+f:")) != -1)
+	while ((ch = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1)
 		switch (ch) {
 		case 'f':
 			conf = optarg;
 			break;
+		case 'h':
+			usage(1);
+			break;
 		default:
-			usage();
+			usage(0);
 		}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		usage();
+		usage(0);
+	/* "aqueuectl COMMAND --help" needs no configuration either. */
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0))
+		usage(1);
 	if (cfg_load(conf, &c) == -1) {
+		fprintf(stderr, "aqueuectl: cannot use the configuration %s "
+		    "(name another with -f FILE or AQUEUE_CONF)\n", conf);
 		cfg_free(&c);
-		return 1;
+		return EXIT_FAIL;
 	}
 	db = db_open(&c);
 	cmd = argv[0];
@@ -534,6 +493,12 @@ main(int argc, char *argv[])
 		rc = cmd_migrate(db, &c);
 	else if (strcmp(cmd, "create") == 0)
 		rc = cmd_create(db, &c, argc, argv);
+	else if (strcmp(cmd, "update") == 0)
+		rc = cmd_update(db, argc, argv);
+	else if (strcmp(cmd, "list") == 0)
+		rc = cmd_list(db, argc, argv);
+	else if (strcmp(cmd, "delete") == 0)
+		rc = cmd_delete(db, argc, argv);
 	else if (strcmp(cmd, "exists") == 0 && argc == 2)
 		rc = cmd_show(db, argv[1], 1);
 	else if (strcmp(cmd, "show") == 0 && argc == 2)
@@ -547,13 +512,13 @@ main(int argc, char *argv[])
 	else if (strcmp(cmd, "set-rate") == 0 && argc == 3) {
 		if (parse_int64(argv[2], ADM_RATE_MIN, ADM_RATE_MAX,
 		    &rate) == -1) {
-			fprintf(stderr, "aqueuectl: rate must be %d-%d\n",
-			    ADM_RATE_MIN, ADM_RATE_MAX);
-			rc = 2;
+			fprintf(stderr, "aqueuectl: bad value for rate: must "
+			    "be %s\n", qops_field_rule(QOPS_F_RATE));
+			rc = EXIT_USAGE;
 		} else
 			rc = cmd_state(db, &c, argv[1], OP_SET_RATE, rate);
 	} else
-		usage();
+		usage(0);
 	db_close(db);
 	cfg_free(&c);
 	return rc;

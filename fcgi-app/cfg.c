@@ -202,18 +202,18 @@ cfg_load(const char *path, struct cfg *c)
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (set_key(c, &keys[i], keys[i].def) == -1) {
-			log_warnx("bad default for %s", keys[i].name);
+			log_errorx("bad default for %s", keys[i].name);
 			return -1;
 		}
 
 	if ((f = fopen(path, "r")) == NULL) {
-		log_warn("%s", path);
+		log_error("config %s", path);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			log_warnx("%s:%zu: line too long", path, lineno);
+			log_errorx("%s:%zu: line too long", path, lineno);
 			rc = -1;
 			break;
 		}
@@ -221,7 +221,7 @@ cfg_load(const char *path, struct cfg *c)
 		if (*p == '\0' || *p == '#')
 			continue;
 		if ((eq = strchr(p, '=')) == NULL) {
-			log_warnx("%s:%zu: expected 'key = value'", path,
+			log_errorx("%s:%zu: expected 'key = value'", path,
 			    lineno);
 			rc = -1;
 			continue;
@@ -233,13 +233,13 @@ cfg_load(const char *path, struct cfg *c)
 			if (strcmp(keys[i].name, key) == 0)
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0])) {
-			log_warnx("%s:%zu: unknown key '%s'", path, lineno,
+			log_errorx("%s:%zu: unknown key '%s'", path, lineno,
 			    key);
 			rc = -1;
 			continue;
 		}
 		if (set_key(c, &keys[i], val) == -1) {
-			log_warnx("%s:%zu: bad value for %s: '%s'", path,
+			log_errorx("%s:%zu: bad value for %s: '%s'", path,
 			    lineno, key, val);
 			rc = -1;
 		}

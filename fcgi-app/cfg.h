@@ -39,7 +39,8 @@ struct cfg {
 /*
  * Read the file at path into *c, after setting every key to its default.
  * Unknown keys, malformed values, values out of range, and an unreadable
- * master key file are errors: each is logged as "file:line: ..." and the
+ * master key file are errors: each is logged at ERROR level (as
+ * "file:line: ..." where there is a line) and the
  * function returns -1 (then *c must still be released with cfg_free).
  * Returns 0 on success.
  */

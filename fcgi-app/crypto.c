@@ -341,19 +341,19 @@ master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
 	int		 fd, rc = -1;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_warn("master key %s", path);
+		log_error("master key %s", path);
 		return -1;
 	}
 	if (fstat(fd, &st) == -1) {
-		log_warn("master key %s: fstat", path);
+		log_error("master key %s: fstat", path);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		log_warnx("master key %s: not a regular file", path);
+		log_errorx("master key %s: not a regular file", path);
 		goto out;
 	}
 	if ((st.st_mode & 077) != 0) {
-		log_warnx("master key %s: mode %03o, readable by group or "
+		log_errorx("master key %s: mode %03o, readable by group or "
 		    "others; chmod 600 it", path,
 		    (unsigned int)(st.st_mode & 0777));
 		goto out;
@@ -365,7 +365,7 @@ master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			log_warn("master key %s: read", path);
+			log_error("master key %s: read", path);
 			goto out;
 		}
 		if (r == 0)
@@ -376,13 +376,13 @@ master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
 	if (keylen == MASTER_KEY_LEN * 2 + 1 && buf[keylen - 1] == '\n')
 		keylen--;
 	if (keylen != MASTER_KEY_LEN * 2) {
-		log_warnx("master key %s: expected %d hexadecimal digits",
+		log_errorx("master key %s: expected %d hexadecimal digits",
 		    path, MASTER_KEY_LEN * 2);
 		goto out;
 	}
 	for (i = 0; i < keylen; i++) {
 		if (OPENSSL_hexchar2int((unsigned char)buf[i]) < 0) {
-			log_warnx("master key %s: expected %d hexadecimal "
+			log_errorx("master key %s: expected %d hexadecimal "
 			    "digits", path, MASTER_KEY_LEN * 2);
 			goto out;
 		}

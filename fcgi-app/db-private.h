@@ -19,6 +19,10 @@ enum stmt {
 	STMT_QUEUE_SET_SECRET,
 	STMT_MIGRATION_APPLIED,
 	STMT_MIGRATION_RECORD,
+	STMT_QUEUE_LIST,
+	STMT_QUEUE_DELETE,
+	STMT_QUEUE_UPDATE,
+	STMT_MIGRATION_TABLE,
 	STMT__MAX
 };
 
@@ -32,6 +36,18 @@ enum stmt {
  */
 enum app_err db_run(struct db *, enum stmt s, MYSQL_BIND *param,
 	    MYSQL_BIND *res, int *has_row);
+
+/*
+ * Like db_run(), for a statement that returns many rows: bind res, then
+ * for each row call row(arg) (the row is in res's buffers until the
+ * call returns; row must not run another statement).  row returns 0 to go
+ * on, -1 to stop: db_run_each() then returns APP_ENOMEM.  A read
+ * statement is retried once after a lost connection, before any row was
+ * handed out.  Returns APP_OK, APP_DB (logged), APP_DB_DOWN or
+ * APP_ENOMEM.
+ */
+enum app_err db_run_each(struct db *, enum stmt s, MYSQL_BIND *param,
+	    MYSQL_BIND *res, int (*row)(void *arg), void *arg);
 
 /* Rows changed by the last db_run() of s, and the LAST_INSERT_ID of it. */
 int64_t	 db_affected(struct db *, enum stmt s);

@@ -289,3 +289,103 @@ db_queue_set_secret(struct db *db, const struct queue *q)
 	bind_int(&p[1], &id);
 	return db_run(db, STMT_QUEUE_SET_SECRET, p, NULL, NULL);
 }
+
+/* State of db_queue_list() while the rows come in. */
+struct queue_list {
+	struct queue_res	 r;
+	struct queue		**q;
+	size_t			 n, cap;
+};
+
+/* db_run_each() callback: copy one row.  Returns 0, or -1 on ENOMEM. */
+static int
+queue_list_row(void *arg)
+{
+	struct queue_list	*l = arg;
+	struct queue		**nq, *q;
+	size_t			 cap;
+
+	if (l->n == l->cap) {
+		cap = l->cap == 0 ? 16 : l->cap * 2;
+		if ((nq = reallocarray(l->q, cap, sizeof(*nq))) == NULL)
+			return -1;
+		l->q = nq;
+		l->cap = cap;
+	}
+	if ((q = queue_fill(&l->r)) == NULL)
+		return -1;
+	l->q[l->n++] = q;
+	return 0;
+}
+
+enum app_err
+db_queue_list(struct db *db, struct queue ***out, size_t *n)
+{
+	struct queue_list	*l;
+	enum app_err		 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	queue_res_bind(&l->r);
+	er = db_run_each(db, STMT_QUEUE_LIST, NULL, l->r.b, queue_list_row, l);
+	if (er != APP_OK) {
+		db_queue_list_free(l->q, l->n);
+		free(l);
+		return er;
+	}
+	*out = l->q;
+	*n = l->n;
+	free(l);
+	return APP_OK;
+}
+
+void
+db_queue_list_free(struct queue **q, size_t n)
+{
+	size_t	 i;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		db_queue_free(q[i]);
+	free(q);
+}
+
+enum app_err
+db_queue_update(struct db *db, const struct queue *q)
+{
+	MYSQL_BIND	 p[10];
+	unsigned long	 len[3];
+	int64_t		 active = q->adm.active, id = q->id;
+	int64_t		 ttl = q->token_ttl_s;
+	struct adm_queue a = q->adm;
+
+	bind_str(&p[0], q->name, &len[0]);
+	bind_str(&p[1], q->target_url, &len[1]);
+	bind_str(&p[2], q->shop_domains, &len[2]);
+	bind_int(&p[3], &ttl);
+	bind_int(&p[4], &a.rate_per_minute);
+	bind_int(&p[5], &a.burst);
+	bind_int(&p[6], &a.anchor_number);
+	bind_int(&p[7], &a.anchor_time_ms);
+	bind_int(&p[8], &active);
+	bind_int(&p[9], &id);
+	return db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL);
+}
+
+enum app_err
+db_queue_delete(struct db *db, const char *slug)
+{
+	MYSQL_BIND	 p[1];
+	unsigned long	 len;
+	enum app_err	 er;
+
+	if (!slug_valid(slug))
+		return APP_NOTFOUND;
+	bind_str(&p[0], slug, &len);
+	if ((er = db_run(db, STMT_QUEUE_DELETE, p, NULL, NULL)) != APP_OK)
+		return er;
+	return db_affected(db, STMT_QUEUE_DELETE) == 1 ? APP_OK : APP_NOTFOUND;
+}

@@ -38,6 +38,10 @@ static const int stmt_reads[STMT__MAX] = {
 	0, /* STMT_QUEUE_SET_SECRET */
 	1, /* STMT_MIGRATION_APPLIED */
 	0, /* STMT_MIGRATION_RECORD */
+	1, /* STMT_QUEUE_LIST */
+	0, /* STMT_QUEUE_DELETE */
+	0, /* STMT_QUEUE_UPDATE */
+	0, /* STMT_MIGRATION_TABLE */
 };
 
 static const char *const stmts[STMT__MAX] = {
@@ -78,6 +82,25 @@ static const char *const stmts[STMT__MAX] = {
 	"SELECT COUNT(*) FROM schema_migrations WHERE version = ?",
 	/* STMT_MIGRATION_RECORD */
 	"INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
+	/* STMT_QUEUE_LIST */
+	"SELECT " QUEUE_COLS " FROM queue ORDER BY slug",
+	/* STMT_QUEUE_DELETE */
+	"DELETE FROM queue WHERE slug = ?",
+	/*
+	 * STMT_QUEUE_UPDATE: an operator's full write of the settings and
+	 * the re-anchored admission state, inside the transaction that
+	 * locked the row.  last_number and skip_count are never written
+	 * here: they belong to the join and the worker.
+	 */
+	"UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
+	"token_ttl_s = ?, rate_per_minute = ?, burst = ?, anchor_number = ?, "
+	"anchor_time_ms = ?, active = ? WHERE id = ?",
+	/* STMT_MIGRATION_TABLE: before the first migration runs. */
+	"CREATE TABLE IF NOT EXISTS schema_migrations "
+	"(version INT UNSIGNED NOT NULL PRIMARY KEY, name VARCHAR(200) "
+	"NOT NULL, applied_at TIMESTAMP(3) NOT NULL DEFAULT "
+	"CURRENT_TIMESTAMP(3)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 "
+	"COLLATE=utf8mb4_unicode_ci",
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -251,6 +274,34 @@ db_rollback(struct db *db)
 }
 
 /*
+ * Connect if needed and prepare statement s on first use.  Returns
+ * APP_OK (db->st[s] is ready), APP_DB or APP_DB_DOWN.
+ */
+static enum app_err
+prepared(struct db *db, enum stmt s)
+{
+	enum app_err	 er;
+
+	if ((er = db_ensure(db)) != APP_OK)
+		return er;
+	if (db->st[s] != NULL)
+		return APP_OK;
+	if ((db->st[s] = mysql_stmt_init(db->my)) == NULL)
+		return fail(db, mysql_errno(db->my), "stmt init",
+		    mysql_error(db->my));
+	if (mysql_stmt_prepare(db->st[s], stmts[s], strlen(stmts[s])) != 0) {
+		er = fail(db, mysql_stmt_errno(db->st[s]), "prepare",
+		    mysql_stmt_error(db->st[s]));
+		if (db->st[s] != NULL) {
+			mysql_stmt_close(db->st[s]);
+			db->st[s] = NULL;
+		}
+		return er;
+	}
+	return APP_OK;
+}
+
+/*
  * One attempt of db_run(): prepare on first use, bind, execute, fetch.
  */
 static enum app_err
@@ -261,23 +312,8 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	enum app_err	 er;
 	int		 rc;
 
-	if ((er = db_ensure(db)) != APP_OK)
+	if ((er = prepared(db, s)) != APP_OK)
 		return er;
-	if (db->st[s] == NULL) {
-		if ((db->st[s] = mysql_stmt_init(db->my)) == NULL)
-			return fail(db, mysql_errno(db->my), "stmt init",
-			    mysql_error(db->my));
-		if (mysql_stmt_prepare(db->st[s], stmts[s],
-		    strlen(stmts[s])) != 0) {
-			er = fail(db, mysql_stmt_errno(db->st[s]), "prepare",
-			    mysql_stmt_error(db->st[s]));
-			if (db->st[s] != NULL) {
-				mysql_stmt_close(db->st[s]);
-				db->st[s] = NULL;
-			}
-			return er;
-		}
-	}
 	st = db->st[s];
 	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
 		return fail(db, mysql_stmt_errno(st), "bind",
@@ -326,6 +362,72 @@ db_run(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	if (er == APP_DB_DOWN && was_connected && stmt_reads[s]) {
 		db->next_try_ms = 0;
 		er = run_once(db, s, param, res, has_row);
+	}
+	return er;
+}
+
+/*
+ * One attempt of db_run_each().  Sets *rows to the number of rows handed
+ * to row().
+ */
+static enum app_err
+run_each_once(struct db *db, enum stmt s, MYSQL_BIND *param,
+    MYSQL_BIND *res, int (*row)(void *), void *arg, size_t *rows)
+{
+	MYSQL_STMT	*st;
+	enum app_err	 er;
+	int		 rc;
+
+	*rows = 0;
+	if ((er = prepared(db, s)) != APP_OK)
+		return er;
+	st = db->st[s];
+	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
+		return fail(db, mysql_stmt_errno(st), "bind",
+		    mysql_stmt_error(st));
+	if (mysql_stmt_execute(st) != 0)
+		return fail(db, mysql_stmt_errno(st), "execute",
+		    mysql_stmt_error(st));
+	if (mysql_stmt_bind_result(st, res) != 0) {
+		er = fail(db, mysql_stmt_errno(st), "bind result",
+		    mysql_stmt_error(st));
+		if (db->my != NULL)
+			mysql_stmt_free_result(st);
+		return er;
+	}
+	er = APP_OK;
+	/* After a refused row, the rest is still fetched (and dropped). */
+	while ((rc = mysql_stmt_fetch(st)) == 0) {
+		(*rows)++;
+		if (er == APP_OK && row(arg) == -1)
+			er = APP_ENOMEM;
+	}
+	if (er == APP_OK && rc == 1) {
+		er = fail(db, mysql_stmt_errno(st), "fetch",
+		    mysql_stmt_error(st));
+		if (db->my == NULL)
+			return er;
+	} else if (er == APP_OK && rc == MYSQL_DATA_TRUNCATED) {
+		log_warnx("db fetch: column truncated in statement %d", (int)s);
+		er = APP_DB;
+	}
+	mysql_stmt_free_result(st);
+	return er;
+}
+
+enum app_err
+db_run_each(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
+    int (*row)(void *), void *arg)
+{
+	enum app_err	 er;
+	int		 was_connected = db->my != NULL;
+	size_t		 rows;
+
+	er = run_each_once(db, s, param, res, row, arg, &rows);
+	if (er == APP_DB_DOWN && was_connected && stmt_reads[s] &&
+	    rows == 0) {
+		db->next_try_ms = 0;
+		er = run_each_once(db, s, param, res, row, arg, &rows);
 	}
 	return er;
 }
@@ -409,4 +511,16 @@ db_migration_record(struct db *db, int64_t v, const char *name)
 	bind_int(&p[0], &v);
 	bind_str(&p[1], name, &len);
 	return db_run(db, STMT_MIGRATION_RECORD, p, NULL, NULL);
+}
+
+enum app_err
+db_migration_table(struct db *db)
+{
+	return db_run(db, STMT_MIGRATION_TABLE, NULL, NULL, NULL);
+}
+
+const char *
+db_charset(struct db *db)
+{
+	return db->my != NULL ? mysql_character_set_name(db->my) : NULL;
 }

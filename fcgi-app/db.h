@@ -124,6 +124,31 @@ enum app_err db_queue_set_state(struct db *, const struct queue *q);
 /* Write the sealed signing secret of q->id.  Returns as above. */
 enum app_err db_queue_set_secret(struct db *, const struct queue *q);
 
+/*
+ * Every queue, ordered by slug.  On APP_OK *out is a new array of *n
+ * rows (NULL when there are none) that the caller frees with
+ * db_queue_list_free().  Returns APP_ENOMEM, APP_DB or APP_DB_DOWN on
+ * failure (then *out is NULL and *n 0).
+ */
+enum app_err db_queue_list(struct db *, struct queue ***out, size_t *n);
+
+/* Free what db_queue_list() returned.  Accepts NULL. */
+void	 db_queue_list_free(struct queue **, size_t n);
+
+/*
+ * Write an operator's change of q->id: name, target_url, shop_domains,
+ * token_ttl_s and the admission fields (rate, burst, anchor, active) of
+ * q->adm; last_number and skip stay as they are.  Use inside the
+ * transaction that locked the row.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_update(struct db *, const struct queue *q);
+
+/*
+ * Delete the queue with this slug.  Returns APP_OK, APP_NOTFOUND when
+ * there is none, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_delete(struct db *, const char *slug);
+
 /* Free a queue row.  Accepts NULL. */
 void	 db_queue_free(struct queue *);
 
@@ -133,5 +158,17 @@ void	 db_queue_free(struct queue *);
  */
 enum app_err db_migration_applied(struct db *, int64_t v, int *applied);
 enum app_err db_migration_record(struct db *, int64_t v, const char *name);
+
+/*
+ * Create the migrations table when missing (before the first migration).
+ * Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_migration_table(struct db *);
+
+/*
+ * The character set the connection actually uses ("utf8mb4" when the
+ * server took ours), or NULL when not connected.  Static storage.
+ */
+const char *db_charset(struct db *);
 
 #endif /* DB_H */

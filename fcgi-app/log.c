@@ -97,6 +97,27 @@ log_warnx(const char *fmt, ...)
 }
 
 void
+log_error(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 e = errno;
+
+	va_start(ap, fmt);
+	emit(LOG_ERR, "ERROR", e, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_errorx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	emit(LOG_ERR, "ERROR", -1, fmt, ap);
+	va_end(ap);
+}
+
+void
 log_info(const char *fmt, ...)
 {
 	va_list	 ap;

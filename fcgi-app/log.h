@@ -16,6 +16,13 @@ void	 log_set_debug(int on);
 /* err(3)-style: log_warn appends ": strerror(errno)", log_warnx not. */
 void	 log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	 log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A failure the program cannot go on from (ERROR level; LOG_ERR in
+ * syslog): log_error appends ": strerror(errno)", log_errorx not.
+ */
+void	 log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	 log_errorx(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
 void	 log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	 log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -101,11 +101,14 @@ _st_packages=(
 	'chromium cmd:chromium'
 )
 
-# ensure_packages: install the Debian packages the stack, the build and
-# the tests need, when any is missing: one "apt-get update", one
-# "apt-get install -y".  Returns at once when everything is present.
+# ensure_packages [LOGFILE]: install the Debian packages the stack, the
+# build and the tests need, when any is missing: one "apt-get update", one
+# "apt-get install -y --no-install-recommends" of exactly the missing
+# ones.  Says in one line what it installs and where apt-get's output goes
+# (LOGFILE, default var/log/packages.log of the repository); on failure
+# shows the log's last lines.  Returns at once when everything is present.
 ensure_packages() {
-	local line pkg check missing=() ok
+	local line pkg check missing=() ok log
 	[ "${AQ_SKIP_PACKAGES:-0}" = 1 ] && return 0
 	for line in "${_st_packages[@]}"; do
 		read -r pkg line <<<"$line"
@@ -125,9 +128,8 @@ ensure_packages() {
 		_st_err "not a Debian system: install them by hand"
 		return 1
 	fi
-	_st_say "installing: ${missing[*]}"
-	_st_run_root env DEBIAN_FRONTEND=noninteractive apt-get update -q ||
-	    { _st_err "apt-get update failed"; return 1; }
+	log=$(_st_abs "${1:-$STACK_ROOT/var/log/packages.log}") || return 1
+	mkdir -p "$(dirname "$log")" || return 1
 	# nginx-light is gone from newer Debian releases: take nginx there.
 	local i
 	for i in "${!missing[@]}"; do
@@ -137,9 +139,21 @@ ensure_packages() {
 			missing[i]=nginx
 		fi
 	done
-	_st_run_root env DEBIAN_FRONTEND=noninteractive \
-	    apt-get install -y -q "${missing[@]}" ||
-	    { _st_err "apt-get install failed"; return 1; }
+	_st_say "installing Debian packages: ${missing[*]}" \
+	    "(apt-get output in $log)"
+	if ! _st_run_root env DEBIAN_FRONTEND=noninteractive \
+	    apt-get update -q >>"$log" 2>&1; then
+		_st_err "apt-get update failed"
+		_st_tail "$log" 20 >&2
+		return 1
+	fi
+	if ! _st_run_root env DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends "${missing[@]}" \
+	    >>"$log" 2>&1; then
+		_st_err "apt-get install failed"
+		_st_tail "$log" 20 >&2
+		return 1
+	fi
 }
 
 # ---------------------------------------------------------------------
@@ -821,7 +835,7 @@ stack_up() {
 		;;
 	esac
 	mkdir -p "$var/log" || return 1
-	ensure_packages || return 1
+	ensure_packages "$var/log/packages.log" || return 1
 	nginx_stop "$var"
 	app_stop "$var"
 	if _st_port_busy "$port"; then

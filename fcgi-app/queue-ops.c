@@ -1,0 +1,761 @@
+/*
+ * queue-ops.c - the operator's operations on queues: validate, create,
+ * update, change state on the locked row, rotate the secret, list,
+ * delete.  Returns reasons, never prints.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission.h"
+#include "aqueue.h"
+#include "cfg.h"
+#include "crypto.h"
+#include "db.h"
+#include "queue-ops.h"
+#include "urlcheck.h"
+
+#define TOKEN_TTL_MAX	86400	/* seconds */
+#define TOKEN_TTL_DEF	600	/* seconds */
+
+enum field_type {
+	FT_STR,		/* borrowed string, checked by its validator */
+	FT_INT		/* decimal integer within [min, max] */
+};
+
+struct field_def {
+	const char	*opt;	/* command-line option, without "--" */
+	const char	*key;	/* API key */
+	enum field_type	 type;
+	size_t		 off;	/* offset in struct qops_spec */
+	int64_t		 min, max;
+	const char	*rule;	/* what a valid value is */
+};
+
+#define STR(m)	FT_STR, offsetof(struct qops_spec, m), 0, 0
+#define INT(m)	FT_INT, offsetof(struct qops_spec, m)
+
+static const struct field_def fields[QOPS_F__MAX] = {
+	/* QOPS_F_NAME */
+	{ "name", "name", STR(name), "1-200 characters of UTF-8, not "
+	    "blank, without control characters" },
+	/* QOPS_F_TARGET */
+	{ "target", "targetUrl", STR(target_url), "an http(s) URL with a "
+	    "host and without user:password@ (at most 2048 bytes), or empty "
+	    "for none" },
+	/* QOPS_F_DOMAINS */
+	{ "domains", "shopDomains", STR(shop_domains), "a list of at most "
+	    "32 entries host[:port] (https) or http://host[:port], "
+	    "separated by commas or spaces" },
+	/* QOPS_F_RATE */
+	{ "rate", "ratePerMinute", INT(rate), ADM_RATE_MIN, ADM_RATE_MAX,
+	    "an integer from 1 to 1000000" },
+	/* QOPS_F_BURST */
+	{ "burst", "burst", INT(burst), 0, ADM_BURST_MAX,
+	    "an integer from 0 (the default: rate / 6) to 1000000" },
+	/* QOPS_F_TOKEN_TTL */
+	{ "token-ttl", "tokenTtlSeconds", INT(token_ttl_s), 1, TOKEN_TTL_MAX,
+	    "an integer from 1 to 86400" },
+};
+
+static const struct {
+	const char	*code;
+	const char	*text;
+	int		 status;
+} reasons[QOPS_R__MAX] = {
+	/* QOPS_R_OK */
+	{ "ok", "done", 200 },
+	/* QOPS_R_MISSING */
+	{ "missing_value", "a required setting is missing", 422 },
+	/* QOPS_R_INVALID */
+	{ "invalid_value", "a setting has an invalid value", 422 },
+	/* QOPS_R_SLUG */
+	{ "invalid_slug", "the slug must be 1-63 of a-z 0-9 -, starting "
+	    "with a letter or digit", 422 },
+	/* QOPS_R_EXISTS */
+	{ "queue_exists", "a queue with this slug exists", 409 },
+	/* QOPS_R_NOT_FOUND */
+	{ "queue_not_found", "no such queue", 404 },
+	/* QOPS_R_UNAVAILABLE */
+	{ "service_unavailable", "the database does not answer", 503 },
+	/* QOPS_R_INTERNAL */
+	{ "internal_error", "the operation failed (see the log)", 500 },
+};
+
+const char *
+qops_reason_code(enum qops_reason r)
+{
+	return r < QOPS_R__MAX ? reasons[r].code : "internal_error";
+}
+
+const char *
+qops_reason_text(enum qops_reason r)
+{
+	return reasons[r < QOPS_R__MAX ? r : QOPS_R_INTERNAL].text;
+}
+
+int
+qops_reason_status(enum qops_reason r)
+{
+	return r < QOPS_R__MAX ? reasons[r].status : 500;
+}
+
+const char *
+qops_warning_code(unsigned int bit)
+{
+	return bit == QOPS_W_TARGET_OUTSIDE ? "target_outside_domains" :
+	    "unknown";
+}
+
+const char *
+qops_warning_text(unsigned int bit)
+{
+	return bit == QOPS_W_TARGET_OUTSIDE ? "the target URL is not on one "
+	    "of the shop domains" : "unknown warning";
+}
+
+const char *
+qops_field_opt(enum qops_field f)
+{
+	return f < QOPS_F__MAX ? fields[f].opt : "";
+}
+
+const char *
+qops_field_key(enum qops_field f)
+{
+	return f < QOPS_F__MAX ? fields[f].key : "";
+}
+
+const char *
+qops_field_rule(enum qops_field f)
+{
+	return f < QOPS_F__MAX ? fields[f].rule : "";
+}
+
+int
+qops_field_find(const char *name)
+{
+	int	 f;
+
+	for (f = 0; f < QOPS_F__MAX; f++)
+		if (strcmp(name, fields[f].opt) == 0 ||
+		    strcmp(name, fields[f].key) == 0)
+			return f;
+	return -1;
+}
+
+/* Clear *err for a new operation.  Can't fail. */
+static void
+err_init(struct qops_err *err)
+{
+	err->reason = QOPS_R_OK;
+	err->field = -1;
+	err->warnings = 0;
+}
+
+/*
+ * Record reason r (and field f, or -1) in *err and return er.
+ */
+static enum app_err
+refuse(struct qops_err *err, enum app_err er, enum qops_reason r, int f)
+{
+	err->reason = r;
+	err->field = f;
+	return er;
+}
+
+/*
+ * Record the reason that goes with er (a failure from the db or crypto
+ * layer) and return er.
+ */
+static enum app_err
+failed(struct qops_err *err, enum app_err er)
+{
+	switch (er) {
+	case APP_OK:
+		err->reason = QOPS_R_OK;
+		break;
+	case APP_NOTFOUND:
+		err->reason = QOPS_R_NOT_FOUND;
+		break;
+	case APP_DB_DOWN:
+		err->reason = QOPS_R_UNAVAILABLE;
+		break;
+	default:
+		err->reason = QOPS_R_INTERNAL;
+		break;
+	}
+	return er;
+}
+
+enum app_err
+qops_spec_set(struct qops_spec *spec, enum qops_field f, const char *text,
+    struct qops_err *err)
+{
+	const struct field_def	*d;
+	char			*base = (char *)spec;
+	int64_t			 v;
+
+	err_init(err);
+	if (f >= QOPS_F__MAX || text == NULL)
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, -1);
+	d = &fields[f];
+	if (d->type == FT_INT) {
+		if (parse_int64(text, d->min, d->max, &v) == -1)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
+		*(int64_t *)(void *)(base + d->off) = v;
+	} else
+		*(const char **)(void *)(base + d->off) = text;
+	spec->set |= QOPS_BIT(f);
+	return APP_OK;
+}
+
+/* Number of UTF-8 characters of s, or -1 if s is not valid UTF-8. */
+static int64_t
+utf8_chars(const char *s)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	int64_t			 n = 0;
+	int			 k;
+
+	while (*p != '\0') {
+		if (*p < 0x80)
+			k = 0;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			k = 1;
+		else if ((*p & 0xf0) == 0xe0)
+			k = 2;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			k = 3;
+		else
+			return -1;
+		p++;
+		while (k-- > 0) {
+			if ((*p & 0xc0) != 0x80)
+				return -1;
+			p++;
+		}
+		n++;
+	}
+	return n;
+}
+
+int
+qops_name_valid(const char *name)
+{
+	const unsigned char	*p;
+	int64_t			 chars;
+	int			 blank = 1;
+
+	if (name == NULL)
+		return 0;
+	chars = utf8_chars(name);
+	if (chars < 1 || chars > NAME_MAX_CHARS)
+		return 0;
+	for (p = (const unsigned char *)name; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		if (*p != ' ')
+			blank = 0;
+	}
+	return !blank;
+}
+
+int
+qops_target_valid(const char *s)
+{
+	size_t	 i, len, n, alen;
+
+	if (s == NULL || (len = strlen(s)) > URL_MAX)
+		return 0;
+	if (strncmp(s, "https://", 8) == 0)
+		n = 8;
+	else if (strncmp(s, "http://", 7) == 0)
+		n = 7;
+	else
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= 0x20 || s[i] >= 0x7f ||
+		    s[i] == '\\')
+			return 0;
+	alen = strcspn(s + n, "/?#");
+	return alen > 0 && memchr(s + n, '@', alen) == NULL;
+}
+
+/*
+ * Write entry o in its normal form into buf (at least 280 bytes).
+ * Returns the length written.
+ */
+static size_t
+entry_format(const struct shop_origin *o, char *buf, size_t sz)
+{
+	const char	*pre = strcmp(o->scheme, "http") == 0 ? "http://" : "";
+	int		 n;
+
+	if (o->port != 0)
+		n = snprintf(buf, sz, "%s%s:%d", pre, o->host, o->port);
+	else
+		n = snprintf(buf, sz, "%s%s", pre, o->host);
+	return n < 0 || (size_t)n >= sz ? 0 : (size_t)n;
+}
+
+/* Whether entries a and b are the same origin.  Returns 1 or 0. */
+static int
+entry_same(const struct shop_origin *a, const struct shop_origin *b)
+{
+	return strcmp(a->scheme, b->scheme) == 0 &&
+	    strcmp(a->host, b->host) == 0 && a->port == b->port;
+}
+
+char *
+qops_domains_normalise(const char *list)
+{
+	struct shop_domains	*sd;
+	char			*out, one[300];
+	size_t			 i, j, len = 0, n;
+
+	if (list == NULL || (sd = try_malloc(sizeof(*sd))) == NULL)
+		return NULL;
+	if (shop_domains_parse(list, sd) == -1) {
+		free(sd);
+		return NULL;
+	}
+	/* Each entry is at most 7 + 253 + 6 bytes, plus the comma. */
+	if ((out = try_malloc(sd->n * sizeof(one) + 1)) == NULL) {
+		free(sd);
+		return NULL;
+	}
+	out[0] = '\0';
+	for (i = 0; i < sd->n; i++) {
+		for (j = 0; j < i; j++)
+			if (entry_same(&sd->o[i], &sd->o[j]))
+				break;
+		if (j < i)
+			continue;
+		if ((n = entry_format(&sd->o[i], one, sizeof(one))) == 0) {
+			free(out);
+			free(sd);
+			return NULL;
+		}
+		if (len > 0)
+			out[len++] = ',';
+		memcpy(out + len, one, n + 1);
+		len += n;
+	}
+	free(sd);
+	return out;
+}
+
+int
+qops_target_in_domains(const char *url, const char *list)
+{
+	struct shop_domains	*sd, *t;
+	char			 origin[URL_MAX + 1];
+	size_t			 n, alen, i;
+	int			 in = 0;
+
+	if (!qops_target_valid(url) || list == NULL)
+		return 0;
+	/* The target's origin, read as a one-entry list. */
+	n = strncmp(url, "https://", 8) == 0 ? 8 : 7;
+	alen = strcspn(url + n, "/?#");
+	snprintf(origin, sizeof(origin), "%.*s", (int)(n + alen), url);
+	if ((sd = try_malloc(2 * sizeof(*sd))) == NULL)
+		return 0;
+	t = sd + 1;
+	if (shop_domains_parse(list, sd) == 0 &&
+	    shop_domains_parse(origin, t) == 0 && t->n == 1)
+		for (i = 0; i < sd->n && !in; i++)
+			in = entry_same(&sd->o[i], &t->o[0]);
+	free(sd);
+	return in;
+}
+
+int64_t
+qops_now(struct db *db)
+{
+	/*
+	 * The one clock of every operator change.  It should be the
+	 * database's clock (as the join's), so that hosts with skewed
+	 * clocks agree; until the db layer offers it, the local clock.
+	 */
+	(void)db;
+	return now_ms();
+}
+
+/*
+ * Check every field given in spec; with creating, name and rate must be
+ * given.  Returns APP_OK or APP_INVALID (reason and field in *err).
+ */
+static enum app_err
+spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
+{
+	char	*d;
+
+	if (creating && !(spec->set & QOPS_BIT(QOPS_F_NAME)))
+		return refuse(err, APP_INVALID, QOPS_R_MISSING, QOPS_F_NAME);
+	if (creating && !(spec->set & QOPS_BIT(QOPS_F_RATE)))
+		return refuse(err, APP_INVALID, QOPS_R_MISSING, QOPS_F_RATE);
+	if ((spec->set & QOPS_BIT(QOPS_F_NAME)) &&
+	    !qops_name_valid(spec->name))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_NAME);
+	if ((spec->set & QOPS_BIT(QOPS_F_TARGET)) &&
+	    (spec->target_url == NULL || (spec->target_url[0] != '\0' &&
+	    !qops_target_valid(spec->target_url))))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_TARGET);
+	if (spec->set & QOPS_BIT(QOPS_F_DOMAINS)) {
+		if ((d = qops_domains_normalise(spec->shop_domains)) == NULL)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_DOMAINS);
+		free(d);
+	}
+	if ((spec->set & QOPS_BIT(QOPS_F_RATE)) &&
+	    (spec->rate < ADM_RATE_MIN || spec->rate > ADM_RATE_MAX))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_RATE);
+	if ((spec->set & QOPS_BIT(QOPS_F_BURST)) &&
+	    (spec->burst < 0 || spec->burst > ADM_BURST_MAX))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_BURST);
+	if ((spec->set & QOPS_BIT(QOPS_F_TOKEN_TTL)) &&
+	    (spec->token_ttl_s < 1 || spec->token_ttl_s > TOKEN_TTL_MAX))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_TOKEN_TTL);
+	return APP_OK;
+}
+
+/* Set the warnings that the settings of q call for.  Can't fail. */
+static void
+warn_check(const struct queue *q, struct qops_err *err)
+{
+	if (q->target_url != NULL && q->shop_domains[0] != '\0' &&
+	    !qops_target_in_domains(q->target_url, q->shop_domains))
+		err->warnings |= QOPS_W_TARGET_OUTSIDE;
+}
+
+/*
+ * Make a new signing secret for q: 32 random bytes as base64url text
+ * (the HMAC key is that text, so any JWT library takes it as a string),
+ * sealed under the master key bound to the slug.  Returns the secret
+ * text (free with qops_secret_free), or NULL.
+ */
+static char *
+new_secret(const struct cfg *c, struct queue *q)
+{
+	uint8_t	 raw[32];
+	char	*secret, *aad;
+	int64_t	 n;
+
+	if (crypto_random(raw, sizeof(raw)) == -1 ||
+	    (secret = b64url_encode(raw, sizeof(raw))) == NULL)
+		return NULL;
+	wipe(raw, sizeof(raw));
+	aad = xasprintf("queue-secret:%s", q->slug);
+	n = seal(c->master_key, aad, secret, strlen(secret),
+	    q->secret_sealed, sizeof(q->secret_sealed));
+	free(aad);
+	if (n < 0) {
+		qops_secret_free(secret);
+		return NULL;
+	}
+	q->secret_sealed_len = (size_t)n;
+	return secret;
+}
+
+/*
+ * Make and seal a new ticket key for q.  Returns 0, or -1 on failure.
+ */
+static int
+new_ticket_key(const struct cfg *c, struct queue *q)
+{
+	uint8_t	 tkey[TICKET_KEY_LEN];
+	char	*aad;
+	int64_t	 n;
+
+	if (crypto_random(tkey, sizeof(tkey)) == -1)
+		return -1;
+	aad = xasprintf("queue-ticket-key:%s", q->slug);
+	n = seal(c->master_key, aad, tkey, sizeof(tkey), q->ticket_key_sealed,
+	    sizeof(q->ticket_key_sealed));
+	free(aad);
+	wipe(tkey, sizeof(tkey));
+	if (n < 0)
+		return -1;
+	q->ticket_key_sealed_len = (size_t)n;
+	return 0;
+}
+
+void
+qops_secret_free(char *secret)
+{
+	if (secret == NULL)
+		return;
+	wipe(secret, strlen(secret));
+	free(secret);
+}
+
+enum app_err
+qops_create(struct db *db, const struct cfg *c, const char *slug,
+    const struct qops_spec *spec, char **secret, int64_t *id,
+    struct qops_err *err)
+{
+	struct queue	 q;
+	char		*domains = NULL;
+	enum app_err	 er;
+
+	err_init(err);
+	*secret = NULL;
+	*id = 0;
+	if (!slug_valid(slug))
+		return refuse(err, APP_INVALID, QOPS_R_SLUG, -1);
+	if ((er = spec_check(spec, 1, err)) != APP_OK)
+		return er;
+	memset(&q, 0, sizeof(q));
+	q.slug = (char *)(uintptr_t)slug;
+	q.name = (char *)(uintptr_t)spec->name;
+	if ((spec->set & QOPS_BIT(QOPS_F_TARGET)) &&
+	    spec->target_url[0] != '\0')
+		q.target_url = (char *)(uintptr_t)spec->target_url;
+	domains = qops_domains_normalise(spec->set &
+	    QOPS_BIT(QOPS_F_DOMAINS) ? spec->shop_domains : "");
+	if (domains == NULL)
+		return failed(err, APP_ENOMEM);
+	q.shop_domains = domains;
+	q.token_ttl_s = spec->set & QOPS_BIT(QOPS_F_TOKEN_TTL) ?
+	    spec->token_ttl_s : TOKEN_TTL_DEF;
+	adm_init(&q.adm, spec->rate, spec->set & QOPS_BIT(QOPS_F_BURST) ?
+	    spec->burst : 0, qops_now(db));
+	warn_check(&q, err);
+
+	if (new_ticket_key(c, &q) == -1 ||
+	    (*secret = new_secret(c, &q)) == NULL) {
+		er = failed(err, APP_CRYPTO);
+		goto out;
+	}
+	er = db_queue_insert(db, &q);
+	if (er == APP_INVALID)
+		er = refuse(err, APP_INVALID, QOPS_R_EXISTS, -1);
+	else if (er != APP_OK)
+		er = failed(err, er);
+	else
+		*id = q.id;
+out:
+	if (er != APP_OK) {
+		qops_secret_free(*secret);
+		*secret = NULL;
+	}
+	free(domains);
+	return er;
+}
+
+/* What change_locked() does to the locked row. */
+enum op {
+	OP_UPDATE,	/* the fields of a spec */
+	OP_PAUSE,
+	OP_RESUME,
+	OP_SET_RATE,	/* spec->rate */
+	OP_ROTATE	/* a new signing secret */
+};
+
+/* A copy of s (try_strndup), or NULL. */
+static char *
+copy_str(const char *s)
+{
+	return try_strndup(s, strlen(s));
+}
+
+/*
+ * Apply the fields of spec to the locked row q (admission changes
+ * re-anchored at now).  The row owns every string it points to.
+ * Returns APP_OK or APP_ENOMEM.
+ */
+static enum app_err
+apply_spec(struct queue *q, const struct qops_spec *spec, int64_t now)
+{
+	unsigned int	 set = spec->set;
+	char		*d;
+
+	if (set & QOPS_BIT(QOPS_F_NAME)) {
+		free(q->name);
+		if ((q->name = copy_str(spec->name)) == NULL)
+			return APP_ENOMEM;
+	}
+	if (set & QOPS_BIT(QOPS_F_TARGET)) {
+		free(q->target_url);
+		q->target_url = NULL;
+		if (spec->target_url[0] != '\0' &&
+		    (q->target_url = copy_str(spec->target_url)) == NULL)
+			return APP_ENOMEM;
+	}
+	if (set & QOPS_BIT(QOPS_F_DOMAINS)) {
+		if ((d = qops_domains_normalise(spec->shop_domains)) == NULL)
+			return APP_ENOMEM;
+		free(q->shop_domains);
+		q->shop_domains = d;
+	}
+	if (set & QOPS_BIT(QOPS_F_TOKEN_TTL))
+		q->token_ttl_s = spec->token_ttl_s;
+	if (set & (QOPS_BIT(QOPS_F_RATE) | QOPS_BIT(QOPS_F_BURST)))
+		adm_reanchor(&q->adm, now);
+	if (set & QOPS_BIT(QOPS_F_RATE))
+		adm_set_rate(&q->adm, spec->rate, now);
+	if (set & QOPS_BIT(QOPS_F_BURST))
+		q->adm.burst = spec->burst;
+	return APP_OK;
+}
+
+/*
+ * Lock queue slug's row in a transaction, apply op, write, commit.  For
+ * OP_ROTATE, *secret receives the new secret.  On failure the
+ * transaction is rolled back and *err says why.
+ */
+static enum app_err
+change_locked(struct db *db, const struct cfg *c, const char *slug,
+    enum op op, const struct qops_spec *spec, char **secret,
+    struct qops_err *err)
+{
+	struct queue	*q = NULL;
+	enum app_err	 er;
+	int64_t		 now;
+
+	if (!slug_valid(slug))
+		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
+	if ((er = db_begin(db)) != APP_OK)
+		return failed(err, er);
+	if ((er = db_queue_get_locked(db, slug, &q)) != APP_OK) {
+		failed(err, er);
+		goto out;
+	}
+	now = qops_now(db);
+	switch (op) {
+	case OP_UPDATE:
+		if ((er = apply_spec(q, spec, now)) != APP_OK) {
+			failed(err, er);
+			break;
+		}
+		warn_check(q, err);
+		er = db_queue_update(db, q);
+		break;
+	case OP_PAUSE:
+		if (q->adm.active)
+			adm_pause(&q->adm, now);
+		er = db_queue_set_state(db, q);
+		break;
+	case OP_RESUME:
+		if (!q->adm.active)
+			adm_resume(&q->adm, now);
+		er = db_queue_set_state(db, q);
+		break;
+	case OP_SET_RATE:
+		adm_set_rate(&q->adm, spec->rate, now);
+		er = db_queue_set_state(db, q);
+		break;
+	case OP_ROTATE:
+		if ((*secret = new_secret(c, q)) == NULL) {
+			er = APP_CRYPTO;
+			break;
+		}
+		er = db_queue_set_secret(db, q);
+		break;
+	}
+	if (er == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		failed(err, er);
+out:
+	if (er != APP_OK) {
+		db_rollback(db);
+		if (secret != NULL) {
+			qops_secret_free(*secret);
+			*secret = NULL;
+		}
+	}
+	db_queue_free(q);
+	return er;
+}
+
+enum app_err
+qops_update(struct db *db, const char *slug, const struct qops_spec *spec,
+    struct qops_err *err)
+{
+	enum app_err	 er;
+
+	err_init(err);
+	if ((er = spec_check(spec, 0, err)) != APP_OK)
+		return er;
+	return change_locked(db, NULL, slug, OP_UPDATE, spec, NULL, err);
+}
+
+enum app_err
+qops_pause(struct db *db, const char *slug, struct qops_err *err)
+{
+	err_init(err);
+	return change_locked(db, NULL, slug, OP_PAUSE, NULL, NULL, err);
+}
+
+enum app_err
+qops_resume(struct db *db, const char *slug, struct qops_err *err)
+{
+	err_init(err);
+	return change_locked(db, NULL, slug, OP_RESUME, NULL, NULL, err);
+}
+
+enum app_err
+qops_set_rate(struct db *db, const char *slug, int64_t rate,
+    struct qops_err *err)
+{
+	struct qops_spec	 spec;
+
+	err_init(err);
+	if (rate < ADM_RATE_MIN || rate > ADM_RATE_MAX)
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_RATE);
+	memset(&spec, 0, sizeof(spec));
+	spec.set = QOPS_BIT(QOPS_F_RATE);
+	spec.rate = rate;
+	return change_locked(db, NULL, slug, OP_SET_RATE, &spec, NULL, err);
+}
+
+enum app_err
+qops_rotate_secret(struct db *db, const struct cfg *c, const char *slug,
+    char **secret, struct qops_err *err)
+{
+	err_init(err);
+	*secret = NULL;
+	return change_locked(db, c, slug, OP_ROTATE, NULL, secret, err);
+}
+
+enum app_err
+qops_get(struct db *db, const char *slug, struct queue **out,
+    struct qops_err *err)
+{
+	err_init(err);
+	return failed(err, db_queue_get(db, slug, out));
+}
+
+void
+qops_queue_free(struct queue *q)
+{
+	db_queue_free(q);
+}
+
+enum app_err
+qops_list(struct db *db, struct queue ***out, size_t *n,
+    struct qops_err *err)
+{
+	err_init(err);
+	return failed(err, db_queue_list(db, out, n));
+}
+
+void
+qops_list_free(struct queue **q, size_t n)
+{
+	db_queue_list_free(q, n);
+}
+
+enum app_err
+qops_delete(struct db *db, const char *slug, struct qops_err *err)
+{
+	err_init(err);
+	return failed(err, db_queue_delete(db, slug));
+}

@@ -1,0 +1,294 @@
+// aqueuectl as a new user meets it: --help, a missing configuration, an
+// unknown queue, list (table and JSON), update, delete (only with --yes)
+// and rotate-secret, with exact output and exit status.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as pathJoin } from 'node:path';
+import {
+	env, createQueue, join, show, uniqueSlug, admittedToken, verify, sleep,
+	CACHE_MS,
+} from './lib.mjs';
+
+// run(args, {conf}): aqueuectl with AQ_CTL's config (or none when conf
+// is false, or the given file); returns {status, stdout, stderr}.
+function run(args, { conf = true } = {}) {
+	const parts = env.ctl.split(' ').filter((s) => s !== '');
+	const bin = parts[0];
+	const pre = conf === true ? parts.slice(1) :
+	    conf === false ? [] : ['-f', conf];
+	const envv = { ...process.env };
+	delete envv.AQUEUE_CONF;
+	const r = spawnSync(bin, [...pre, ...args.map(String)],
+	    { encoding: 'utf8', env: envv, stdio: ['ignore', 'pipe', 'pipe'] });
+	return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const USAGE = `usage: aqueuectl [-f config] command [arguments]
+
+commands:
+  migrate              apply pending database migrations
+  create SLUG --name NAME --rate N [--target URL] [--domains LIST]
+         [--burst N] [--token-ttl S]
+                       make a queue; prints its signing secret once
+  update SLUG [--name NAME] [--target URL] [--domains LIST]
+         [--rate N] [--burst N] [--token-ttl S]
+                       change settings (--target '' removes it)
+  list [--json]        every queue: slug, name, active, rate,
+                       last number issued, serving
+  show SLUG            one queue's settings and state, as JSON
+  exists SLUG          exit 0 if the queue exists, 1 if not
+  pause SLUG           stop admitting (serving freezes)
+  resume SLUG          admit again from where it stopped
+  set-rate SLUG N      admit N visitors per minute
+  rotate-secret SLUG   new signing secret, printed once
+  delete SLUG --yes    remove a queue for good
+
+options:
+  -f config            configuration file (default: $AQUEUE_CONF,
+                       else /etc/aqueue/aqueue.conf)
+  -h, --help           this text
+
+exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue exists,
+4 no such queue
+`;
+
+test('--help and -h print the usage to stdout and exit 0', () => {
+	for (const args of [['--help'], ['-h'], ['create', '--help'],
+	    ['list', '-h']]) {
+		// No configuration is needed for help.
+		const r = run(args, { conf: '/nonexistent/aqueue.conf' });
+		assert.equal(r.status, 0, args.join(' '));
+		assert.equal(r.stdout, USAGE, args.join(' '));
+		assert.equal(r.stderr, '', args.join(' '));
+	}
+});
+
+test('no command or an unknown one: usage on stderr, exit 2', () => {
+	for (const args of [[], ['frobnicate'], ['show'], ['delete']]) {
+		const r = run(args);
+		assert.equal(r.status, 2, args.join(' '));
+		assert.equal(r.stdout, '', args.join(' '));
+		assert.equal(r.stderr, USAGE, args.join(' '));
+	}
+});
+
+const LOGLINE = /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] ERROR aqueuectl\[\d+\]: /;
+
+test('a missing configuration is an ERROR and exits 1', () => {
+	const r = run(['show', 'demo'], { conf: '/nonexistent/aqueue.conf' });
+	assert.equal(r.status, 1);
+	assert.equal(r.stdout, '');
+	const lines = r.stderr.split('\n');
+	assert.equal(lines.length, 3, r.stderr);
+	assert.match(lines[0], LOGLINE);
+	assert.equal(lines[0].replace(LOGLINE, ''),
+	    'config /nonexistent/aqueue.conf: No such file or directory');
+	assert.equal(lines[1], 'aqueuectl: cannot use the configuration ' +
+	    '/nonexistent/aqueue.conf (name another with -f FILE or ' +
+	    'AQUEUE_CONF)');
+	assert.equal(lines[2], '');
+	assert.doesNotMatch(r.stderr, /WARN/);
+});
+
+test('a configuration with a bad key is an ERROR and exits 1', () => {
+	const dir = mkdtempSync(pathJoin(tmpdir(), 'aqctl-'));
+	const f = pathJoin(dir, 'aqueue.conf');
+	writeFileSync(f, '# test\nlisten-nope = 1\n');
+	try {
+		const r = run(['list'], { conf: f });
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, '');
+		const lines = r.stderr.split('\n');
+		assert.equal(lines.length, 3, r.stderr);
+		assert.match(lines[0], LOGLINE);
+		assert.equal(lines[0].replace(LOGLINE, ''),
+		    `${f}:2: unknown key 'listen-nope'`);
+		assert.doesNotMatch(r.stderr, /WARN/);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+test('show of an unknown queue says so on stderr and exits 4', () => {
+	for (const slug of ['nope', uniqueSlug('nope')]) {
+		const r = run(['show', slug]);
+		assert.equal(r.status, 4, slug);
+		assert.equal(r.stdout, '');
+		assert.equal(r.stderr, `aqueuectl: no such queue: ${slug}\n`);
+	}
+	const bad = run(['show', 'Not_A_Slug']);
+	assert.equal(bad.status, 4);
+	assert.equal(bad.stderr,
+	    'aqueuectl: no such queue (not a valid slug)\n');
+	// exists stays a silent probe.
+	const e = run(['exists', 'nope']);
+	assert.deepEqual(e, { status: 1, stdout: '', stderr: '' });
+	for (const cmd of ['pause', 'resume', 'rotate-secret']) {
+		const p = run([cmd, 'nope']);
+		assert.equal(p.status, 4, cmd);
+		assert.equal(p.stderr, 'aqueuectl: no such queue: nope\n', cmd);
+	}
+});
+
+// Three numbers at 1/min with burst 1, then paused: serving is exactly 1.
+async function pausedWithThree(name) {
+	const q = createQueue({ rate: 1, burst: 1, name });
+	for (let i = 1; i <= 3; i++) {
+		const j = await join(q.slug);
+		assert.equal(j.status, 200, j.text);
+		assert.equal(j.json.number, i);
+	}
+	assert.equal(run(['pause', q.slug]).stdout, 'ok\n');
+	return q;
+}
+
+test('list: a table of slug, name, active, rate, last, serving', async () => {
+	const pre = uniqueSlug('ls');
+	const a = await pausedWithThree('List A');
+	const b = createQueue({ slug: `${pre}-b`, rate: 600, burst: 7,
+	    name: 'Ünïcode name that is far longer than the column allows' });
+	const r = run(['list']);
+	assert.equal(r.status, 0, r.stderr);
+	assert.equal(r.stderr, '');
+	const lines = r.stdout.split('\n');
+	assert.equal(lines.at(-1), '');
+	assert.match(lines[0],
+	    /^SLUG {2,}NAME {2,}ACTIVE {2}RATE\/MIN {8}LAST {5}SERVING$/);
+	const row = (slug) => lines.find((l) => l.startsWith(slug + ' '));
+	assert.match(row(a.slug),
+	    new RegExp(`^${a.slug} +List A +no +1 +3 +1$`));
+	// A long name is cut at 32 characters, counted as characters.
+	assert.match(row(b.slug), new RegExp(`^${b.slug} +` +
+	    'Ünïcode name that is far long\\.\\.\\. +yes +600 +0 +7$'));
+	// The columns line up: every row is as wide as the header.
+	const width = [...lines[0]].length;
+	for (const l of lines.slice(1, -1))
+		assert.equal([...l].length, width, l);
+});
+
+test('list --json: the same objects as show', async () => {
+	const a = await pausedWithThree('Json A');
+	const r = run(['list', '--json']);
+	assert.equal(r.status, 0, r.stderr);
+	const all = JSON.parse(r.stdout);
+	assert.ok(Array.isArray(all));
+	const slugs = all.map((x) => x.slug);
+	assert.deepEqual(slugs, [...slugs].sort(), 'ordered by slug');
+	const got = all.find((x) => x.slug === a.slug);
+	assert.deepEqual(got, {
+		id: show(a.slug).id, slug: a.slug, name: 'Json A',
+		targetUrl: 'https://shop.example/', shopDomains: 'shop.example',
+		ratePerMinute: 1, burst: 1, active: false, lastNumber: 3,
+		serving: 1, tokenTtlSeconds: 600,
+	});
+	assert.deepEqual(show(a.slug), got);
+	assert.equal(run(['list', '--yaml']).status, 2);
+});
+
+test('delete refuses without --yes, then removes the queue', async () => {
+	const q = createQueue({ rate: 60 });
+	const no = run(['delete', q.slug]);
+	assert.equal(no.status, 2);
+	assert.equal(no.stdout, '');
+	assert.equal(no.stderr, 'aqueuectl: delete removes the queue, its ' +
+	    'numbers and its secrets for good;\nrun it again with --yes to ' +
+	    'confirm\n');
+	assert.equal(show(q.slug).slug, q.slug, 'still there');
+
+	const yes = run(['delete', q.slug, '--yes']);
+	assert.deepEqual(yes, { status: 0, stdout: `queue ${q.slug} deleted\n`,
+	    stderr: '' });
+	assert.equal(run(['show', q.slug]).status, 4);
+	assert.equal(run(['exists', q.slug]).status, 1);
+	const again = run(['delete', '--yes', q.slug]);
+	assert.deepEqual(again, { status: 4, stdout: '',
+	    stderr: `aqueuectl: no such queue: ${q.slug}\n` });
+});
+
+test('update changes the given settings only; warns off the domains',
+    () => {
+	const q = createQueue({ rate: 60, burst: 3, tokenTtl: 300 });
+	const r = run(['update', q.slug, '--name', 'New name', '--domains',
+	    'Shop.Example:443, www.shop.example', '--token-ttl', '120']);
+	assert.deepEqual(r, { status: 0, stdout: 'ok\n', stderr: '' });
+	let s = show(q.slug);
+	assert.equal(s.name, 'New name');
+	assert.equal(s.shopDomains, 'shop.example,www.shop.example');
+	assert.equal(s.tokenTtlSeconds, 120);
+	assert.equal(s.ratePerMinute, 60);
+	assert.equal(s.burst, 3);
+	assert.equal(s.targetUrl, 'https://shop.example/');
+
+	const w = run(['update', q.slug, '--target',
+	    'https://checkout.example/pay', '--rate', '120']);
+	assert.equal(w.status, 0);
+	assert.equal(w.stdout, 'ok\n');
+	assert.equal(w.stderr, 'aqueuectl: warning: the target URL is not ' +
+	    'on one of the shop domains (target_outside_domains)\n');
+	s = show(q.slug);
+	assert.equal(s.targetUrl, 'https://checkout.example/pay');
+	assert.equal(s.ratePerMinute, 120);
+
+	const none = run(['update', q.slug, '--target', '']);
+	assert.deepEqual(none, { status: 0, stdout: 'ok\n', stderr: '' });
+	assert.equal(show(q.slug).targetUrl, null);
+
+	const bad = run(['update', q.slug, '--rate', '0', '--name', 'X']);
+	assert.equal(bad.status, 2);
+	assert.equal(bad.stderr, 'aqueuectl: bad value for --rate: must be ' +
+	    'an integer from 1 to 1000000\n');
+	assert.equal(show(q.slug).name, 'New name', 'nothing changed');
+	assert.deepEqual(run(['update', q.slug]), { status: 2, stdout: '',
+	    stderr: 'aqueuectl: update: nothing to change\n' });
+	assert.equal(run(['update', 'nope', '--rate', '5']).stderr,
+	    'aqueuectl: no such queue: nope\n');
+});
+
+test('create names what is missing or wrong, with exit 2 or 3', () => {
+	const slug = uniqueSlug('cr');
+	assert.deepEqual(run(['create', slug, '--name', 'X']), { status: 2,
+	    stdout: '', stderr: 'aqueuectl: --rate is required\n' });
+	assert.deepEqual(run(['create', slug, '--rate', '5']), { status: 2,
+	    stdout: '', stderr: 'aqueuectl: --name is required\n' });
+	assert.deepEqual(run(['create', 'Bad_Slug', '--name', 'X', '--rate',
+	    '5']), { status: 2, stdout: '', stderr: 'aqueuectl: bad slug: ' +
+	    'must be 1-63 of a-z 0-9 -, starting with a letter or digit\n' });
+	const ok = run(['create', slug, '--name', 'X', '--rate', '5',
+	    '--domains', 'shop.example', '--target', 'https://other.example/']);
+	assert.equal(ok.status, 0);
+	assert.match(ok.stdout, new RegExp(`^queue ${slug} created ` +
+	    '\\(id \\d+\\)\\nThe signing secret is shown only now; keep it ' +
+	    'for token verification:\\nsecret: [A-Za-z0-9_-]{43}\\n$'));
+	assert.equal(ok.stderr, 'aqueuectl: warning: the target URL is not ' +
+	    'on one of the shop domains (target_outside_domains)\n');
+	assert.deepEqual(run(['create', slug, '--name', 'X', '--rate', '5']),
+	    { status: 3, stdout: '', stderr: `aqueuectl: queue exists: ${slug}\n` });
+});
+
+test('rotate-secret: old tokens stop verifying, new ones verify',
+    async () => {
+	const q = createQueue({ rate: 600 });
+	const before = await admittedToken(q.slug);
+	assert.equal((await verify(q.slug, before.token)).json.valid, true);
+	const r = run(['rotate-secret', q.slug]);
+	assert.equal(r.status, 0, r.stderr);
+	const m = /^new signing secret of (\S+) \(tokens signed with the old one no longer verify\):\nsecret: ([A-Za-z0-9_-]{43})\n$/
+	    .exec(r.stdout);
+	assert.ok(m !== null, r.stdout);
+	assert.equal(m[1], q.slug);
+	assert.notEqual(m[2], q.secret);
+	// Every process has re-read the row after its cache lifetime.
+	await sleep(CACHE_MS);
+	for (let i = 0; i < 8; i++)
+		assert.deepEqual((await verify(q.slug, before.token)).json,
+		    { valid: false, reason: 'bad_signature' });
+	const after = await admittedToken(q.slug);
+	const hmac = (await import('node:crypto')).createHmac;
+	const [h, p, sig] = after.token.split('.');
+	assert.equal(hmac('sha256', m[2]).update(`${h}.${p}`)
+	    .digest('base64url'), sig, 'signed with the new secret');
+});

@@ -1,0 +1,635 @@
+/*
+ * test-queue-ops.c - the operator's queue operations: the validators and
+ * field parsing without a database, then create, update, pause, resume,
+ * rate, rotate, list and delete against the real MariaDB that test/run
+ * starts (AQ_TEST_CONF names its config; without it only the first part
+ * runs and the rest is reported as skipped).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mysql.h>
+
+#include "admission.h"
+#include "aqueue.h"
+#include "cfg.h"
+#include "crypto.h"
+#include "db.h"
+#include "queue-ops.h"
+#include "tap.h"
+
+/* Validators and the normal form of shop domains. */
+static void
+test_validators(void)
+{
+	static const struct {
+		const char	*in, *want;	/* want NULL: refused */
+	} dom[] = {
+		{ "", "" },
+		{ " , ,\n", "" },
+		{ "Shop.Example", "shop.example" },
+		{ "https://Shop.Example:443", "shop.example" },
+		{ "shop.example:8443", "shop.example:8443" },
+		{ "HTTP://a.example:80", "http://a.example" },
+		{ "http://a.example:8080", "http://a.example:8080" },
+		{ "shop.example, www.shop.example\nshop.example",
+		    "shop.example,www.shop.example" },
+		{ "https://shop.example,shop.example:443",
+		    "shop.example" },
+		{ "http://127.0.0.1:18585", "http://127.0.0.1:18585" },
+		{ "http://shop.example,shop.example",
+		    "http://shop.example,shop.example" },
+		{ "https://shop.example/path", NULL },
+		{ "*.shop.example", NULL },
+		{ "user@shop.example", NULL },
+		{ "ftp://shop.example", NULL },
+		{ "shop.example:0", NULL },
+		{ "-shop.example", NULL },
+	};
+	char	 name[1024], *n;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(dom) / sizeof(dom[0]); i++) {
+		n = qops_domains_normalise(dom[i].in);
+		is_str(n, dom[i].want, "domains list %zu normalised", i);
+		free(n);
+	}
+
+	ok(qops_name_valid("Summer sale"), "name: plain");
+	ok(qops_name_valid("Sommerverkauf \xc3\xa4\xc3\xb6\xc3\xbc \xf0\x9f"
+	    "\x8e\x9f"), "name: UTF-8 letters and an emoji");
+	ok(!qops_name_valid(""), "name: empty refused");
+	ok(!qops_name_valid("   "), "name: blank refused");
+	ok(!qops_name_valid("a\x01" "b"), "name: control character refused");
+	ok(!qops_name_valid("a\x7f"), "name: DEL refused");
+	ok(!qops_name_valid("a\tb"), "name: tab refused");
+	ok(!qops_name_valid("\xc3("), "name: broken UTF-8 refused");
+	ok(!qops_name_valid("\xc0\xaf"), "name: overlong UTF-8 refused");
+	memset(name, 'x', 200);
+	name[200] = '\0';
+	ok(qops_name_valid(name), "name: 200 characters");
+	name[200] = 'x';
+	name[201] = '\0';
+	ok(!qops_name_valid(name), "name: 201 characters refused");
+	for (i = 0; i < 200; i++)
+		memcpy(name + 2 * i, "\xc3\xa4", 2);
+	name[400] = '\0';
+	ok(qops_name_valid(name), "name: 200 two-byte characters");
+
+	ok(qops_target_valid("https://shop.example/"), "target: https");
+	ok(qops_target_valid("http://127.0.0.1:8080/shop/?a=1#x"),
+	    "target: http with port, query, fragment");
+	ok(!qops_target_valid("https://user:pw@shop.example/"),
+	    "target: userinfo refused");
+	ok(!qops_target_valid("ftp://shop.example/"), "target: ftp refused");
+	ok(!qops_target_valid("https:///x"), "target: no host refused");
+	ok(!qops_target_valid("https://shop.example/a b"),
+	    "target: space refused");
+	ok(!qops_target_valid("//shop.example/"), "target: relative refused");
+
+	ok(qops_target_in_domains("https://shop.example/x",
+	    "www.shop.example,shop.example"), "target in domains");
+	ok(qops_target_in_domains("https://SHOP.example:443/",
+	    "shop.example"), "target in domains: case and default port");
+	ok(qops_target_in_domains("http://127.0.0.1:8080/shop/",
+	    "http://127.0.0.1:8080"), "target in domains: http with port");
+	ok(!qops_target_in_domains("http://shop.example/", "shop.example"),
+	    "target outside: other scheme");
+	ok(!qops_target_in_domains("https://shop.example:8443/",
+	    "shop.example"), "target outside: other port");
+	ok(!qops_target_in_domains("https://evil.example/", "shop.example"),
+	    "target outside: other host");
+	ok(!qops_target_in_domains("https://shop.example/", ""),
+	    "target outside: no domains");
+}
+
+/* Field names and parsing from text. */
+static void
+test_fields(void)
+{
+	struct qops_spec	 s;
+	struct qops_err		 err;
+
+	memset(&s, 0, sizeof(s));
+	is_int(qops_field_find("token-ttl"), QOPS_F_TOKEN_TTL,
+	    "field by option name");
+	is_int(qops_field_find("ratePerMinute"), QOPS_F_RATE,
+	    "field by API key");
+	is_int(qops_field_find("slug"), -1, "slug is not a field");
+	is_str(qops_field_key(QOPS_F_TARGET), "targetUrl", "API key");
+	is_int(qops_spec_set(&s, QOPS_F_RATE, "600", &err), APP_OK,
+	    "rate 600 parsed");
+	is_int(s.rate, 600, "rate value");
+	is_int(s.set, QOPS_BIT(QOPS_F_RATE), "rate marked as set");
+	is_int(qops_spec_set(&s, QOPS_F_RATE, "0", &err), APP_INVALID,
+	    "rate 0 refused");
+	is_int(err.reason, QOPS_R_INVALID, "reason invalid");
+	is_int(err.field, QOPS_F_RATE, "field rate");
+	is_str(qops_reason_code(err.reason), "invalid_value", "code");
+	is_int(qops_reason_status(err.reason), 422, "status 422");
+	is_int(s.rate, 600, "refused value leaves the spec as it was");
+	is_int(qops_spec_set(&s, QOPS_F_RATE, "1000001", &err), APP_INVALID,
+	    "rate above the maximum refused");
+	is_int(qops_spec_set(&s, QOPS_F_RATE, "06", &err), APP_INVALID,
+	    "leading zero refused");
+	is_int(qops_spec_set(&s, QOPS_F_BURST, "0", &err), APP_OK,
+	    "burst 0 (default) taken");
+	is_int(qops_spec_set(&s, QOPS_F_TOKEN_TTL, "86401", &err),
+	    APP_INVALID, "token TTL above a day refused");
+	is_int(qops_spec_set(&s, QOPS_F_NAME, "x", &err), APP_OK,
+	    "name taken as text");
+	is_str(s.name, "x", "name borrowed");
+	is_str(qops_reason_code(QOPS_R_NOT_FOUND), "queue_not_found",
+	    "not-found code");
+	is_int(qops_reason_status(QOPS_R_EXISTS), 409, "exists: 409");
+	is_str(qops_warning_code(QOPS_W_TARGET_OUTSIDE),
+	    "target_outside_domains", "warning code");
+}
+
+/* Force the admission state of queue id (test only). */
+static int
+set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
+{
+	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
+	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
+	    "last_number = ?, skip_count = ?, active = ? WHERE id = ?";
+	MYSQL_STMT	*st = mysql_stmt_init(my);
+	MYSQL_BIND	 b[8];
+	int64_t		 v[8];
+	size_t		 i;
+	int		 rc;
+
+	v[0] = a->rate_per_minute;
+	v[1] = a->burst;
+	v[2] = a->anchor_number;
+	v[3] = a->anchor_time_ms;
+	v[4] = a->last_number;
+	v[5] = a->skip;
+	v[6] = a->active;
+	v[7] = id;
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < 8; i++) {
+		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
+		b[i].buffer = &v[i];
+	}
+	rc = st != NULL && mysql_stmt_prepare(st, sql, sizeof(sql) - 1) == 0 &&
+	    mysql_stmt_bind_param(st, b) == 0 && mysql_stmt_execute(st) == 0;
+	if (st != NULL)
+		mysql_stmt_close(st);
+	return rc ? 0 : -1;
+}
+
+/* Read queue slug (must exist); NULL after a failed check. */
+static struct queue *
+get(struct db *db, const char *slug)
+{
+	struct queue	*q = NULL;
+	struct qops_err	 err;
+
+	if (qops_get(db, slug, &q, &err) != APP_OK) {
+		ok(0, "read %s back", slug);
+		return NULL;
+	}
+	return q;
+}
+
+/* Whether the sealed secret of q opens to secret. */
+static int
+secret_opens(const struct cfg *c, const struct queue *q, const char *secret)
+{
+	char	 buf[128], *aad;
+	int64_t	 n;
+
+	aad = xasprintf("queue-secret:%s", q->slug);
+	n = unseal(c->master_key, aad, q->secret_sealed, q->secret_sealed_len,
+	    buf, sizeof(buf) - 1);
+	free(aad);
+	if (n < 0)
+		return 0;
+	buf[n] = '\0';
+	return strcmp(buf, secret) == 0;
+}
+
+/* Create: exact row, refusals that write nothing, duplicate slug. */
+static void
+test_create(struct db *db, const struct cfg *c, const char *slug,
+    const char *other)
+{
+	struct qops_spec	 s;
+	struct qops_err		 err;
+	struct queue		*q;
+	char			*secret = NULL;
+	int64_t			 id, t0, t1;
+
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_NAME) | QOPS_BIT(QOPS_F_TARGET);
+	s.name = "Ops test";
+	s.target_url = "https://shop.example/";
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	    "create without a rate refused");
+	is_int(err.reason, QOPS_R_MISSING, "reason: missing");
+	is_int(err.field, QOPS_F_RATE, "field: rate");
+	ok(secret == NULL, "no secret on failure");
+
+	s.set |= QOPS_BIT(QOPS_F_RATE) | QOPS_BIT(QOPS_F_DOMAINS) |
+	    QOPS_BIT(QOPS_F_BURST);
+	s.rate = 60;
+	s.burst = 5;
+	s.shop_domains = "https://shop.example/x";
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	    "create with a bad domains list refused");
+	is_int(err.field, QOPS_F_DOMAINS, "field: domains");
+	is_int(qops_get(db, slug, &q, &err), APP_NOTFOUND,
+	    "nothing written by refused creates");
+	is_int(err.reason, QOPS_R_NOT_FOUND, "get: reason not found");
+
+	is_int(qops_create(db, c, "Bad_Slug", &s, &secret, &id, &err),
+	    APP_INVALID, "malformed slug refused");
+	is_int(err.reason, QOPS_R_SLUG, "reason: slug");
+
+	s.shop_domains = "Shop.Example:443, http://a.example:80 shop.example";
+	t0 = now_ms();
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_OK,
+	    "create");
+	t1 = now_ms();
+	is_int(err.warnings, 0, "target on a shop domain: no warning");
+	ok(secret != NULL && strlen(secret) == SECRET_LEN,
+	    "secret of %d characters", SECRET_LEN);
+	ok(id > 0, "id set");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->id, id, "row id");
+		is_str(q->name, "Ops test", "name stored");
+		is_str(q->target_url, "https://shop.example/",
+		    "target stored");
+		is_str(q->shop_domains, "shop.example,http://a.example",
+		    "domains stored normalised");
+		is_int(q->token_ttl_s, 600, "token TTL default 600");
+		is_int(q->adm.rate_per_minute, 60, "rate");
+		is_int(q->adm.burst, 5, "burst");
+		is_int(q->adm.anchor_number, 5, "A = burst");
+		ok(q->adm.anchor_time_ms >= t0 && q->adm.anchor_time_ms <= t1,
+		    "T = the time of the create");
+		is_int(q->adm.last_number, 0, "L = 0");
+		is_int(q->adm.skip, 0, "skip 0");
+		is_int(q->adm.active, 1, "active");
+		ok(secret != NULL && secret_opens(c, q, secret),
+		    "the stored secret is the one shown, sealed");
+		ok(q->ticket_key_sealed_len > TICKET_KEY_LEN,
+		    "ticket key sealed");
+		qops_queue_free(q);
+	}
+	qops_secret_free(secret);
+	secret = NULL;
+
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	    "second create of the slug refused");
+	is_int(err.reason, QOPS_R_EXISTS, "reason: exists");
+	ok(secret == NULL, "no secret for the refused duplicate");
+
+	/* Allowed but probably wrong: the target off the shop domains. */
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_NAME) | QOPS_BIT(QOPS_F_TARGET) |
+	    QOPS_BIT(QOPS_F_DOMAINS) | QOPS_BIT(QOPS_F_RATE) |
+	    QOPS_BIT(QOPS_F_TOKEN_TTL);
+	s.name = "Other";
+	s.target_url = "https://checkout.example/";
+	s.shop_domains = "shop.example";
+	s.rate = 1000000;
+	s.token_ttl_s = 86400;
+	is_int(qops_create(db, c, other, &s, &secret, &id, &err), APP_OK,
+	    "create with the target off the domains");
+	is_int(err.warnings, QOPS_W_TARGET_OUTSIDE, "warned");
+	qops_secret_free(secret);
+	if ((q = get(db, other)) != NULL) {
+		is_int(q->token_ttl_s, 86400, "token TTL 86400");
+		is_int(q->adm.rate_per_minute, 1000000, "rate 1000000");
+		is_int(q->adm.anchor_number, 1000000 / 6, "A = r / 6");
+		qops_queue_free(q);
+	}
+}
+
+/* Pause, resume and rate on the locked row, re-anchored exactly. */
+static void
+test_state(struct db *db, const char *slug)
+{
+	struct qops_err		 err;
+	struct queue		*q;
+	struct adm_queue	 a;
+	int64_t			 t0, t1;
+
+	if ((q = get(db, slug)) == NULL)
+		return;
+	/* 10.5 s of credit at 1/s: serving = A + 10 = 15 (L + burst 25). */
+	memset(&a, 0, sizeof(a));
+	a.rate_per_minute = 60;
+	a.burst = 5;
+	a.anchor_number = 5;
+	a.anchor_time_ms = now_ms() - 10500;
+	a.last_number = 20;
+	a.active = 1;
+	ok(set_state(db_mysql(db), q->id, &a) == 0, "state forced");
+	qops_queue_free(q);
+
+	t0 = now_ms();
+	is_int(qops_pause(db, slug, &err), APP_OK, "pause");
+	t1 = now_ms();
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, 0, "paused");
+		is_int(q->adm.anchor_number, 15, "A = serving at the pause");
+		ok(q->adm.anchor_time_ms >= t0 && q->adm.anchor_time_ms <= t1,
+		    "T = the time of the pause");
+		is_int(q->adm.last_number, 20, "L untouched");
+		is_int(adm_serving(&q->adm, now_ms() + 60000), 15,
+		    "serving frozen a minute later");
+		a = q->adm;
+		qops_queue_free(q);
+	}
+	is_int(qops_pause(db, slug, &err), APP_OK, "pause again");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.anchor_time_ms, a.anchor_time_ms,
+		    "a second pause changes nothing");
+		qops_queue_free(q);
+	}
+
+	t0 = now_ms();
+	is_int(qops_resume(db, slug, &err), APP_OK, "resume");
+	t1 = now_ms();
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, 1, "running");
+		is_int(q->adm.anchor_number, 15, "A = the frozen serving");
+		ok(q->adm.anchor_time_ms >= t0 && q->adm.anchor_time_ms <= t1,
+		    "T = the time of the resume");
+		qops_queue_free(q);
+	}
+
+	t0 = now_ms();
+	is_int(qops_set_rate(db, slug, 120, &err), APP_OK, "set rate 120");
+	t1 = now_ms();
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.rate_per_minute, 120, "rate 120");
+		/* Less than 500 ms since the resume at 1/s: no credit. */
+		is_int(q->adm.anchor_number, 15, "A re-anchored at 15");
+		ok(q->adm.anchor_time_ms >= t0 && q->adm.anchor_time_ms <= t1,
+		    "T = the time of the rate change");
+		is_int(q->adm.burst, 5, "burst kept");
+		qops_queue_free(q);
+	}
+	is_int(qops_set_rate(db, slug, 0, &err), APP_INVALID, "rate 0");
+	is_int(err.field, QOPS_F_RATE, "rate 0: field rate");
+	is_int(qops_pause(db, "no-such-queue-here", &err), APP_NOTFOUND,
+	    "pause of an unknown queue");
+	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
+}
+
+/* Run one statement of static SQL on my; returns 0 or -1. */
+static int
+sql(MYSQL *my, const char *q)
+{
+	MYSQL_RES	*res;
+
+	if (mysql_query(my, q) != 0) {
+		printf("# %s: %s\n", q, mysql_error(my));
+		return -1;
+	}
+	if ((res = mysql_store_result(my)) != NULL)
+		mysql_free_result(res);
+	return 0;
+}
+
+/*
+ * The state change waits for the row lock: while another session holds
+ * it, a pause fails (lock wait timeout, shortened here) and writes
+ * nothing; once it is released the pause goes through.
+ */
+static void
+test_lock(struct db *db, const struct cfg *c, const char *slug)
+{
+	struct qops_err	 err;
+	struct queue	*q, *before;
+	MYSQL		*other;
+	char		 q1[200];
+
+	if ((before = get(db, slug)) == NULL)
+		return;
+	other = mysql_init(NULL);
+	ok(other != NULL && mysql_real_connect(other,
+	    c->db_host[0] != '\0' ? c->db_host : NULL, c->db_user,
+	    c->db_password, c->db_name, (unsigned int)c->db_port,
+	    c->db_socket[0] != '\0' ? c->db_socket : NULL, 0) != NULL,
+	    "a second session");
+	snprintf(q1, sizeof(q1), "SELECT id FROM queue WHERE slug = '%s' "
+	    "FOR UPDATE", slug);
+	ok(sql(db_mysql(db), "SET SESSION innodb_lock_wait_timeout = 1") ==
+	    0, "short lock wait");
+	ok(sql(other, "START TRANSACTION") == 0 && sql(other, q1) == 0,
+	    "the other session locks the row");
+	ok(qops_pause(db, slug, &err) != APP_OK,
+	    "pause fails while the row is locked");
+	ok(err.reason != QOPS_R_OK, "with a reason");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, before->adm.active, "nothing written");
+		is_int(q->adm.anchor_time_ms, before->adm.anchor_time_ms,
+		    "anchor untouched");
+		qops_queue_free(q);
+	}
+	ok(sql(other, "COMMIT") == 0, "the other session lets go");
+	is_int(qops_pause(db, slug, &err), APP_OK, "pause goes through");
+	if ((q = get(db, slug)) != NULL) {
+		is_int(q->adm.active, 0, "paused");
+		qops_queue_free(q);
+	}
+	is_int(qops_resume(db, slug, &err), APP_OK, "resume");
+	ok(sql(db_mysql(db), "SET SESSION innodb_lock_wait_timeout = "
+	    "DEFAULT") == 0, "lock wait back to the default");
+	if (other != NULL)
+		mysql_close(other);
+	qops_queue_free(before);
+}
+
+/* Update: every field, exact values, warnings, refusals. */
+static void
+test_update(struct db *db, const char *slug)
+{
+	struct qops_spec	 s;
+	struct qops_err		 err;
+	struct queue		*q, *before;
+
+	if ((before = get(db, slug)) == NULL)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_NAME) | QOPS_BIT(QOPS_F_DOMAINS) |
+	    QOPS_BIT(QOPS_F_TOKEN_TTL) | QOPS_BIT(QOPS_F_BURST);
+	s.name = "Renamed \xc3\xa4";
+	s.shop_domains = "www.shop.example, WWW.shop.example:443";
+	s.token_ttl_s = 120;
+	s.burst = 7;
+	is_int(qops_update(db, slug, &s, &err), APP_OK, "update");
+	is_int(err.warnings, QOPS_W_TARGET_OUTSIDE,
+	    "target no longer on a shop domain: warned");
+	if ((q = get(db, slug)) != NULL) {
+		is_str(q->name, "Renamed \xc3\xa4", "name updated");
+		is_str(q->shop_domains, "www.shop.example",
+		    "domains normalised");
+		is_int(q->token_ttl_s, 120, "token TTL updated");
+		is_int(q->adm.burst, 7, "burst updated");
+		is_str(q->target_url, "https://shop.example/", "target kept");
+		is_int(q->adm.rate_per_minute, 120, "rate kept");
+		is_int(q->adm.last_number, before->adm.last_number,
+		    "L untouched");
+		is_int(q->adm.active, 1, "still running");
+		ok(q->adm.anchor_number >= before->adm.anchor_number,
+		    "serving not moved backward by the re-anchor");
+		qops_queue_free(q);
+	}
+
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_TARGET);
+	s.target_url = "";
+	is_int(qops_update(db, slug, &s, &err), APP_OK, "remove the target");
+	is_int(err.warnings, 0, "no target: no warning");
+	if ((q = get(db, slug)) != NULL) {
+		ok(q->target_url == NULL, "target removed");
+		qops_queue_free(q);
+	}
+
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_TARGET) | QOPS_BIT(QOPS_F_NAME);
+	s.target_url = "https://user:pw@www.shop.example/";
+	s.name = "Never stored";
+	is_int(qops_update(db, slug, &s, &err), APP_INVALID,
+	    "update with a bad target refused");
+	is_int(err.field, QOPS_F_TARGET, "field: target");
+	if ((q = get(db, slug)) != NULL) {
+		is_str(q->name, "Renamed \xc3\xa4",
+		    "nothing written by the refused update");
+		qops_queue_free(q);
+	}
+
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_RATE);
+	s.rate = 300;
+	is_int(qops_update(db, "no-such-queue-here", &s, &err), APP_NOTFOUND,
+	    "update of an unknown queue");
+	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
+	qops_queue_free(before);
+}
+
+/* Rotate: a new secret that opens, the ticket key kept. */
+static void
+test_rotate(struct db *db, const struct cfg *c, const char *slug)
+{
+	struct qops_err	 err;
+	struct queue	*before, *q;
+	char		*secret = NULL;
+
+	if ((before = get(db, slug)) == NULL)
+		return;
+	is_int(qops_rotate_secret(db, c, slug, &secret, &err), APP_OK,
+	    "rotate");
+	ok(secret != NULL && strlen(secret) == SECRET_LEN, "new secret");
+	if ((q = get(db, slug)) != NULL) {
+		ok(secret != NULL && secret_opens(c, q, secret),
+		    "the stored secret is the new one");
+		ok(q->secret_sealed_len != before->secret_sealed_len ||
+		    memcmp(q->secret_sealed, before->secret_sealed,
+		    q->secret_sealed_len) != 0, "sealed secret changed");
+		ok(q->ticket_key_sealed_len == before->ticket_key_sealed_len &&
+		    memcmp(q->ticket_key_sealed, before->ticket_key_sealed,
+		    q->ticket_key_sealed_len) == 0, "ticket key kept");
+		is_int(q->adm.anchor_number, before->adm.anchor_number,
+		    "admission state untouched");
+		qops_queue_free(q);
+	}
+	qops_secret_free(secret);
+	secret = NULL;
+	is_int(qops_rotate_secret(db, c, "no-such-queue-here", &secret, &err),
+	    APP_NOTFOUND, "rotate of an unknown queue");
+	ok(secret == NULL, "no secret for it");
+	qops_queue_free(before);
+}
+
+/* List holds both queues in slug order; delete removes exactly one. */
+static void
+test_list_delete(struct db *db, const char *slug, const char *other)
+{
+	struct queue	**qs = NULL, *q;
+	struct qops_err	 err;
+	size_t		 n = 0, i;
+	int		 at_slug = -1, at_other = -1, sorted = 1;
+
+	is_int(qops_list(db, &qs, &n, &err), APP_OK, "list");
+	for (i = 0; i < n; i++) {
+		if (strcmp(qs[i]->slug, slug) == 0)
+			at_slug = (int)i;
+		if (strcmp(qs[i]->slug, other) == 0)
+			at_other = (int)i;
+		if (i > 0 && strcmp(qs[i - 1]->slug, qs[i]->slug) >= 0)
+			sorted = 0;
+	}
+	ok(at_slug >= 0 && at_other == at_slug + 1,
+	    "both queues listed, next to each other");
+	ok(sorted, "ordered by slug");
+	if (at_slug >= 0)
+		is_str(qs[at_slug]->name, "Renamed \xc3\xa4",
+		    "listed row is complete");
+	qops_list_free(qs, n);
+
+	is_int(qops_delete(db, slug, &err), APP_OK, "delete");
+	q = NULL;
+	is_int(qops_get(db, slug, &q, &err), APP_NOTFOUND,
+	    "deleted queue is gone");
+	qops_queue_free(q);
+	is_int(qops_delete(db, slug, &err), APP_NOTFOUND, "delete again");
+	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
+	is_int(qops_delete(db, "Bad_Slug", &err), APP_NOTFOUND,
+	    "delete of a malformed slug");
+	is_int(qops_list(db, &qs, &n, &err), APP_OK, "list again");
+	at_slug = at_other = -1;
+	for (i = 0; i < n; i++) {
+		if (strcmp(qs[i]->slug, slug) == 0)
+			at_slug = (int)i;
+		if (strcmp(qs[i]->slug, other) == 0)
+			at_other = (int)i;
+	}
+	ok(at_slug == -1 && at_other >= 0, "only the deleted one is gone");
+	qops_list_free(qs, n);
+	is_int(qops_delete(db, other, &err), APP_OK, "delete the other");
+}
+
+int
+main(void)
+{
+	const char	*conf = getenv("AQ_TEST_CONF");
+	struct cfg	 c;
+	struct db	*db;
+	char		 slug[64], other[64];
+	long long	 stamp = (long long)(now_ms() % 100000000);
+
+	test_validators();
+	test_fields();
+	if (conf == NULL || *conf == '\0') {
+		printf("# SKIP the database part: AQ_TEST_CONF not set "
+		    "(run test/run)\n");
+		return done_testing();
+	}
+	if (cfg_load(conf, &c) == -1) {
+		ok(0, "config %s loads", conf);
+		return done_testing();
+	}
+	db = db_open(&c);
+	is_int(db_ensure(db), APP_OK, "connects to the test database");
+	snprintf(slug, sizeof(slug), "tqo%lld-a", stamp);
+	snprintf(other, sizeof(other), "tqo%lld-b", stamp);
+	test_create(db, &c, slug, other);
+	test_state(db, slug);
+	test_lock(db, &c, slug);
+	test_update(db, slug);
+	test_rotate(db, &c, slug);
+	test_list_delete(db, slug, other);
+	db_close(db);
+	cfg_free(&c);
+	return done_testing();
+}
