@@ -274,7 +274,11 @@
 			body: JSON.stringify(body)
 		}).then(function (res) {
 			if (res.status === 425) {
-				later(poll, Math.max(2, retryAfter(res)));
+				/* Not yet: Retry-After is a minimum here too. */
+				errors = 0;
+				setTimeout(poll, Math.max(spread(2, SPREAD),
+				    Math.round(retryAfter(res) * 1000 *
+				    (1 + SPREAD * Math.random()))));
 				return null;
 			}
 			if (res.status === 403) {
