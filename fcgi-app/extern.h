@@ -184,10 +184,25 @@ void	 http_error_obj(struct req *, int status, const char *code,
 	    const char *message, struct json_object *extra);
 /* 302 to location (an absolute URL or a path we built). */
 void	 http_redirect(struct req *, const char *location);
-/* 503 with Retry-After, for a database that does not answer. */
+/*
+ * Retry-After of a 503 is drawn at random from a range, so that clients
+ * that saw the same failure do not come back in one wave: "busy" 1 or
+ * 2 s, a database that does not answer 4 to 6 s (5 s +-30 %, whole
+ * seconds).  The JSON body repeats it as retryAfterSeconds.
+ */
+#define HTTP_BUSY_RETRY_MIN_S	1
+#define HTTP_BUSY_RETRY_MAX_S	2
+#define HTTP_DOWN_RETRY_MIN_S	4
+#define HTTP_DOWN_RETRY_MAX_S	6
+/* 503 service_unavailable, for a database that does not answer. */
 void	 http_db_down(struct req *);
-/* 503 "busy" with Retry-After: 1, for paced look-ups used up. */
+/* 503 "busy", for paced look-ups used up. */
 void	 http_busy(struct req *);
+/*
+ * A whole number of seconds drawn uniformly from [lo, hi] (lo when
+ * hi <= lo, or when the random source fails).
+ */
+int	 http_retry_jitter(int lo, int hi);
 
 /* qcache.c */
 /*
@@ -241,16 +256,38 @@ void	 tmpl_render(struct buf *out, const struct tmpl *t,
 	    const char *const *keys, size_t n,
 	    void (*cb)(struct buf *, size_t, void *), void *arg);
 
+/*
+ * A registry of named templates: every file of names[0..n-1] read from
+ * dir, all or nothing.  Returns the set (the caller frees it with
+ * tmpl_set_free), or NULL when any file could not be read (logged), so
+ * that a reload can keep its old set until a new one is complete.
+ */
+struct tmpl_set;
+struct tmpl_set *tmpl_set_load(const char *dir, const char *const *names,
+	    size_t n);
+void	 tmpl_set_free(struct tmpl_set *);
+/* The template called name in ts (owned by ts), or NULL if none. */
+const struct tmpl *tmpl_set_get(const struct tmpl_set *ts,
+	    const char *name);
+
 /* routes.c */
 /* Answer one accepted request.  Can't fail (errors become responses). */
 void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
-/* Load the templates the pages need.  Returns 0, or -1 (logged). */
+/*
+ * Load the templates the pages need from the config's templates-dir.
+ * The new set replaces the current one only once it is complete: on
+ * failure the templates loaded before stay in use.  Returns 0, or -1
+ * (logged).
+ */
 int	 routes_init(const struct cfg *);
 void	 routes_free(void);
 
 /* Helpers shared by the page modules (in routes.c). */
-/* The loaded waiting-room template. */
-const struct tmpl *routes_room_tmpl(void);
+/*
+ * The loaded template called name (one of the files routes_init()
+ * reads, e.g. "waiting-room.html"; owned by the registry), or NULL.
+ */
+const struct tmpl *routes_tmpl(const char *name);
 /*
  * Add the status fields for number to obj ("active" too when
  * with_active), computed from e's cached state at now.  Returns

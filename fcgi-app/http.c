@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
+#include "crypto.h"
 #include "extern.h"
 #include "log.h"
 
@@ -187,18 +189,42 @@ http_redirect(struct req *r, const char *location)
 	http_send(r, 302, NULL, NULL, 0);
 }
 
+int
+http_retry_jitter(int lo, int hi)
+{
+	uint32_t	 v;
+
+	if (hi <= lo || crypto_random(&v, sizeof(v)) == -1)
+		return lo;
+	return lo + (int)(v % (uint32_t)(hi - lo + 1));
+}
+
+/* A 503 whose Retry-After, also in the body, is drawn from [lo, hi]. */
+static void
+unavailable_json(struct req *r, int lo, int hi, const char *code,
+    const char *message)
+{
+	struct json_object	*extra = json_object_new_object();
+	int			 s = http_retry_jitter(lo, hi);
+
+	json_object_object_add(extra, "retryAfterSeconds",
+	    json_object_new_int(s));
+	http_header(r, "Retry-After", "%d", s);
+	http_error_obj(r, 503, code, message, extra);
+	json_object_put(extra);
+}
+
 void
 http_busy(struct req *r)
 {
-	http_header(r, "Retry-After", "%d", 1);
-	http_error(r, 503, "busy",
-	    "Too many look-ups right now; try again in a second.");
+	unavailable_json(r, HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S,
+	    "busy", "Too many look-ups right now; try again in a second.");
 }
 
 void
 http_db_down(struct req *r)
 {
-	http_header(r, "Retry-After", "%d", 5);
-	http_error(r, 503, "service_unavailable",
-	    "The waiting room's database does not answer; try again shortly.");
+	unavailable_json(r, HTTP_DOWN_RETRY_MIN_S, HTTP_DOWN_RETRY_MAX_S,
+	    "service_unavailable", "The waiting room's database does not "
+	    "answer; try again shortly.");
 }

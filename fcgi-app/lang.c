@@ -25,7 +25,7 @@ static const char *const msgs[LANG__MAX][MSG__MAX] = {
 	"Estimated wait",
 	"Progress",
 	"Keep this page open: you will be sent on automatically when it is "
-	    "your turn. Reloading keeps your place.",
+	    "your turn.",
 	"This waiting room needs JavaScript to hold your place.",
 	"You are in the queue.",
 	"The waiting room is paused. Your place is kept.",
@@ -36,6 +36,13 @@ static const char *const msgs[LANG__MAX][MSG__MAX] = {
 	"The waiting room is busy. Retrying…",
 	"Connection trouble. Your place is kept; retrying…",
 	"Deutsch",
+	"Keep this page open: you will be sent on automatically when it is "
+	    "your turn. Reloading keeps your place.",
+	"You have no number yet: this page takes one by itself as soon as "
+	    "the waiting room opens again. Keep it open.",
+	"Please wait a moment",
+	"The waiting room is briefly unavailable. This page tries again by "
+	    "itself in a few seconds; keep it open.",
 	},
 	{ /* LANG_DE */
 	"Warteraum",
@@ -46,8 +53,7 @@ static const char *const msgs[LANG__MAX][MSG__MAX] = {
 	"Geschätzte Wartezeit",
 	"Fortschritt",
 	"Lassen Sie diese Seite offen: Sie werden automatisch "
-	    "weitergeleitet, sobald Sie an der Reihe sind. Neu laden behält "
-	    "Ihren Platz.",
+	    "weitergeleitet, sobald Sie an der Reihe sind.",
 	"Dieser Warteraum braucht JavaScript, um Ihren Platz zu halten.",
 	"Sie sind in der Warteschlange.",
 	"Der Warteraum ist pausiert. Ihr Platz bleibt erhalten.",
@@ -58,6 +64,14 @@ static const char *const msgs[LANG__MAX][MSG__MAX] = {
 	"Der Warteraum ist ausgelastet. Neuer Versuch…",
 	"Verbindungsproblem. Ihr Platz bleibt erhalten; neuer Versuch…",
 	"English",
+	"Lassen Sie diese Seite offen: Sie werden automatisch "
+	    "weitergeleitet, sobald Sie an der Reihe sind. Neu laden behält "
+	    "Ihren Platz.",
+	"Sie haben noch keine Nummer: Diese Seite holt selbst eine, sobald "
+	    "der Warteraum wieder öffnet. Lassen Sie sie offen.",
+	"Bitte einen Moment Geduld",
+	"Der Warteraum ist kurz nicht erreichbar. Diese Seite versucht es "
+	    "in wenigen Sekunden selbst erneut; lassen Sie sie offen.",
 	},
 };
 

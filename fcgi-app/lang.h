@@ -31,6 +31,10 @@ enum msg {
 	MSG_BUSY,
 	MSG_TROUBLE,
 	MSG_OTHER_LANG,		/* the switch link's text */
+	MSG_NOTE_KEPT,		/* the note once the visitor holds a number */
+	MSG_NOTE_NONE,		/* the note while paused without a number */
+	MSG_UNAVAIL_TITLE,	/* the page while the queue can't be read */
+	MSG_UNAVAIL,
 	MSG__MAX
 };
 

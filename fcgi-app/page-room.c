@@ -27,6 +27,7 @@ enum key {
 	KEY_ACTIVE,
 	KEY_OTHER_HREF,
 	KEY_OTHER_LANG,
+	KEY_RETRY,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -41,6 +42,7 @@ static const char *const keys[KEY__MAX] = {
 	"active",	/* KEY_ACTIVE */
 	"other_href",	/* KEY_OTHER_HREF */
 	"other_lang",	/* KEY_OTHER_LANG */
+	"retry",	/* KEY_RETRY */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -58,6 +60,10 @@ static const char *const keys[KEY__MAX] = {
 	"m_busy",	/* MSG_BUSY */
 	"m_trouble",	/* MSG_TROUBLE */
 	"m_other_lang",	/* MSG_OTHER_LANG */
+	"m_note_kept",	/* MSG_NOTE_KEPT */
+	"m_note_none",	/* MSG_NOTE_NONE */
+	"m_unavail_title",	/* MSG_UNAVAIL_TITLE */
+	"m_unavail",	/* MSG_UNAVAIL */
 };
 
 struct room {
@@ -65,6 +71,8 @@ struct room {
 	const char	*ret;	/* validated return URL or NULL */
 	enum lang	 lang;
 	enum lang	 other;	/* offered by the switch link */
+	const char	*slug;	/* of the route (r->qe may be NULL) */
+	int		 retry;	/* seconds, on the unavailable page */
 };
 
 /* The switch link: this page in the other language, return kept. */
@@ -73,7 +81,7 @@ other_href(struct buf *out, const struct room *rm)
 {
 	struct buf	 u = { NULL, 0, 0 };
 
-	buf_printf(&u, "/queue/%s?lang=%s", rm->r->qe->q->slug,
+	buf_printf(&u, "/queue/%s?lang=%s", rm->slug,
 	    lang_code(rm->other));
 	if (rm->ret != NULL) {
 		buf_puts(&u, "&return=");
@@ -88,13 +96,17 @@ static void
 fill(struct buf *out, size_t k, void *arg)
 {
 	struct room		*rm = arg;
-	const struct queue	*q = rm->r->qe->q;
+	const struct queue	*q = rm->r->qe != NULL ? rm->r->qe->q : NULL;
 	char			 num[32];
 
 	if (k >= KEY__MSG) {
 		html_attr(out, lang_msg(rm->lang, (enum msg)(k - KEY__MSG)));
 		return;
 	}
+	/* Without the queue (unavailable page) its holes stay empty. */
+	if (q == NULL && (k == KEY_NAME || k == KEY_SERVING ||
+	    k == KEY_ACTIVE))
+		return;
 	switch ((enum key)k) {
 	case KEY_LANG:
 		html_attr(out, lang_code(rm->lang));
@@ -103,7 +115,7 @@ fill(struct buf *out, size_t k, void *arg)
 		html_text(out, q->name);
 		break;
 	case KEY_SLUG:
-		html_attr(out, q->slug);
+		html_attr(out, rm->slug);
 		break;
 	case KEY_STATIC:
 		html_attr(out, rm->r->cfg->static_url);
@@ -125,17 +137,32 @@ fill(struct buf *out, size_t k, void *arg)
 	case KEY_OTHER_LANG:
 		html_attr(out, lang_code(rm->other));
 		break;
+	case KEY_RETRY:
+		snprintf(num, sizeof(num), "%d", rm->retry);
+		html_attr(out, num);
+		break;
 	default:
 		break;
 	}
+}
+
+/* The page's language: the visitor's ?lang= choice, else the browser's. */
+static void
+pick_lang(struct req *r, struct room *rm)
+{
+	struct field_val	*fl = &r->fields[FIELD_LANG];
+
+	if (fl->state != FIELD_OK || lang_parse(fl->val, &rm->lang) == -1)
+		rm->lang = lang_pick(FCGX_GetParam("HTTP_ACCEPT_LANGUAGE",
+		    r->fcgx->envp));
+	rm->other = rm->lang == LANG_DE ? LANG_EN : LANG_DE;
 }
 
 void
 page_room(struct req *r)
 {
 	struct field_val	*f = &r->fields[FIELD_RETURN];
-	struct field_val	*fl = &r->fields[FIELD_LANG];
-	struct room		 rm = { r, NULL, LANG_EN, LANG_DE };
+	struct room		 rm = { r, NULL, LANG_EN, LANG_DE, NULL, 0 };
 	struct buf		 out = { NULL, 0, 0 };
 	char			*ret = NULL;
 
@@ -143,15 +170,31 @@ page_room(struct req *r)
 	if (f->state == FIELD_OK)
 		ret = return_url_check(f->val, &r->qe->domains);
 	rm.ret = ret;
-	/* The visitor's own choice wins over the browser's header. */
-	if (fl->state != FIELD_OK || lang_parse(fl->val, &rm.lang) == -1)
-		rm.lang = lang_pick(FCGX_GetParam("HTTP_ACCEPT_LANGUAGE",
-		    r->fcgx->envp));
-	rm.other = rm.lang == LANG_DE ? LANG_EN : LANG_DE;
-	tmpl_render(&out, routes_room_tmpl(), keys, KEY__MAX, fill, &rm);
+	rm.slug = r->qe->q->slug;
+	pick_lang(r, &rm);
+	tmpl_render(&out, routes_tmpl("waiting-room.html"), keys, KEY__MAX,
+	    fill, &rm);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
 	http_header(r, "Vary", "Accept-Language");
 	http_send(r, 200, "text/html; charset=utf-8", out.p, out.len);
 	buf_free(&out);
 	free(ret);
+}
+
+void
+page_unavailable(struct req *r, const char *slug)
+{
+	struct room	 rm = { r, NULL, LANG_EN, LANG_DE, slug, 0 };
+	struct buf	 out = { NULL, 0, 0 };
+
+	pick_lang(r, &rm);
+	rm.retry = http_retry_jitter(HTTP_DOWN_RETRY_MIN_S,
+	    HTTP_DOWN_RETRY_MAX_S);
+	tmpl_render(&out, routes_tmpl("unavailable.html"), keys, KEY__MAX,
+	    fill, &rm);
+	http_header(r, "Retry-After", "%d", rm.retry);
+	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
+	http_header(r, "Vary", "Accept-Language");
+	http_send(r, 503, "text/html; charset=utf-8", out.p, out.len);
+	buf_free(&out);
 }

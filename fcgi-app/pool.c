@@ -337,12 +337,11 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				cfg_free(&nc);
 				continue;
 			}
-			routes_free();
+			/* On failure the loaded templates stay in use. */
 			if (routes_init(&nc) == -1) {
 				log_warnx("SIGHUP: templates did not load; "
 				    "configuration not reloaded");
 				cfg_free(&nc);
-				(void)routes_init(c);
 				continue;
 			}
 			log_info("SIGHUP: configuration re-read; new processes "

@@ -83,28 +83,39 @@ static const struct route routes[] = {
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
 
-static struct tmpl *room_tmpl;
+/* The templates every process needs, read by routes_init(). */
+static const char *const tmpl_names[] = {
+	"waiting-room.html",	/* page-room.c */
+	"unavailable.html",	/* page-room.c, for unavailable() */
+};
+
+static struct tmpl_set *tmpls;
 
 int
 routes_init(const struct cfg *c)
 {
-	if ((room_tmpl = tmpl_load(c->templates_dir,
-	    "waiting-room.html")) == NULL)
+	struct tmpl_set	*ts;
+
+	/* Load the new set before dropping the old one. */
+	if ((ts = tmpl_set_load(c->templates_dir, tmpl_names,
+	    sizeof(tmpl_names) / sizeof(tmpl_names[0]))) == NULL)
 		return -1;
+	tmpl_set_free(tmpls);
+	tmpls = ts;
 	return 0;
 }
 
 void
 routes_free(void)
 {
-	tmpl_free(room_tmpl);
-	room_tmpl = NULL;
+	tmpl_set_free(tmpls);
+	tmpls = NULL;
 }
 
 const struct tmpl *
-routes_room_tmpl(void)
+routes_tmpl(const char *name)
 {
-	return room_tmpl;
+	return tmpl_set_get(tmpls, name);
 }
 
 /*
@@ -240,20 +251,13 @@ cors(struct req *r, const char *allow)
  * The queue could not be read (database down, or too many unseen slugs
  * this second).  A person gets a page, not JSON: the gateway sends the
  * visitor to the waiting room (new entries pause, SPEC section 10), and
- * the waiting room answers a small page that reloads itself.  API calls
- * get 503 JSON with Retry-After.
+ * the waiting room answers a small page (templates/unavailable.html, in
+ * the visitor's language) that reloads itself.  API calls get 503 JSON
+ * with Retry-After.
  */
 static void
 unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 {
-	static const char page[] = "<!doctype html>\n<html lang=\"en\">"
-	    "<head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-	    "content=\"width=device-width, initial-scale=1\">"
-	    "<meta http-equiv=\"refresh\" content=\"5\">"
-	    "<title>Waiting room</title></head><body><main>"
-	    "<h1>Please wait a moment</h1><p role=\"status\">The waiting "
-	    "room is briefly unavailable. This page tries again by itself "
-	    "in a few seconds; keep it open.</p></main></body></html>\n";
 	struct buf	 loc = { NULL, 0, 0 };
 
 	if (pg == page_gateway && r->method == METHOD_GET) {
@@ -263,9 +267,7 @@ unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 		return;
 	}
 	if (pg == page_room) {
-		http_header(r, "Retry-After", "5");
-		http_send(r, 503, "text/html; charset=utf-8", page,
-		    sizeof(page) - 1);
+		page_unavailable(r, slug);
 		return;
 	}
 	if (er == APP_BUSY)

@@ -1,6 +1,7 @@
 /*
  * tmpl.c - templates: plain files with named holes "@@key@@", read into
- * memory at start-up and filled through the escaping writers.
+ * memory at start-up (and again on a reload) as a registry of named
+ * templates, and filled through the escaping writers.
  */
 #include "config.h"
 
@@ -17,6 +18,12 @@
 struct tmpl {
 	char	*text;
 	size_t	 len;
+};
+
+struct tmpl_set {
+	char		**names;
+	struct tmpl	**tmpls;
+	size_t		  n;
 };
 
 struct tmpl *
@@ -87,4 +94,53 @@ tmpl_render(struct buf *out, const struct tmpl *t, const char *const *keys,
 		cb(out, i, arg);
 		p = e + 2;
 	}
+}
+
+struct tmpl_set *
+tmpl_set_load(const char *dir, const char *const *names, size_t n)
+{
+	struct tmpl_set	*ts;
+	size_t		 i;
+
+	ts = xcalloc(1, sizeof(*ts));
+	ts->names = xcalloc(n, sizeof(*ts->names));
+	ts->tmpls = xcalloc(n, sizeof(*ts->tmpls));
+	ts->n = n;
+	for (i = 0; i < n; i++) {
+		ts->names[i] = xstrdup(names[i]);
+		if ((ts->tmpls[i] = tmpl_load(dir, names[i])) == NULL) {
+			tmpl_set_free(ts);
+			return NULL;
+		}
+	}
+	return ts;
+}
+
+void
+tmpl_set_free(struct tmpl_set *ts)
+{
+	size_t	 i;
+
+	if (ts == NULL)
+		return;
+	for (i = 0; i < ts->n; i++) {
+		free(ts->names[i]);
+		tmpl_free(ts->tmpls[i]);
+	}
+	free(ts->names);
+	free(ts->tmpls);
+	free(ts);
+}
+
+const struct tmpl *
+tmpl_set_get(const struct tmpl_set *ts, const char *name)
+{
+	size_t	 i;
+
+	if (ts == NULL)
+		return NULL;
+	for (i = 0; i < ts->n; i++)
+		if (strcmp(ts->names[i], name) == 0)
+			return ts->tmpls[i];
+	return NULL;
 }

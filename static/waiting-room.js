@@ -3,8 +3,18 @@
  * (or the one the gateway handed over in the URL fragment), keeps number
  * and ticket together in sessionStorage so a reload keeps the place,
  * polls the status at the interval the server asks for, fetches the
- * token when admitted and goes on to the shop.  Text is set with
- * textContent only.
+ * token when admitted (or takes the one the join answer carries) and
+ * goes on to the shop.  Text is set with textContent only.
+ *
+ * Timers: pages that opened together, or saw the same error, must not
+ * come back in waves.  Every wait is drawn at random: a normal poll
+ * within +-30 % of the server's interval, the first poll after taking a
+ * number anywhere from 30 % to 130 % of it (pages that joined in the
+ * same second fall out of step at once); after errors an exponential
+ * back-off within +-30 % (from the poll interval, at least 2 s, doubling
+ * per error in a row, capped at 60 s: an outage never makes a page ask
+ * more often than it did), and a 503's Retry-After is a minimum, with up
+ * to 30 % added.
  */
 (function () {
 	'use strict';
@@ -20,6 +30,9 @@
 	}
 	var mine = null;
 	var unknown = 0;	/* 404s in a row for our number */
+	var errors = 0;		/* failed requests in a row */
+	var interval = 2;	/* the server's last polling interval, s */
+	var BACKOFF_S = 2, BACKOFF_MAX_S = 60, SPREAD = 0.3;
 	/*
 	 * Each server process caches the queue for up to a second, so two
 	 * answers in a row may come from processes a rate change apart: show
@@ -83,6 +96,13 @@
 		return Math.ceil(s / 60) + ' min';
 	}
 
+	/* The note under the figures: what a reload does for this visitor. */
+	function note(name) {
+		var el = document.getElementById('note');
+		if (el !== null)
+			el.textContent = msg(name);
+	}
+
 	function show(s) {
 		seen = Math.max(seen, s.serving);
 		if (mine.start === null || mine.start === undefined) {
@@ -93,7 +113,10 @@
 		text('number', mine.number);
 		text('serving', seen);
 		text('ahead', s.ahead);
-		text('wait', s.admitted ? '0 s' : minutes(s.estimatedWaitSeconds));
+		/* No estimate while paused (the server may send null). */
+		text('wait', s.admitted ? '0 s' :
+		    s.active === false || typeof s.estimatedWaitSeconds !==
+		    'number' ? '–' : minutes(s.estimatedWaitSeconds));
 		var span = mine.number - (mine.start || 0);
 		var done = seen - (mine.start || 0);
 		var pct = s.admitted ? 100 : span > 0 ?
@@ -101,6 +124,7 @@
 		document.getElementById('bar').style.width = pct + '%';
 		document.getElementById('progress').setAttribute('aria-valuenow',
 		    String(pct));
+		note('note-kept');
 		if (s.active === false)
 			text('state', msg('paused'));
 		else if (s.admitted)
@@ -109,19 +133,77 @@
 			text('state', msg('queued'));
 	}
 
+	/*
+	 * seconds (at least 1) in ms, drawn uniformly from
+	 * [1 - below, 1 + SPREAD) times it.
+	 */
+	function spread(seconds, below) {
+		var s = Math.max(1, seconds || 2);
+		return Math.round(s * 1000 *
+		    (1 - below + (below + SPREAD) * Math.random()));
+	}
+
+	/* Run fn after about seconds. */
 	function later(fn, seconds) {
-		setTimeout(fn, Math.max(1, seconds || 2) * 1000);
+		errors = 0;
+		setTimeout(fn, spread(seconds, SPREAD));
+	}
+
+	/* The next poll, at about the server's interval. */
+	function nextPoll(seconds, first) {
+		interval = Math.max(1, seconds || 2);
+		errors = 0;
+		setTimeout(poll, spread(interval, first ? 1 - SPREAD : SPREAD));
+	}
+
+	/*
+	 * The Retry-After of res in seconds (delta form), or 0 when absent
+	 * or not a plain number.
+	 */
+	function retryAfter(res) {
+		var v = res.headers.get('Retry-After');
+		return v !== null && /^[0-9]{1,6}$/.test(v) ? Number(v) : 0;
+	}
+
+	/*
+	 * Run fn again after a failure: exponential back-off from base
+	 * seconds (at least BACKOFF_S) with jitter, and never sooner than the
+	 * server's Retry-After (minRetry seconds).
+	 */
+	function backoff(fn, minRetry, base) {
+		var step = Math.min(BACKOFF_MAX_S,
+		    Math.max(BACKOFF_S, base || 0) * Math.pow(2, errors));
+		var ms = spread(step, SPREAD);
+
+		errors++;
+		if (minRetry > 0)
+			ms = Math.max(ms, Math.round(minRetry * 1000 *
+			    (1 + SPREAD * Math.random())));
+		setTimeout(fn, ms);
+	}
+
+	/* An error that carries the response's Retry-After. */
+	function failure(what, res) {
+		var e = new Error(what + ' ' + res.status);
+		e.retryAfter = retryAfter(res);
+		return e;
+	}
+
+	/* On to the shop with token tok; target is the shop's URL. */
+	function go(target, tok) {
+		location.replace(appendParam(target, 'aditus_queue_token', tok));
 	}
 
 	function join() {
 		fetch(base + '/join', { method: 'POST' }).then(function (res) {
 			if (res.status === 423) {
 				text('state', msg('paused-join'));
+				note('note-none');
 				later(join, 10);
 				return null;
 			}
 			if (!res.ok)
-				throw new Error('join ' + res.status);
+				throw failure('join', res);
 			return res.json();
 		}).then(function (j) {
 			if (j === null)
@@ -129,13 +211,22 @@
 			mine = { number: j.number, ticket: j.ticket, start: j.serving };
 			save(mine);
 			show(j);
-			if (j.admitted)
-				enter();
+			if (!j.admitted)
+				nextPoll(j.retryAfterSeconds, true);
+			else if (typeof j.token === 'string' && j.token !== '' &&
+			    (ret !== '' || typeof j.targetUrl === 'string' &&
+			    j.targetUrl !== ''))
+				/*
+				 * Admitted at once, token in the answer: no second
+				 * request.  The return URL was checked by the server
+				 * when it rendered this page.
+				 */
+				go(ret !== '' ? ret : j.targetUrl, j.token);
 			else
-				later(poll, j.retryAfterSeconds);
-		}).catch(function () {
+				enter();
+		}).catch(function (e) {
 			text('state', msg('busy'));
-			later(join, 5);
+			backoff(join, e.retryAfter || 0);
 		});
 	}
 
@@ -157,7 +248,7 @@
 			}
 			unknown = 0;
 			if (!res.ok)
-				throw new Error('status ' + res.status);
+				throw failure('status', res);
 			return res.json();
 		}).then(function (s) {
 			if (s === null)
@@ -166,10 +257,10 @@
 			if (s.admitted)
 				enter();
 			else
-				later(poll, s.retryAfterSeconds);
-		}).catch(function () {
+				nextPoll(s.retryAfterSeconds, false);
+		}).catch(function (e) {
 			text('state', msg('trouble'));
-			later(poll, 5);
+			backoff(poll, e.retryAfter || 0, interval);
 		});
 	}
 
@@ -183,7 +274,11 @@
 			body: JSON.stringify(body)
 		}).then(function (res) {
 			if (res.status === 425) {
-				later(poll, 2);
+				/* Not yet: Retry-After is a minimum here too. */
+				errors = 0;
+				setTimeout(poll, Math.max(spread(2, SPREAD),
+				    Math.round(retryAfter(res) * 1000 *
+				    (1 + SPREAD * Math.random()))));
 				return null;
 			}
 			if (res.status === 403) {
@@ -192,7 +287,7 @@
 				return null;
 			}
 			if (!res.ok)
-				throw new Error('token ' + res.status);
+				throw failure('token', res);
 			return res.json();
 		}).then(function (g) {
 			if (g === null)
@@ -201,10 +296,9 @@
 				text('state', msg('admitted'));
 				return;
 			}
-			location.replace(appendParam(g.targetUrl,
-			    'aditus_queue_token', g.token));
-		}).catch(function () {
-			later(enter, 3);
+			go(g.targetUrl, g.token);
+		}).catch(function (e) {
+			backoff(enter, e.retryAfter || 0);
 		});
 	}
 
@@ -218,6 +312,7 @@
 		join();
 	else {
 		text('number', mine.number);
+		note('note-kept');
 		poll();
 	}
 }());

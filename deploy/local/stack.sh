@@ -672,6 +672,11 @@ http {
 	charset utf-8;
 	charset_types text/css text/javascript application/json text/plain;
 	access_log "$n/logs/access.log";
+	# Answer times to the millisecond and how long each request took,
+	# for tests that count arrivals per second.
+	log_format aqueue_timed
+	    '\$msec \$request_time \$status \$request_method \$request_uri';
+	access_log "$n/logs/timed.log" aqueue_timed;
 	client_body_temp_path "$n/tmp/body";
 	fastcgi_temp_path "$n/tmp/fastcgi";
 	proxy_temp_path "$n/tmp/proxy";

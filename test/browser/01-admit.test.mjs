@@ -32,3 +32,31 @@ test('a fresh queue admits the first visitor straight to the target',
 	assert.deepEqual(log.dialogs, []);
 	assert.deepEqual(log.offsite, []);
 });
+
+test('admitted at once: the token in the join answer is used as it is, ' +
+    'else one /token request', async (t) => {
+	const q = createQueue({ rate: 600 });
+	const { context, page, log } = await openPage(browser);
+	t.after(() => context.close());
+	const joined = page.waitForResponse((r) =>
+	    new URL(r.url()).pathname === `/queue/${q.slug}/join`);
+	await goto(page, roomUrl(q.slug));
+	const j = await (await joined).json();
+	const url = await waitShop(page, 5000);
+	const claims = assertLanded(q, url);
+	assert.equal(claims.qnr, j.number);
+	assert.equal(j.admitted, true);
+	const tokenPosts = log.requests.filter((r) =>
+	    r === `POST ${roomUrl(q.slug)}/token`).length;
+	if (typeof j.token === 'string') {
+		// No second request: the join answer's token and target.
+		assert.equal(new URL(url).searchParams.get('aditus_queue_token'),
+		    j.token);
+		assert.equal(url.startsWith(j.targetUrl), true);
+		assert.equal(tokenPosts, 0, 'no /token request');
+	} else {
+		// A server that does not send the token yet: one /token.
+		assert.equal(tokenPosts, 1, 'one /token request');
+	}
+	assert.deepEqual(log.errors, []);
+});

@@ -3,12 +3,17 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createQueue, ctl, launch, openPage, goto, roomUrl, waitShop,
-    waitText, textOf, assertLanded, joinPosts, CACHE_MS,
+import { busyQueue, createQueue, ctl, launch, openPage, goto, roomUrl,
+    waitShop, waitText, textOf, assertLanded, joinPosts, CACHE_MS,
     sleep } from './lib.mjs';
 
 const PAUSED = 'The waiting room is paused: no new numbers right now. ' +
     'This page retries by itself.';
+// The note under the figures: what a reload does for this visitor.
+const NOTE_NONE = 'You have no number yet: this page takes one by itself ' +
+    'as soon as the waiting room opens again. Keep it open.';
+const NOTE_KEPT = 'Keep this page open: you will be sent on automatically ' +
+    'when it is your turn. Reloading keeps your place.';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -27,6 +32,8 @@ test('a paused room shows the paused message, and after resume goes on',
 	assert.equal(await page.locator('#room').getAttribute('data-active'),
 	    'false');
 	assert.equal(await textOf(page, '#number'), '–', 'no number shown');
+	assert.equal(await textOf(page, '#note'), NOTE_NONE,
+	    'no place to keep: the note does not promise one');
 	assert.equal(await page.evaluate((k) => sessionStorage.getItem(k),
 	    `aditus-queue:${q.slug}`), null, 'no number stored');
 	assert.equal(joinPosts(log, q.slug), 1, 'one refused join');
@@ -40,4 +47,31 @@ test('a paused room shows the paused message, and after resume goes on',
 	assert.deepEqual(log.errors, []);
 	assert.deepEqual(log.dialogs, []);
 	assert.deepEqual(log.offsite, []);
+});
+
+test('paused with a number: the place is kept, and no estimate is shown',
+    async (t) => {
+	const q = await busyQueue();
+	const { context, page, log } = await openPage(browser);
+	t.after(() => context.close());
+	await goto(page, roomUrl(q.slug));
+	const QUEUED = 'You are in the queue.';
+	assert.equal(await waitText(page, '#state', QUEUED), QUEUED);
+	assert.equal(await textOf(page, '#number'), '2');
+	assert.equal(await textOf(page, '#note'), NOTE_KEPT);
+	assert.notEqual(await textOf(page, '#wait'), '–', 'an estimate');
+
+	ctl('pause', q.slug);
+	const KEPT = 'The waiting room is paused. Your place is kept.';
+	assert.equal(await waitText(page, '#state', KEPT, 20000), KEPT);
+	assert.equal(await textOf(page, '#wait'), '–', 'no estimate');
+	assert.equal(await textOf(page, '#note'), NOTE_KEPT);
+	assert.equal(await textOf(page, '#number'), '2');
+	// A reload keeps the number and says so.
+	await page.reload({ waitUntil: 'load' });
+	assert.equal(await waitText(page, '#state', KEPT), KEPT);
+	assert.equal(await textOf(page, '#note'), NOTE_KEPT);
+	assert.equal(await textOf(page, '#wait'), '–');
+	assert.equal(joinPosts(log, q.slug), 1, 'one number only');
+	assert.deepEqual(log.errors, []);
 });

@@ -33,6 +33,8 @@ function need(name) {
 export const env = {
 	get base() { return need('AQ_BASE').replace(/\/+$/, ''); },
 	get ctl() { return need('AQ_CTL'); },
+	// The stack's run directory (logs under nginx/logs/).
+	get vardir() { return need('AQ_VAR'); },
 	// The shop origin, e.g. "http://127.0.0.1:18480".
 	get origin() { return new URL(this.base).origin; },
 	// The demo shop page that our queues admit to.
@@ -232,4 +234,40 @@ export function assertLanded(q, url, want = q.target) {
 	const sep = bare.includes('?') ? '&' : '?';
 	assert.equal(url, `${bare}${sep}aditus_queue_token=${tok}${hash}`);
 	return verifyToken(q, tok);
+}
+
+// ---- the stack ----------------------------------------------------------
+
+// stack(cmd): run "$AQ_STACK cmd $AQ_VAR" synchronously (e.g. db-stop,
+// db-start).
+export function stack(cmd) {
+	return execFileSync(need('AQ_STACK'), [cmd, need('AQ_VAR')],
+	    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// The room script's timers and answers, in order, recorded inside the
+// page: {t: 'res', url, status, retryAfter} for every fetch answer (before
+// the script sees it) and {t: 'timer', ms} for every setTimeout.  With
+// random set (a number in [0, 1)), Math.random returns it, so that the
+// drawn waits are exact.  Add to a context before its pages load; read
+// with page.evaluate(() => window.__aqTrace).  speed divides the waits
+// actually used (the recorded ones are what the script asked for).
+export function traceScript({ random = null, speed = 1 } = {}) {
+	return `(() => {
+	const trace = [];
+	window.__aqTrace = trace;
+	const st = window.setTimeout.bind(window);
+	window.setTimeout = (fn, ms, ...a) => {
+		trace.push({ t: 'timer', ms });
+		return st(fn, ms / ${Number(speed)}, ...a);
+	};
+	const f = window.fetch.bind(window);
+	window.fetch = (...a) => f(...a).then((r) => {
+		trace.push({ t: 'res', url: r.url, status: r.status,
+		    retryAfter: r.headers.get('Retry-After') });
+		return r;
+	});
+	if (${JSON.stringify(random)} !== null)
+		Math.random = () => ${JSON.stringify(random)};
+})();`;
 }

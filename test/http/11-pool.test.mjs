@@ -180,6 +180,73 @@ test('a body that stops coming does not hold a worker past ' +
 	await waitFor(() => children(master.pid).length === 2, 12000);
 });
 
+// The room page through our pool.
+const roomPage = (slug) => fcgiRequest({ sock,
+    params: fcgiParams('GET', `/queue/${slug}`) });
+
+// SIGHUP, and wait until our pool has exactly its two workers and none
+// of before (sent again while an earlier reload is still draining).
+async function reload(before) {
+	for (let i = 0; i < 8; i++) {
+		process.kill(master.pid, 'SIGHUP');
+		const end = Date.now() + 1500;
+		while (Date.now() < end) {
+			const now = children(master.pid);
+			if (now.length === 2 &&
+			    now.every((p) => !before.includes(p)))
+				return;
+			await sleep(50);
+		}
+	}
+	throw new Error('the workers were not replaced');
+}
+
+test('SIGHUP with a template missing keeps the loaded templates, also ' +
+    'for workers started afterwards', async () => {
+	const { slug } = createQueue({ rate: 600 });
+	const tdir = path.join(dir, 'templates');
+	fs.mkdirSync(tdir);
+	for (const f of fs.readdirSync(path.join(env.root, 'templates')))
+		fs.copyFileSync(path.join(env.root, 'templates', f),
+		    path.join(tdir, f));
+	const marker = '<!-- templates of this test -->';
+	fs.appendFileSync(path.join(tdir, 'waiting-room.html'), marker);
+	writeConf(`templates-dir = ${tdir}\n`);
+	let before = children(master.pid);
+	await reload(before);
+	let r = await roomPage(slug);
+	assert.equal(r.status, 200);
+	assert.ok(r.body.endsWith(marker), 'the copied templates are used');
+
+	// A reload whose templates cannot all be read changes nothing.
+	fs.rmSync(path.join(tdir, 'unavailable.html'));
+	writeConf(`templates-dir = ${tdir}\nstatus-cache-ms = 700\n`);
+	before = children(master.pid);
+	process.kill(master.pid, 'SIGHUP');
+	await sleep(700);
+	assert.deepEqual(children(master.pid), before,
+	    'the running workers stay');
+	assert.match(fs.readFileSync(path.join(dir, 'master.log'), 'utf8'),
+	    /SIGHUP: templates did not load; configuration not reloaded/);
+	// A worker started after the failed reload has the old templates.
+	process.kill(before[0], 'SIGKILL');
+	await waitFor(() => {
+		const now = children(master.pid);
+		return now.length === 2 && !now.includes(before[0]);
+	}, 5000);
+	for (let i = 0; i < 6; i++) {
+		r = await roomPage(slug);
+		assert.equal(r.status, 200, r.body.slice(0, 200));
+		assert.ok(r.body.endsWith(marker), 'the loaded templates');
+	}
+	writeConf();
+	before = children(master.pid);
+	await reload(before);
+	r = await roomPage(slug);
+	assert.equal(r.status, 200);
+	assert.ok(!r.body.includes(marker), 'the stack templates again');
+});
+
 test('SIGTERM drains a request in flight, then the master exits',
     async () => {
 	const { slug } = createQueue({ rate: 600 });

@@ -48,12 +48,20 @@ function poolPids() {
 	return { master, workers: kids.split(/\s+/).filter(Boolean).sort() };
 }
 
+// Retry-After of a 503 for a database that does not answer: 5 s +-30 %
+// in whole seconds, drawn per answer so that clients come back spread.
+const DOWN_RETRY = ['4', '5', '6'];
+const retrySeen = new Set();
+
 function assert503(r) {
 	assert.equal(r.status, 503, `${r.status} ${r.text.slice(0, 200)}`);
 	assert.equal(r.json?.error, 'service_unavailable', r.text);
 	assert.equal(typeof r.json.message, 'string');
-	assert.match(r.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/,
-	    'Retry-After header');
+	const ra = r.headers.get('retry-after');
+	assert.ok(DOWN_RETRY.includes(ra), `Retry-After ${ra} in 4..6`);
+	assert.equal(r.json.retryAfterSeconds, Number(ra),
+	    'the body repeats Retry-After');
+	retrySeen.add(ra);
 }
 
 test('DB stopped: 503 then recovery without a restart', { concurrency: false,
@@ -97,9 +105,50 @@ test('DB stopped: 503 then recovery without a restart', { concurrency: false,
 	const room = await req(`/queue/${q.slug}`);
 	assert.equal(room.status, 503);
 	assert.match(room.headers.get('content-type'), /^text\/html/);
-	assert.equal(room.headers.get('retry-after'), '5');
-	assert.match(room.text, /<meta http-equiv="refresh" content="5">/);
+	const ra = room.headers.get('retry-after');
+	assert.ok(DOWN_RETRY.includes(ra), `Retry-After ${ra} in 4..6`);
+	assert.ok(room.text.includes(
+	    `<meta http-equiv="refresh" content="${ra}">`),
+	    'the page reloads itself after its Retry-After');
+	assert.ok(room.text.includes('<html lang="en">'), room.text);
+	assert.ok(room.text.includes('<h1>Please wait a moment</h1>'));
+	assert.ok(room.text.includes('<p role="status">The waiting room is ' +
+	    'briefly unavailable. This page tries again by itself in a few ' +
+	    'seconds; keep it open.</p>'), room.text);
+	assert.equal(room.headers.get('content-language'), 'en');
+	// Localised like the room: the browser's language, or ?lang=.
+	const de = await req(`/queue/${q.slug}`,
+	    { headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.8' } });
+	assert.equal(de.status, 503);
+	assert.equal(de.headers.get('content-language'), 'de');
+	assert.ok(de.text.includes('<html lang="de">'), de.text);
+	assert.ok(de.text.includes('<h1>Bitte einen Moment Geduld</h1>'));
+	assert.ok(de.text.includes('<p role="status">Der Warteraum ist kurz ' +
+	    'nicht erreichbar. Diese Seite versucht es in wenigen Sekunden ' +
+	    'selbst erneut; lassen Sie sie offen.</p>'), de.text);
+	const chosen = await req(`/queue/${q.slug}?lang=de`,
+	    { headers: { 'accept-language': 'en' } });
+	assert.equal(chosen.headers.get('content-language'), 'de');
+	// Spread: several answers in a row do not all say the same.
+	const pageRetry = new Set();
+	for (let i = 0; i < 30; i++) {
+		const p = await req(`/queue/${q.slug}`);
+		const v = p.headers.get('retry-after');
+		assert.ok(DOWN_RETRY.includes(v), `Retry-After ${v} in 4..6`);
+		assert.ok(p.text.includes(
+		    `<meta http-equiv="refresh" content="${v}">`));
+		pageRetry.add(v);
+	}
+	assert.ok(pageRetry.size >= 2,
+	    `page Retry-After varies: ${[...pageRetry]}`);
+	for (let i = 0; i < 20; i++)
+		assert503(await join(q.slug));
+	assert.ok(retrySeen.size >= 2,
+	    `JSON Retry-After varies: ${[...retrySeen]}`);
 	assert.equal((await req('/queue/healthz')).status, 200);
+	// A process waits a second after a failed connect before the next:
+	// let those of the requests above pass.
+	await sleep(1100);
 
 	dbStart();
 

@@ -1,0 +1,78 @@
+// 07-timers: the room script's waits are drawn at random (CASES C37), so
+// that pages which opened together do not poll in waves.  Math.random is
+// fixed inside the page, so each wait the script asks for is exact; the
+// waits actually used are ten times shorter, to keep the test quick.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { busyQueue, createQueue, ctl, launch, goto, roomUrl, waitText,
+    traceScript, sleep, CACHE_MS } from './lib.mjs';
+
+const RANDOM = 0.25;
+
+// What the script asks for: seconds s drawn from [1 - below, 1.3) times
+// it, with Math.random() = RANDOM (the same expression as the script's).
+const spread = (s, below) => Math.round(Math.max(1, s) * 1000 *
+    (1 - below + (below + 0.3) * RANDOM));
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function tracedPage(t, url) {
+	const context = await browser.newContext();
+	t.after(() => context.close());
+	await context.addInitScript(traceScript({ random: RANDOM, speed: 10 }));
+	const page = await context.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(String(e)));
+	await goto(page, url);
+	return { page, errors };
+}
+
+const trace = (page) => page.evaluate(() => window.__aqTrace);
+
+test('the first poll after a join is spread over 30-130 % of the ' +
+    'interval, later ones over +-30 %', async (t) => {
+	const q = await busyQueue();
+	const { page, errors } = await tracedPage(t, roomUrl(q.slug));
+	let tr;
+	for (let i = 0; i < 100; i++) {
+		tr = await trace(page);
+		if (tr.filter((e) => e.t === 'timer').length >= 4)
+			break;
+		await sleep(100);
+	}
+	const kinds = tr.map((e) => e.t === 'timer' ? 'timer' :
+	    `${e.status} ${new URL(e.url).pathname}`);
+	assert.deepEqual(kinds.slice(0, 8), [
+		`200 /queue/${q.slug}/join`, 'timer',
+		`200 /queue/${q.slug}/status`, 'timer',
+		`200 /queue/${q.slug}/status`, 'timer',
+		`200 /queue/${q.slug}/status`, 'timer',
+	]);
+	// Each wait from the interval in the answer before it.
+	for (let i = 0; i < 8; i += 2) {
+		const r = Number(tr[i].retryAfter);
+		assert.ok(r >= 2 && r <= 30, `interval ${tr[i].retryAfter}`);
+		assert.equal(tr[i + 1].ms, spread(r, i === 0 ? 0.7 : 0.3),
+		    `wait ${i / 2} after an interval of ${r} s`);
+	}
+	assert.deepEqual(errors, []);
+});
+
+test('a paused room asks again after 10 s +-30 %', async (t) => {
+	const q = createQueue({ rate: 600 });
+	ctl('pause', q.slug);
+	await sleep(CACHE_MS);
+	const { page, errors } = await tracedPage(t, roomUrl(q.slug));
+	const want = 'The waiting room is paused: no new numbers right now. ' +
+	    'This page retries by itself.';
+	assert.equal(await waitText(page, '#state', want), want);
+	await sleep(500);
+	const tr = await trace(page);
+	assert.equal(tr[0].status, 423);
+	assert.deepEqual(tr[1], { t: 'timer', ms: spread(10, 0.3) });
+	assert.equal(tr[1].ms, 8500);
+	assert.deepEqual(errors, []);
+});
