@@ -5,6 +5,8 @@
 #ifndef EXTERN_H
 #define EXTERN_H
 
+#include <sys/types.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -281,7 +283,9 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
  * keeps its older state, which never overstates serving).  Returns
  * APP_OK with *number set, APP_INVALID when the queue is paused,
  * APP_NOTFOUND when it is gone, APP_DB_DOWN when the database does not
- * answer.  Sends nothing.
+ * answer (or gave up on the statement: nothing was issued), APP_BUSY
+ * when the writes of the pool are stuck on the database (writers.c:
+ * answer 503 busy at once, nothing was issued).  Sends nothing.
  */
 enum app_err queue_join(struct req *, int64_t *number);
 
@@ -293,5 +297,27 @@ enum app_err queue_join(struct req *, int64_t *number);
  * children.  Returns the exit status for main().
  */
 int	 pool_run(int fd, const char *conf, struct cfg *c);
+
+/* writers.c */
+/*
+ * Create the shared slots for requests inside a database write: one
+ * fewer than workers (at least one), so one worker always stays free for
+ * requests that need no database.  Call in the master before forking.
+ * Returns 0, or -1 (logged; then there is no limit).
+ */
+int	 writers_init(size_t workers);
+/*
+ * Take a slot before a database write.  When every slot is taken,
+ * waits (1 ms steps, at most 100 ms) for one to free up, unless the
+ * holders have all been in the database for 50 ms or more (stuck: a
+ * locked row, a hanging server).  Returns APP_OK (call writers_leave()
+ * after the write) or APP_BUSY (answer 503 busy with Retry-After at
+ * once; nothing was written).  Without writers_init(), always APP_OK.
+ */
+enum app_err writers_enter(void);
+/* Give back this worker's slot, if it holds one.  Can't fail. */
+void	 writers_leave(void);
+/* In the master: free the slots held by the dead worker pid. */
+void	 writers_reap(pid_t pid);
 
 #endif /* EXTERN_H */

@@ -110,6 +110,7 @@ child_main(int fd, const struct cfg *c)
 	sigdelset(&wait_mask, SIGINT);
 
 	db = db_open(c);
+	db_limit_statements(db);
 	(void)db_ensure(db);
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	pfd.fd = fd;
@@ -191,7 +192,8 @@ reap(struct pool *p, int *crashed)
 	int	 status;
 	size_t	 i, alive = 0;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		writers_reap(pid);
 		for (i = 0; i < p->n; i++) {
 			if (p->old[i] == pid)
 				p->old[i] = 0;
@@ -205,6 +207,7 @@ reap(struct pool *p, int *crashed)
 				}
 			}
 		}
+	}
 	for (i = 0; i < p->n; i++)
 		if (p->pids[i] > 0)
 			alive++;
@@ -307,6 +310,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old = xcalloc(p.n, sizeof(*p.old));
 	p.old_since = 0;
 	write_pid(c);
+	(void)writers_init(p.n);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
 	    c->listen : "fd 0", p.n);
 	for (i = 0; i < p.n; i++)

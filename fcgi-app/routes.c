@@ -426,7 +426,12 @@ queue_join(struct req *r, int64_t *number)
 	enum app_err		 er;
 	int			 done;
 
+	/* Joins stuck on the database never hold every worker. */
+	if (writers_enter() != APP_OK)
+		return APP_BUSY;
 	er = db_queue_join(r->db, e->q->id, r->now_ms, number);
+	if (er != APP_OK)
+		writers_leave();
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
@@ -444,5 +449,6 @@ queue_join(struct req *r, int64_t *number)
 	 */
 	if (db_queue_state(r->db, e->q->id, &a) == APP_OK)
 		qcache_set_state(e, &a, r->now_ms);
+	writers_leave();
 	return APP_OK;
 }
