@@ -76,6 +76,8 @@ struct qentry {
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
+	double			 forced_tokens;	/* this queue's forced reads */
+	int64_t			 forced_at_ms;	/* their bucket's last refill */
 };
 
 /* One request being answered. */
@@ -95,6 +97,7 @@ struct req {
 	struct qentry		*qe;		/* the route's queue */
 	struct buf		 hdrs;		/* extra response headers */
 	int			 responded;
+	int			 stale;		/* qe could not be re-read */
 };
 
 /* req.c */
@@ -210,6 +213,14 @@ void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
 
 /* Drop every entry (after SIGHUP). */
 void	 qcache_clear(void);
+
+/*
+ * The cached entry for slug however old it is, or NULL when this process
+ * never read that queue.  For answers that may come from an old row
+ * while the database does not answer (status, info: SPEC section 10),
+ * marked stale.  Valid until the next qcache call.
+ */
+struct qentry *qcache_stale(const char *slug);
 
 /* html.c - writers named for their context. */
 void	 html_raw(struct buf *, const char *);	/* our own markup only */

@@ -287,6 +287,16 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		goto out;
 	}
 	er = qcache_get(&r, slug, &r.qe);
+	/*
+	 * Status and info keep answering from the last row read, however
+	 * old, while the database does not answer (SPEC section 10).
+	 */
+	if ((er == APP_DB_DOWN || er == APP_DB) &&
+	    (pg == PAGE_STATUS || pg == PAGE_INFO) &&
+	    (r.qe = qcache_stale(slug)) != NULL) {
+		r.stale = 1;
+		er = APP_OK;
+	}
 	if (er == APP_NOTFOUND) {
 		http_error(&r, 404, "queue_not_found", "No such queue.");
 		goto out;
@@ -398,6 +408,24 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 	int		 done;
 
 	*admitted = 0;
+	/*
+	 * A token is never decided from a state older than token-state-ms:
+	 * an operator's pause or rate change holds for /token on every
+	 * process within that bound (SPEC section 3).
+	 */
+	if (trusted && (r->now_ms - e->state_ms > r->cfg->token_state_ms ||
+	    r->now_ms < e->state_ms)) {
+		er = qcache_refresh(r, e, 0, &done);
+		if (er == APP_NOTFOUND) {
+			http_error(r, 404, "queue_not_found",
+			    "No such queue.");
+			return -1;
+		}
+		if (er != APP_OK) {
+			http_db_down(r);
+			return -1;
+		}
+	}
 	if (number > e->q->adm.last_number) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY) {
