@@ -215,6 +215,17 @@ void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
 void	 qcache_clear(void);
 
 /*
+ * While on (a request is answered inside another one that holds a cache
+ * entry), no entry is read again, emptied or given to another queue:
+ * cached rows are used however old (a write waits at most half a second
+ * for its slot), new queues are added, and a full cache answers
+ * APP_BUSY instead of evicting.  Admission state reads
+ * (qcache_refresh) still happen: they update a row in place.  Can't
+ * fail.
+ */
+void	 qcache_freeze(int on);
+
+/*
  * The cached entry for slug however old it is, or NULL when this process
  * never read that queue.  For answers that may come from an old row
  * while the database does not answer (status, info: SPEC section 10),
@@ -308,6 +319,14 @@ enum app_err queue_join(struct req *, int64_t *number);
  * children.  Returns the exit status for main().
  */
 int	 pool_run(int fd, const char *conf, struct cfg *c);
+/*
+ * In a worker whose request waits for a database slot: wait up to ms
+ * milliseconds for the next request on the listen socket and take it:
+ * one that may write (a join, the gateway) is parked and answered after
+ * the waiting one; any other is answered now, from a frozen cache (see
+ * qcache_freeze).  Outside a worker it only sleeps.  Can't fail.
+ */
+void	 pool_wait(int ms);
 
 /* writers.c */
 /*
@@ -319,11 +338,12 @@ int	 pool_run(int fd, const char *conf, struct cfg *c);
 int	 writers_init(size_t workers);
 /*
  * Take a slot before a database write.  When every slot is taken,
- * waits (1 ms steps, at most 100 ms) for one to free up, unless the
- * holders have all been in the database for 50 ms or more (stuck: a
- * locked row, a hanging server).  Returns APP_OK (call writers_leave()
- * after the write) or APP_BUSY (answer 503 busy with Retry-After at
- * once; nothing was written).  Without writers_init(), always APP_OK.
+ * waits (at most 500 ms, answering other requests meanwhile through
+ * pool_wait()) for one to free up, unless the holders have all been in
+ * the database for 500 ms or more (stuck: a locked row, a hanging
+ * server).  Returns APP_OK (call writers_leave() after the write) or
+ * APP_BUSY (answer 503 busy with Retry-After; nothing was written).
+ * Without writers_init(), always APP_OK.
  */
 enum app_err writers_enter(void);
 /* Give back this worker's slot, if it holds one.  Can't fail. */

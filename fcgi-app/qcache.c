@@ -55,6 +55,7 @@ static size_t		 ncache, capcache;
 static struct negative	 negatives[NEGATIVE_SIZE];
 static size_t		 negative_next;
 static struct bucket	 forced_bucket, miss_bucket;
+static int		 frozen;	/* see qcache_freeze() */
 
 /*
  * Take one token from b, refilled at rate per second up to rate tokens.
@@ -101,6 +102,12 @@ qcache_clear(void)
 	memset(negatives, 0, sizeof(negatives));
 }
 
+void
+qcache_freeze(int on)
+{
+	frozen = on;
+}
+
 struct qentry *
 qcache_stale(const char *slug)
 {
@@ -124,6 +131,8 @@ entry_new(void)
 	size_t		 i, ncap;
 
 	if (ncache == QCACHE_MAX) {
+		if (frozen)
+			return NULL;
 		e = cache[0];
 		for (i = 1; i < ncache; i++)
 			if (cache[i]->used_ms < e->used_ms)
@@ -214,7 +223,9 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 
 	*out = NULL;
 	e = qcache_stale(slug);
-	if (e != NULL && now - e->loaded_ms < ttl && now >= e->loaded_ms) {
+	/* Frozen: the entry stays as it is, however old (a write waits). */
+	if (e != NULL && ((now - e->loaded_ms < ttl && now >= e->loaded_ms) ||
+	    frozen)) {
 		e->used_ms = now;
 		*out = e;
 		return APP_OK;
@@ -241,7 +252,7 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 		miss_bucket.tokens += 1.0;
 	if (e == NULL && (e = entry_new()) == NULL) {
 		db_queue_free(q);
-		return APP_ENOMEM;
+		return frozen ? APP_BUSY : APP_ENOMEM;
 	}
 	/* The queue's own pace of forced reads outlives a reload. */
 	forced = e->forced_tokens;

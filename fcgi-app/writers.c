@@ -26,10 +26,13 @@
  * A write whose slot holders have all been inside the database this
  * long, with none finishing, finds the database stuck: it is refused at
  * once.  Below that, it waits for a slot (a join takes about a
- * millisecond), at most WAIT_MAX_MS in all.
+ * millisecond; much longer on a loaded machine), at most WAIT_MAX_MS in
+ * all, while its worker answers other requests (pool_wait()).  Both stay
+ * well below the server's own lock wait bound (db-lock-timeout), so a
+ * refused join is answered within about half a second.
  */
-#define STUCK_MS	50
-#define WAIT_MAX_MS	100
+#define STUCK_MS	500
+#define WAIT_MAX_MS	500
 
 struct slot {
 	atomic_int		 pid;		/* holder, 0 when free */
@@ -75,7 +78,6 @@ writers_init(size_t workers)
 enum app_err
 writers_enter(void)
 {
-	struct timespec	 pause = { 0, 1000 * 1000 };
 	int64_t		 start = mono_ms(), now, since, youngest;
 	int		 me = (int)getpid(), free_pid;
 	size_t		 i;
@@ -101,7 +103,7 @@ writers_enter(void)
 		now = mono_ms();
 		if (now - youngest >= STUCK_MS || now - start >= WAIT_MAX_MS)
 			return APP_BUSY;
-		nanosleep(&pause, NULL);
+		pool_wait(1);
 	}
 }
 
