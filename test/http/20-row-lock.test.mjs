@@ -9,8 +9,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import {
 	createQueue, join, status, show, sleep, waitFor, dbSQL, dbSession,
+	env,
 } from './lib.mjs';
 
 const JOINS = 12;
@@ -84,4 +87,31 @@ test('C31: joins under a held row lock fail fast and issue nothing',
 	assert.equal(next.status, 200, next.text);
 	assert.equal(next.json.number, before + 1);
 	assert.equal(show(q.slug).lastNumber, before + 1);
+});
+
+test('server-side bounds must be below the client timeout', () => {
+	const base = fs.readFileSync(`${env.vardir}/aqueue.conf`, 'utf8')
+	    .split('\n').filter((l) => !/^\s*db-timeout\s*=/.test(l))
+	    .join('\n');
+	const conf = `${env.vardir}/bounds-check.conf`;
+	const check = (extra) => {
+		fs.writeFileSync(conf, `${base}\n${extra}\n`, { mode: 0o600 });
+		return spawnSync(`${env.root}/fcgi-app/aqueue-fcgi`,
+		    ['-n', '-f', conf], { encoding: 'utf8' });
+	};
+	try {
+		let r = check('db-timeout = 2');
+		assert.equal(r.status, 0, r.stderr);
+		r = check('db-timeout = 2\ndb-lock-timeout = 2');
+		assert.equal(r.status, 1);
+		assert.match(r.stderr,
+		    /db-lock-timeout and db-statement-timeout-ms must be below/);
+		r = check('db-timeout = 2\ndb-statement-timeout-ms = 2000');
+		assert.equal(r.status, 1);
+		assert.match(r.stderr, /must be below db-timeout/);
+		r = check('db-timeout = 2\ndb-statement-timeout-ms = 1999');
+		assert.equal(r.status, 0, r.stderr);
+	} finally {
+		fs.rmSync(conf, { force: true });
+	}
 });
