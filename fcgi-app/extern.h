@@ -76,6 +76,7 @@ struct qentry {
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
+	int64_t			 retry_ms;	/* no re-read before (failed) */
 	double			 forced_tokens;	/* this queue's forced reads */
 	int64_t			 forced_at_ms;	/* their bucket's last refill */
 };

@@ -43,6 +43,8 @@ struct bucket {
 	int64_t	 at_ms;
 };
 
+#define RETRY_MS		1000	/* after a failed re-read of a row */
+
 #define NEGATIVE_SIZE		64	/* remembered unknown slugs */
 
 struct negative {
@@ -238,7 +240,16 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 			return APP_BUSY;
 		miss = 1;
 	}
+	/*
+	 * The row could not be read lately (the database is down, or
+	 * hangs on a lock): answer from the old one without waiting on
+	 * the database again for a second.
+	 */
+	if (e != NULL && now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
+		return APP_DB_DOWN;
 	er = db_queue_get(r->db, slug, &q);
+	if ((er == APP_DB_DOWN || er == APP_DB) && e != NULL)
+		e->retry_ms = now + RETRY_MS;
 	if (er == APP_NOTFOUND) {
 		if (e != NULL)
 			entry_clear(e);		/* the queue was deleted */
