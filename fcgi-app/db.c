@@ -250,7 +250,8 @@ db_ensure(struct db *db)
  * Whether the idle connection is known dead: the server closed it
  * (KILL, wait_timeout, a restart) or sent something unasked.  An idle
  * connection has nothing to read, so a readable socket means it is of
- * no use.  One poll(2) with a zero timeout; never blocks.
+ * no use.  One poll(2) with a zero timeout; never blocks (an
+ * interrupted poll counts as alive: the statement will tell).
  */
 static int
 conn_dead(struct db *db)
@@ -262,7 +263,7 @@ conn_dead(struct db *db)
 	pfd.revents = 0;
 	if (pfd.fd < 0)
 		return 1;
-	return poll(&pfd, 1, 0) != 0;
+	return poll(&pfd, 1, 0) > 0;
 }
 
 struct st_mysql *
