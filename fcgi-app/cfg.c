@@ -53,12 +53,16 @@ static const struct cfg_key keys[] = {
 	{ "migrations-dir", S(migrations_dir), PKGDATADIR "/migrations",
 	    0, 0 },
 	{ "static-url", S(static_url), "/queue-static", 0, 0 },
-	{ "status-cache-ms", I(status_cache_ms), "1000", 0, 60000 },
+	{ "status-cache-ms", I(status_cache_ms), "250", 0, 60000 },
 	{ "max-body", I(max_body), "65536", 256, 1048576 },
 	{ "request-timeout", I(request_timeout_s), "10", 1, 300 },
 	{ "token-leeway", I(token_leeway_s), "0", 0, 30 },
 	{ "debug", I(debug), "0", 0, 1 },
 	{ "web-server-addrs", S(web_server_addrs), "", 0, 0 },
+	{ "db-lock-timeout", I(db_lock_timeout_s), "1", 1, 59 },
+	{ "db-statement-timeout-ms", I(db_statement_timeout_ms), "1000", 100,
+	    59000 },
+	{ "token-state-ms", I(token_state_ms), "100", 0, 1000 },
 };
 
 /*
@@ -249,6 +253,16 @@ cfg_load(const char *path, struct cfg *c)
 		return -1;
 	if (check_listen(c, path) == -1)
 		return -1;
+	/*
+	 * The server must give up on a statement before the client does,
+	 * so that a join answered as failed never commits later.
+	 */
+	if (c->db_lock_timeout_s >= c->db_timeout_s ||
+	    c->db_statement_timeout_ms >= c->db_timeout_s * 1000) {
+		log_errorx("%s: db-lock-timeout and db-statement-timeout-ms "
+		    "must be below db-timeout", path);
+		return -1;
+	}
 	if (master_key_load(c->master_key_file, c->master_key) == -1)
 		return -1;
 	log_set_debug((int)c->debug);

@@ -32,6 +32,9 @@ struct cfg {
 	int64_t	 token_leeway_s;	/* clock leeway for exp/nbf/iat */
 	int64_t	 debug;		/* 1 = log debug messages */
 	char	*web_server_addrs;	/* IPv4 allowlist "a,b", or "" */
+	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
+	int64_t	 db_statement_timeout_ms; /* server-side statement time */
+	int64_t	 token_state_ms;	/* /token trusts state this long */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 
@@ -213,13 +214,23 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number)
 {
 	MYSQL_BIND	 p[5];
 	enum app_err	 er;
+	unsigned int	 e;
+	int		 tries = 0;
 
 	/* CREDIT_SQL's now, BURST_SQL has none, T's now, id. */
 	bind_int(&p[0], &now);
 	bind_int(&p[1], &now);
 	bind_int(&p[2], &id);
-	if ((er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL)) != APP_OK)
-		return er;
+	for (;;) {
+		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
+		if (er == APP_OK)
+			break;
+		e = db_last_errno(db);
+		if ((e != CR_SERVER_GONE_ERROR && e != ER_LOCK_DEADLOCK) ||
+		    tries++ >= DB_JOIN_RETRIES)
+			return er;
+		log_info("join: retrying after error %u (not applied)", e);
+	}
 	if (db_affected(db, STMT_QUEUE_JOIN) != 1)
 		return APP_NOTFOUND;
 	*number = db_insert_id(db, STMT_QUEUE_JOIN);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ static const int stmt_reads[STMT__MAX] = {
 	0, /* STMT_QUEUE_DELETE */
 	0, /* STMT_QUEUE_UPDATE */
 	0, /* STMT_MIGRATION_TABLE */
+	0, /* STMT_SESSION_LOCK_WAIT */
+	0, /* STMT_SESSION_STATEMENT_TIME */
 };
 
 static const char *const stmts[STMT__MAX] = {
@@ -101,6 +104,13 @@ static const char *const stmts[STMT__MAX] = {
 	"NOT NULL, applied_at TIMESTAMP(3) NOT NULL DEFAULT "
 	"CURRENT_TIMESTAMP(3)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 "
 	"COLLATE=utf8mb4_unicode_ci",
+	/*
+	 * STMT_SESSION_LOCK_WAIT: row lock waits (InnoDB) and metadata lock
+	 * waits (a migration, a dump), in seconds.
+	 */
+	"SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?",
+	/* STMT_SESSION_STATEMENT_TIME: MariaDB only; seconds, fractional. */
+	"SET SESSION max_statement_time = ?",
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -114,6 +124,7 @@ struct db {
 	MYSQL_STMT		*st[STMT__MAX];
 	int64_t			 next_try_ms;	/* hold-off after failure */
 	unsigned int		 last_errno;	/* of the last failure */
+	int			 limits;	/* bound server-side time */
 };
 
 struct db *
@@ -150,6 +161,9 @@ db_close(struct db *db)
 	disconnect(db);
 	free(db);
 }
+
+static enum app_err run_once(struct db *, enum stmt, MYSQL_BIND *,
+	    MYSQL_BIND *, int *);
 
 /* Whether a client/server error number means the connection is gone. */
 static int
@@ -196,6 +210,46 @@ fail:
 	return APP_DB_DOWN;
 }
 
+void
+db_limit_statements(struct db *db)
+{
+	db->limits = 1;
+}
+
+/*
+ * Bound how long the server works on one statement of this session,
+ * below the client's read timeout (db-timeout), so that the server
+ * gives up (and rolls the statement back) before the client does: a
+ * statement the client reported as failed never commits later.
+ * innodb_lock_wait_timeout bounds row lock waits and lock_wait_timeout
+ * metadata lock waits (both whole seconds, MySQL and MariaDB);
+ * max_statement_time (MariaDB 10.1 and later) bounds the whole
+ * statement, waits included.  MySQL has no such bound for writes
+ * (its max_execution_time applies to SELECT only).  Returns APP_OK,
+ * APP_DB or APP_DB_DOWN.
+ */
+static enum app_err
+session_limits(struct db *db)
+{
+	MYSQL_BIND	 p[2];
+	int64_t		 lock_s = db->cfg->db_lock_timeout_s;
+	double		 stmt_s = (double)db->cfg->db_statement_timeout_ms /
+			    1000.0;
+	enum app_err	 er;
+
+	bind_int(&p[0], &lock_s);
+	bind_int(&p[1], &lock_s);
+	if ((er = run_once(db, STMT_SESSION_LOCK_WAIT, p, NULL, NULL)) !=
+	    APP_OK)
+		return er;
+	if (!mariadb_connection(db->my))
+		return APP_OK;
+	memset(&p[0], 0, sizeof(p[0]));
+	p[0].buffer_type = MYSQL_TYPE_DOUBLE;
+	p[0].buffer = &stmt_s;
+	return run_once(db, STMT_SESSION_STATEMENT_TIME, p, NULL, NULL);
+}
+
 enum app_err
 db_ensure(struct db *db)
 {
@@ -205,12 +259,34 @@ db_ensure(struct db *db)
 		return APP_OK;
 	if (now < db->next_try_ms)
 		return APP_DB_DOWN;
-	if (connect_db(db) != APP_OK) {
+	if (connect_db(db) != APP_OK ||
+	    (db->limits && session_limits(db) != APP_OK)) {
+		disconnect(db);
 		db->next_try_ms = now + 1000;
 		return APP_DB_DOWN;
 	}
 	db->next_try_ms = 0;
 	return APP_OK;
+}
+
+/*
+ * Whether the idle connection is known dead: the server closed it
+ * (KILL, wait_timeout, a restart) or sent something unasked.  An idle
+ * connection has nothing to read, so a readable socket means it is of
+ * no use.  One poll(2) with a zero timeout; never blocks (an
+ * interrupted poll counts as alive: the statement will tell).
+ */
+static int
+conn_dead(struct db *db)
+{
+	struct pollfd	 pfd;
+
+	pfd.fd = (int)mysql_get_socket(db->my);
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (pfd.fd < 0)
+		return 1;
+	return poll(&pfd, 1, 0) > 0;
 }
 
 struct st_mysql *
@@ -282,6 +358,16 @@ prepared(struct db *db, enum stmt s)
 {
 	enum app_err	 er;
 
+	/*
+	 * A connection found dead before anything is sent is replaced at
+	 * once: nothing of this statement can have run.
+	 */
+	if (db->my != NULL && conn_dead(db)) {
+		log_info("db: the connection was closed by the server; "
+		    "reconnecting");
+		disconnect(db);
+		db->next_try_ms = 0;
+	}
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
 	if (db->st[s] != NULL)
@@ -312,6 +398,7 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	enum app_err	 er;
 	int		 rc;
 
+	db->last_errno = 0;
 	if ((er = prepared(db, s)) != APP_OK)
 		return er;
 	st = db->st[s];

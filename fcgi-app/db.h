@@ -50,6 +50,17 @@ int	 slug_valid(const char *s);
  */
 struct db *db_open(const struct cfg *);
 
+/*
+ * Bound the server-side time of every statement of this handle's
+ * sessions (from the next connect on): lock waits to db-lock-timeout
+ * seconds, a whole statement to db-statement-timeout-ms (MariaDB), both
+ * below the client's db-timeout, so the server gives up first and a
+ * statement reported as failed never commits later.  For the visitor
+ * path; the operator CLI keeps the server's defaults (migrations may
+ * take long).  Can't fail.
+ */
+void	 db_limit_statements(struct db *);
+
 /* Disconnect and free.  Accepts NULL. */
 void	 db_close(struct db *);
 
@@ -101,9 +112,20 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
  * smaller term and issues the next number (see adm_join() for the exact
  * rule it mirrors).  On APP_OK sets *number (>= 1).  Returns APP_NOTFOUND
  * when the queue is paused or gone (nothing changed), APP_DB or
- * APP_DB_DOWN on failure.  Never retried: a lost connection after the
- * update could otherwise issue a second number.
+ * APP_DB_DOWN on failure.
+ * Retried (at most DB_JOIN_RETRIES times) only when the statement
+ * certainly did not take effect: the connection was gone before the
+ * statement was sent (found dead, or CR_SERVER_GONE_ERROR 2006 on
+ * sending), or the server rolled it back as a deadlock victim or a
+ * Galera certification failure (ER_LOCK_DEADLOCK 1213).  Never retried
+ * after an error that leaves it open whether the update ran: a
+ * connection lost while the statement was in flight (CR_SERVER_LOST
+ * 2013, ER_CONNECTION_KILLED 1927: the server may have committed just
+ * before; the number, if any, is then skipped, never issued twice), nor
+ * after a lock wait or statement timeout (ER_LOCK_WAIT_TIMEOUT 1205,
+ * ER_STATEMENT_TIMEOUT 1969: rolled back, but a retry would wait again).
  */
+#define DB_JOIN_RETRIES	3
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
 	    int64_t *number);
 

@@ -5,6 +5,8 @@
 #ifndef EXTERN_H
 #define EXTERN_H
 
+#include <sys/types.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,6 +78,9 @@ struct qentry {
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
+	int64_t			 retry_ms;	/* no re-read before (failed) */
+	double			 forced_tokens;	/* this queue's forced reads */
+	int64_t			 forced_at_ms;	/* their bucket's last refill */
 };
 
 /* One request being answered. */
@@ -95,6 +100,7 @@ struct req {
 	struct qentry		*qe;		/* the route's queue */
 	struct buf		 hdrs;		/* extra response headers */
 	int			 responded;
+	int			 stale;		/* qe could not be re-read */
 };
 
 /* req.c */
@@ -233,6 +239,25 @@ void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
 /* Drop every entry (after SIGHUP). */
 void	 qcache_clear(void);
 
+/*
+ * While on (a request is answered inside another one that holds a cache
+ * entry), no entry is read again, emptied or given to another queue:
+ * cached rows are used however old (a write waits at most half a second
+ * for its slot), new queues are added, and a full cache answers
+ * APP_BUSY instead of evicting.  Admission state reads
+ * (qcache_refresh) still happen: they update a row in place.  Can't
+ * fail.
+ */
+void	 qcache_freeze(int on);
+
+/*
+ * The cached entry for slug however old it is, or NULL when this process
+ * never read that queue.  For answers that may come from an old row
+ * while the database does not answer (status, info: SPEC section 10),
+ * marked stale.  Valid until the next qcache call.
+ */
+struct qentry *qcache_stale(const char *slug);
+
 /* html.c - writers named for their context. */
 void	 html_raw(struct buf *, const char *);	/* our own markup only */
 void	 html_text(struct buf *, const char *);	/* escapes & < > */
@@ -327,7 +352,9 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
  * keeps its older state, which never overstates serving).  Returns
  * APP_OK with *number set, APP_INVALID when the queue is paused,
  * APP_NOTFOUND when it is gone, APP_DB_DOWN when the database does not
- * answer.  Sends nothing.
+ * answer (or gave up on the statement: nothing was issued), APP_BUSY
+ * when the writes of the pool are stuck on the database (writers.c:
+ * answer 503 busy at once, nothing was issued).  Sends nothing.
  */
 enum app_err queue_join(struct req *, int64_t *number);
 
@@ -339,5 +366,36 @@ enum app_err queue_join(struct req *, int64_t *number);
  * children.  Returns the exit status for main().
  */
 int	 pool_run(int fd, const char *conf, struct cfg *c);
+/*
+ * In a worker whose request waits for a database slot: wait up to ms
+ * milliseconds for the next request on the listen socket and take it:
+ * one that may write (a join, the gateway) is parked and answered after
+ * the waiting one; any other is answered now, from a frozen cache (see
+ * qcache_freeze).  Outside a worker it only sleeps.  Can't fail.
+ */
+void	 pool_wait(int ms);
+
+/* writers.c */
+/*
+ * Create the shared slots for requests inside a database write: one
+ * fewer than workers (at least one), so one worker always stays free for
+ * requests that need no database.  Call in the master before forking.
+ * Returns 0, or -1 (logged; then there is no limit).
+ */
+int	 writers_init(size_t workers);
+/*
+ * Take a slot before a database write.  When every slot is taken,
+ * waits (at most 500 ms, answering other requests meanwhile through
+ * pool_wait()) for one to free up, unless the holders have all been in
+ * the database for 500 ms or more (stuck: a locked row, a hanging
+ * server).  Returns APP_OK (call writers_leave() after the write) or
+ * APP_BUSY (answer 503 busy with Retry-After; nothing was written).
+ * Without writers_init(), always APP_OK.
+ */
+enum app_err writers_enter(void);
+/* Give back this worker's slot, if it holds one.  Can't fail. */
+void	 writers_leave(void);
+/* In the master: free the slots held by the dead worker pid. */
+void	 writers_reap(pid_t pid);
 
 #endif /* EXTERN_H */

@@ -25,6 +25,10 @@ page_info(struct req *r)
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "waiting",
 	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	/* Answered from an old row: the database does not answer. */
+	if (r->stale)
+		json_object_object_add(o, "stale",
+		    json_object_new_boolean(1));
 	http_json(r, 200, o);
 	json_object_put(o);
 }

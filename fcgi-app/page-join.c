@@ -42,6 +42,9 @@ page_join(struct req *r)
 	case APP_NOTFOUND:
 		http_error(r, 404, "queue_not_found", "No such queue.");
 		goto out;
+	case APP_BUSY:
+		http_busy(r);
+		goto out;
 	default:
 		http_db_down(r);
 		goto out;

@@ -34,6 +34,10 @@ page_status(struct req *r)
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
 	retry = status_fill(o, e, number, r->now_ms, 1);
+	/* Answered from an old row: the database does not answer. */
+	if (r->stale)
+		json_object_object_add(o, "stale",
+		    json_object_new_boolean(1));
 	http_header(r, "Retry-After", "%d", retry);
 	http_json(r, 200, o);
 	json_object_put(o);

@@ -75,6 +75,99 @@ request_timer(int64_t seconds)
 }
 
 /*
+ * While a write request of this worker waits for a database slot
+ * (writers.c), the worker keeps answering: pool_wait() accepts the next
+ * request; one that may write (a join, the gateway) is parked, the rest
+ * (status, info, token, verify, the page) are answered at once.  Parked
+ * requests are answered in arrival order when the waiting one is done.
+ */
+#define PARK_MAX	16
+
+static int			 child_fd = -1;
+static const struct cfg		*child_cfg;
+static struct db		*child_db;
+static FCGX_Request		 parked[PARK_MAX];	/* a ring */
+static size_t			 park_head, nparked;
+static int			 in_wait;
+
+/*
+ * Whether request fr may write to the database: POST .../join, or
+ * .../enter (the gateway takes a number).  Such requests are parked.
+ */
+static int
+may_write(FCGX_Request *fr)
+{
+	const char	*m = FCGX_GetParam("REQUEST_METHOD", fr->envp);
+	const char	*u = FCGX_GetParam("REQUEST_URI", fr->envp);
+	size_t		 n;
+
+	if (u == NULL)
+		u = FCGX_GetParam("SCRIPT_NAME", fr->envp);
+	if (u == NULL)
+		return 1;
+	n = strcspn(u, "?");
+	if (n >= 6 && strncmp(u + n - 6, "/enter", 6) == 0)
+		return 1;
+	return m != NULL && strcmp(m, "POST") == 0 && n >= 5 &&
+	    strncmp(u + n - 5, "/join", 5) == 0;
+}
+
+void
+pool_wait(int ms)
+{
+	struct timespec	 ts = { 0, (long)ms * 1000 * 1000 };
+	struct pollfd	 pfd;
+	FCGX_Request	*fr;
+
+	if (child_fd < 0 || in_wait || nparked == PARK_MAX) {
+		nanosleep(&ts, NULL);
+		return;
+	}
+	pfd.fd = child_fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, ms) <= 0)
+		return;
+	in_wait = 1;
+	fr = &parked[(park_head + nparked) % PARK_MAX];
+	/* Another worker may have taken it: then EAGAIN. */
+	if (FCGX_Accept_r(fr) < 0) {
+		in_wait = 0;
+		return;
+	}
+	if (may_write(fr)) {
+		nparked++;
+		in_wait = 0;
+		return;
+	}
+	/* The waiting request's queue entry must stay as it is. */
+	qcache_freeze(1);
+	route_request(fr, child_cfg, child_db);
+	qcache_freeze(0);
+	fr->keepConnection = 0;
+	FCGX_Finish_r(fr);
+	in_wait = 0;
+}
+
+/*
+ * Answer the oldest parked request.  Its slot stays counted until it is
+ * done, so that pool_wait() never reuses it meanwhile.
+ */
+static void
+answer_parked(void)
+{
+	FCGX_Request	*fr = &parked[park_head];
+
+	request_timer(child_cfg->request_timeout_s);
+	route_request(fr, child_cfg, child_db);
+	fr->keepConnection = 0;
+	FCGX_Finish_r(fr);
+	request_timer(0);
+	park_head = (park_head + 1) % PARK_MAX;
+	nparked--;
+}
+
+/*
  * A child: accept and answer requests until told to stop.  Signals are
  * blocked while a request is answered and only delivered inside ppoll(),
  * so a SIGTERM never cuts a response short (drain).
@@ -88,6 +181,7 @@ child_main(int fd, const struct cfg *c)
 	sigset_t		 block, wait_mask;
 	struct pollfd		 pfd;
 	int			 rc;
+	size_t			 i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = child_on_term;
@@ -110,11 +204,22 @@ child_main(int fd, const struct cfg *c)
 	sigdelset(&wait_mask, SIGINT);
 
 	db = db_open(c);
+	db_limit_statements(db);
 	(void)db_ensure(db);
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	for (i = 0; i < PARK_MAX; i++)
+		FCGX_InitRequest(&parked[i], fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	child_fd = fd;
+	child_cfg = c;
+	child_db = db;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	while (!child_stop) {
+	while (!child_stop || nparked > 0) {
+		/* Requests parked while a write waited come first. */
+		if (nparked > 0) {
+			answer_parked();
+			continue;
+		}
 		rc = ppoll(&pfd, 1, NULL, &wait_mask);
 		if (child_stop)
 			break;
@@ -139,6 +244,9 @@ child_main(int fd, const struct cfg *c)
 		request_timer(0);
 	}
 	FCGX_Free(&fr, 1);
+	for (i = 0; i < PARK_MAX; i++)
+		FCGX_Free(&parked[i], 1);
+	child_fd = -1;
 	db_close(db);
 	qcache_clear();
 }
@@ -191,7 +299,8 @@ reap(struct pool *p, int *crashed)
 	int	 status;
 	size_t	 i, alive = 0;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		writers_reap(pid);
 		for (i = 0; i < p->n; i++) {
 			if (p->old[i] == pid)
 				p->old[i] = 0;
@@ -205,6 +314,7 @@ reap(struct pool *p, int *crashed)
 				}
 			}
 		}
+	}
 	for (i = 0; i < p->n; i++)
 		if (p->pids[i] > 0)
 			alive++;
@@ -307,6 +417,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old = xcalloc(p.n, sizeof(*p.old));
 	p.old_since = 0;
 	write_pid(c);
+	(void)writers_init(p.n);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
 	    c->listen : "fd 0", p.n);
 	for (i = 0; i < p.n; i++)

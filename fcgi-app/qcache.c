@@ -17,23 +17,33 @@
 #include "extern.h"
 #include "log.h"
 
-#define QCACHE_SIZE		64	/* queues per process */
+/*
+ * Queues per process: the table grows as queues are seen, up to
+ * QCACHE_MAX; past that the least recently used entry makes room.
+ */
+#define QCACHE_MAX		4096
 
 /*
  * Database reads that an anonymous client can cause are paced per
  * process by token buckets: a number above the cached last number (may
- * be just issued by another process, may be invented) and a slug this
- * process has not seen (may be a real queue, may be invented).  Legit
- * traffic needs few of either: one read covers every number issued
- * before it, and each slug is read once per status-cache-ms.
+ * be just issued by another process, may be invented), paced per queue
+ * (FORCED_PER_S) and, across all queues, by FORCED_ALL_PER_S; and a slug
+ * this process has not seen (may be a real queue, may be invented).  A
+ * look-up that finds a real queue gives its token back: only invented
+ * slugs use the budget, and real queues are read once, then kept.
+ * Legit traffic needs few forced reads: one read covers every number
+ * issued before it.
  */
-#define FORCED_PER_S		100	/* forced state reads per second */
+#define FORCED_PER_S		50	/* forced state reads per queue */
+#define FORCED_ALL_PER_S	200	/* forced state reads, all queues */
 #define MISSES_PER_S		50	/* reads of unseen slugs per second */
 
 struct bucket {
 	double	 tokens;
 	int64_t	 at_ms;
 };
+
+#define RETRY_MS		1000	/* after a failed re-read of a row */
 
 #define NEGATIVE_SIZE		64	/* remembered unknown slugs */
 
@@ -42,10 +52,12 @@ struct negative {
 	int64_t	 at_ms;
 };
 
-static struct qentry	 cache[QCACHE_SIZE];
+static struct qentry	**cache;	/* ncache entries, each its own */
+static size_t		 ncache, capcache;
 static struct negative	 negatives[NEGATIVE_SIZE];
 static size_t		 negative_next;
 static struct bucket	 forced_bucket, miss_bucket;
+static int		 frozen;	/* see qcache_freeze() */
 
 /*
  * Take one token from b, refilled at rate per second up to rate tokens.
@@ -82,9 +94,67 @@ qcache_clear(void)
 {
 	size_t	 i;
 
-	for (i = 0; i < QCACHE_SIZE; i++)
-		entry_clear(&cache[i]);
+	for (i = 0; i < ncache; i++) {
+		entry_clear(cache[i]);
+		free(cache[i]);
+	}
+	free(cache);
+	cache = NULL;
+	ncache = capcache = 0;
 	memset(negatives, 0, sizeof(negatives));
+}
+
+void
+qcache_freeze(int on)
+{
+	frozen = on;
+}
+
+struct qentry *
+qcache_stale(const char *slug)
+{
+	size_t	 i;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i]->q != NULL && strcmp(cache[i]->slug, slug) == 0)
+			return cache[i];
+	return NULL;
+}
+
+/*
+ * A slot for a queue not in the cache: a new entry while the table is
+ * below QCACHE_MAX, else the least recently used one (emptied).
+ * Returns NULL when memory is short (then nothing changed).
+ */
+static struct qentry *
+entry_new(void)
+{
+	struct qentry	**nc, *e;
+	size_t		 i, ncap;
+
+	if (ncache == QCACHE_MAX) {
+		if (frozen)
+			return NULL;
+		e = cache[0];
+		for (i = 1; i < ncache; i++)
+			if (cache[i]->used_ms < e->used_ms)
+				e = cache[i];
+		entry_clear(e);
+		return e;
+	}
+	if (ncache == capcache) {
+		ncap = capcache == 0 ? 64 : capcache * 2;
+		if (ncap > QCACHE_MAX)
+			ncap = QCACHE_MAX;
+		if ((nc = reallocarray(cache, ncap, sizeof(*nc))) == NULL)
+			return NULL;
+		cache = nc;
+		capcache = ncap;
+	}
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	cache[ncache++] = e;
+	return e;
 }
 
 /*
@@ -145,22 +215,19 @@ negative_add(const char *slug, int64_t now)
 enum app_err
 qcache_get(struct req *r, const char *slug, struct qentry **out)
 {
-	struct qentry	*e = NULL, *victim = &cache[0];
+	struct qentry	*e;
 	struct queue	*q = NULL;
 	enum app_err	 er;
-	size_t		 i;
 	int64_t		 now = r->now_ms, ttl = r->cfg->status_cache_ms;
+	int64_t		 forced_at;
+	double		 forced;
+	int		 miss = 0;
 
 	*out = NULL;
-	for (i = 0; i < QCACHE_SIZE; i++) {
-		if (cache[i].q != NULL && strcmp(cache[i].slug, slug) == 0) {
-			e = &cache[i];
-			break;
-		}
-		if (cache[i].used_ms < victim->used_ms)
-			victim = &cache[i];
-	}
-	if (e != NULL && now - e->loaded_ms < ttl && now >= e->loaded_ms) {
+	e = qcache_stale(slug);
+	/* Frozen: the entry stays as it is, however old (a write waits). */
+	if (e != NULL && ((now - e->loaded_ms < ttl && now >= e->loaded_ms) ||
+	    frozen)) {
 		e->used_ms = now;
 		*out = e;
 		return APP_OK;
@@ -171,8 +238,18 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 		/* Not seen lately: paced, so invented slugs cost little. */
 		if (!bucket_take(&miss_bucket, MISSES_PER_S, now))
 			return APP_BUSY;
+		miss = 1;
 	}
+	/*
+	 * The row could not be read lately (the database is down, or
+	 * hangs on a lock): answer from the old one without waiting on
+	 * the database again for a second.
+	 */
+	if (e != NULL && now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
+		return APP_DB_DOWN;
 	er = db_queue_get(r->db, slug, &q);
+	if ((er == APP_DB_DOWN || er == APP_DB) && e != NULL)
+		e->retry_ms = now + RETRY_MS;
 	if (er == APP_NOTFOUND) {
 		if (e != NULL)
 			entry_clear(e);		/* the queue was deleted */
@@ -181,9 +258,19 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	}
 	if (er != APP_OK)
 		return er;
-	if (e == NULL)
-		e = victim;
+	/* A real queue: its look-up does not count against the pace. */
+	if (miss && miss_bucket.tokens + 1.0 <= MISSES_PER_S)
+		miss_bucket.tokens += 1.0;
+	if (e == NULL && (e = entry_new()) == NULL) {
+		db_queue_free(q);
+		return frozen ? APP_BUSY : APP_ENOMEM;
+	}
+	/* The queue's own pace of forced reads outlives a reload. */
+	forced = e->forced_tokens;
+	forced_at = e->forced_at_ms;
 	entry_clear(e);
+	e->forced_tokens = forced;
+	e->forced_at_ms = forced_at;
 	snprintf(e->slug, sizeof(e->slug), "%s", slug);
 	if ((er = open_secrets(r->cfg, e, q)) != APP_OK ||
 	    shop_domains_parse(q->shop_domains, &e->domains) == -1) {
@@ -205,10 +292,22 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	struct adm_queue	 a;
 	enum app_err		 er;
 	int64_t			 now = r->now_ms;
+	struct bucket		 own;
 
 	*done = 0;
-	if (limited && !bucket_take(&forced_bucket, FORCED_PER_S, now))
-		return APP_BUSY;
+	if (limited) {
+		own.tokens = e->forced_tokens;
+		own.at_ms = e->forced_at_ms;
+		if (!bucket_take(&own, FORCED_PER_S, now)) {
+			e->forced_tokens = own.tokens;
+			e->forced_at_ms = own.at_ms;
+			return APP_BUSY;
+		}
+		if (!bucket_take(&forced_bucket, FORCED_ALL_PER_S, now))
+			return APP_BUSY;
+		e->forced_tokens = own.tokens;
+		e->forced_at_ms = own.at_ms;
+	}
 	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
 		return er;
 	qcache_set_state(e, &a, now);

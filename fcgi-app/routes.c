@@ -42,6 +42,7 @@ enum auth {
 #define RF_QUEUE	0x01	/* look up :slug, answer 404 / 503 itself */
 #define RF_CORS		0x02	/* per-queue CORS, preflights answered */
 #define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
+#define RF_STALE_OK	0x08	/* with the DB down, answer from the old row */
 
 typedef void (*route_fn)(struct req *);
 
@@ -74,11 +75,13 @@ static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
 	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR, page_room },
 	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR, page_join },
-	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR, page_status },
+	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_status },
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
 	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR, page_gateway },
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
-	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR, page_info },
+	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_info },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -392,6 +395,17 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			goto out;
 		}
 		er = qcache_get(&r, slug, &r.qe);
+		/*
+		 * Status and info keep answering from the last row read,
+		 * however old, while the database does not answer (SPEC
+		 * section 10).
+		 */
+		if ((er == APP_DB_DOWN || er == APP_DB) &&
+		    (rt->flags & RF_STALE_OK) &&
+		    (r.qe = qcache_stale(slug)) != NULL) {
+			r.stale = 1;
+			er = APP_OK;
+		}
 		if (er == APP_NOTFOUND) {
 			queue_not_found(&r, rt->handler, slug);
 			goto out;
@@ -505,6 +519,24 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 	int		 done;
 
 	*admitted = 0;
+	/*
+	 * A token is never decided from a state older than token-state-ms:
+	 * an operator's pause or rate change holds for /token on every
+	 * process within that bound (SPEC section 3).
+	 */
+	if (trusted && (r->now_ms - e->state_ms > r->cfg->token_state_ms ||
+	    r->now_ms < e->state_ms)) {
+		er = qcache_refresh(r, e, 0, &done);
+		if (er == APP_NOTFOUND) {
+			http_error(r, 404, "queue_not_found",
+			    "No such queue.");
+			return -1;
+		}
+		if (er != APP_OK) {
+			http_db_down(r);
+			return -1;
+		}
+	}
 	if (number > e->q->adm.last_number) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY) {
@@ -533,7 +565,12 @@ queue_join(struct req *r, int64_t *number)
 	enum app_err		 er;
 	int			 done;
 
+	/* Joins stuck on the database never hold every worker. */
+	if (writers_enter() != APP_OK)
+		return APP_BUSY;
 	er = db_queue_join(r->db, e->q->id, r->now_ms, number);
+	if (er != APP_OK)
+		writers_leave();
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
@@ -551,5 +588,6 @@ queue_join(struct req *r, int64_t *number)
 	 */
 	if (db_queue_state(r->db, e->q->id, &a) == APP_OK)
 		qcache_set_state(e, &a, r->now_ms);
+	writers_leave();
 	return APP_OK;
 }

@@ -5,9 +5,15 @@
 // queues with createQueue() and never relies on the demo queue.
 
 import { execFileSync } from 'node:child_process';
+import { spawn as spawnChild } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import {
+	appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync,
+	writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
+import { userInfo } from 'node:os';
 import assert from 'node:assert/strict';
 
 function need(name) {
@@ -153,8 +159,9 @@ export async function waitFor(fn, timeoutMs = 5000, everyMs = 100,
 	}
 }
 
-// The app caches a queue row per process for status-cache-ms (1000 ms):
-// after this long every process has read the row again.
+// The app caches a queue row per process for status-cache-ms (250 ms by
+// default, at most 1000 ms in the tests): after this long every process
+// has read the row again.
 export const CACHE_MS = 1150;
 
 // joinMany(slug, n, workers): n joins from `workers` concurrent loops;
@@ -438,4 +445,115 @@ export async function navigateReq(path, opts = {}) {
 		json = null;
 	}
 	return { status: res.status, headers: res.headers, text, json };
+// ---- the stack's database, as its administrator ----------------------------
+
+// The mariadb client on the stack's socket (socket authentication as the
+// user running the tests), batch mode, no column names.
+function mariadbArgs(sql) {
+	return ['--no-defaults', `--socket=${env.vardir}/db/mysqld.sock`,
+	    `--user=${userInfo().username}`, '--connect-timeout=3', '--batch',
+	    '--skip-column-names', 'aqueue', '-e', sql];
+}
+
+// dbSQL(sql): run sql synchronously; returns the rows as arrays of strings.
+export function dbSQL(sql) {
+	const out = execFileSync('mariadb', mariadbArgs(sql),
+	    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	return out.split('\n').filter((l) => l !== '')
+	    .map((l) => l.split('\t'));
+}
+
+// dbSession(sql): run sql in its own session in the background; resolves
+// {code, stdout, stderr} when the client exits.
+export function dbSession(sql) {
+	return new Promise((resolve) => {
+		const c = spawnChild('mariadb', mariadbArgs(sql),
+		    { stdio: ['ignore', 'pipe', 'pipe'] });
+		let stdout = '', stderr = '';
+		c.stdout.on('data', (d) => { stdout += d; });
+		c.stderr.on('data', (d) => { stderr += d; });
+		c.on('exit', (code) => resolve({ code, stdout, stderr }));
+	});
+}
+
+// dbStatus(name): one global status counter of the server, as a number.
+export function dbStatus(name) {
+	const rows = dbSQL(`SHOW GLOBAL STATUS LIKE '${name}'`);
+	return Number(rows[0][1]);
+}
+
+// stackConf(key): a key of the stack's aqueue.conf (null when not set).
+export function stackConf(key) {
+	const text = readFileSync(`${env.vardir}/aqueue.conf`, 'utf8');
+	const m = new RegExp(`^\\s*${key}\\s*=\\s*(.*)$`, 'm').exec(text);
+	return m === null ? null : m[1].trim();
+}
+
+// ---- a second pool on the stack's database --------------------------------
+
+// startExtraPool({listen, workers, extra}): start one more aqueue-fcgi on
+// the stack's database with the stack's config, its own listen address
+// (default: a unix socket in a new folder under AQ_VAR), pid file and
+// pool size, plus the lines in extra.  Resolves {dir, sock, conf, pid,
+// log, stop()} once every worker runs and the socket answers; sock is a
+// path for a unix socket or {host, port} for TCP (for fcgiRequest).
+// stop() sends SIGTERM and resolves when the master has exited.
+export async function startExtraPool({ listen, workers = 2, extra = '' } =
+    {}) {
+	const dir = mkdtempSync(`${env.vardir}/extra-pool-`);
+	const conf = `${dir}/aqueue.conf`;
+	const log = `${dir}/pool.log`;
+	listen ??= `unix:${dir}/fcgi.sock`;
+	const base = readFileSync(`${env.vardir}/aqueue.conf`, 'utf8')
+	    .split('\n')
+	    .filter((l) => !/^\s*(listen|pid-file|workers)\s*=/.test(l))
+	    .join('\n');
+	writeFileSync(conf, `${base}\nlisten = ${listen}\n` +
+	    `pid-file = ${dir}/master.pid\nworkers = ${workers}\n${extra}\n`,
+	    { mode: 0o600 });
+	const child = spawnChild(`${env.root}/fcgi-app/aqueue-fcgi`,
+	    ['-f', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+	child.stderr.on('data', (d) => appendFileSync(log, d));
+	const exited = new Promise((resolve) => child.on('exit',
+	    (code, sig) => resolve({ code, sig })));
+	let sock;
+	if (listen.startsWith('unix:'))
+		sock = listen.slice(5);
+	else {
+		const i = listen.lastIndexOf(':');
+		sock = { host: listen.slice(0, i) || '127.0.0.1',
+		    port: Number(listen.slice(i + 1)) };
+	}
+	const end = Date.now() + 10000;
+	for (;;) {
+		if (child.exitCode !== null || child.signalCode !== null)
+			throw new Error(`extra pool exited: ` +
+			    `${existsSync(log) ? readFileSync(log, 'utf8') : ''}`);
+		try {
+			const r = await fcgiRequest({ sock, timeoutMs: 2000,
+			    params: fcgiParams('GET', '/queue/healthz') });
+			if (r.status === 200)
+				break;
+		} catch {
+			// not listening yet
+		}
+		if (Date.now() > end) {
+			child.kill('SIGKILL');
+			throw new Error('extra pool did not answer');
+		}
+		await sleep(50);
+	}
+	return {
+		dir, sock, conf, log, pid: child.pid,
+		async stop() {
+			if (child.exitCode === null && child.signalCode === null)
+				child.kill('SIGTERM');
+			const how = await Promise.race([exited,
+			    sleep(15000).then(() => null)]);
+			if (how === null)
+				child.kill('SIGKILL');
+			rmSync(dir, { recursive: true, force: true });
+			return how;
+		},
+	};
 }
