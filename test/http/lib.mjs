@@ -445,6 +445,8 @@ export async function navigateReq(path, opts = {}) {
 		json = null;
 	}
 	return { status: res.status, headers: res.headers, text, json };
+}
+
 // ---- the stack's database, as its administrator ----------------------------
 
 // The mariadb client on the stack's socket (socket authentication as the
