@@ -277,7 +277,7 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 	int64_t			 rate = -1, burst = 0, ttl = 600, chars;
 	uint8_t			 tkey[TICKET_KEY_LEN];
 	char			*secret = NULL, *aad;
-	int64_t			 n;
+	int64_t			 n, now;
 	enum app_err		 er;
 	int			 ch, rc = 1;
 
@@ -344,7 +344,12 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 	q.target_url = (char *)(uintptr_t)target;
 	q.shop_domains = (char *)(uintptr_t)domains;
 	q.token_ttl_s = ttl;
-	adm_init(&q.adm, rate, burst, now_ms());
+	/* Time is the database's (SPEC section 3), as for every host. */
+	if (db_now_ms(db, &now) != APP_OK) {
+		fprintf(stderr, "aqueuectl: database unavailable\n");
+		goto out;
+	}
+	adm_init(&q.adm, rate, burst, now);
 
 	if (crypto_random(tkey, sizeof(tkey)) == -1)
 		goto out;
@@ -396,6 +401,7 @@ cmd_state(struct db *db, const struct cfg *c, const char *slug,
 	enum app_err	 er;
 	char		*secret = NULL;
 	int		 rc = 1;
+	int64_t		 now;
 
 	if ((er = db_begin(db)) != APP_OK) {
 		fprintf(stderr, "aqueuectl: database unavailable\n");
@@ -407,21 +413,21 @@ cmd_state(struct db *db, const struct cfg *c, const char *slug,
 		rc = EXIT_NOQUEUE;
 		goto out;
 	}
-	if (er != APP_OK)
+	if (er != APP_OK || (er = db_now_ms(db, &now)) != APP_OK)
 		goto out;
 	switch (op) {
 	case OP_SET_RATE:
-		adm_set_rate(&q->adm, rate, now_ms());
+		adm_set_rate(&q->adm, rate, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_PAUSE:
 		if (q->adm.active)
-			adm_pause(&q->adm, now_ms());
+			adm_pause(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_RESUME:
 		if (!q->adm.active)
-			adm_resume(&q->adm, now_ms());
+			adm_resume(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_ROTATE:
@@ -459,9 +465,11 @@ cmd_show(struct db *db, const char *slug, int exists_only)
 	struct queue		*q = NULL;
 	struct json_object	*o;
 	enum app_err		 er;
-	int64_t			 now = now_ms(), serving;
+	int64_t			 now, serving;
 
 	er = db_queue_get(db, slug, &q);
+	if (er == APP_OK)
+		now = db_clock_ms(db);	/* the read learnt the DB's clock */
 	if (er == APP_NOTFOUND)
 		return exists_only ? 1 : EXIT_NOQUEUE;
 	if (er != APP_OK) {

@@ -19,6 +19,7 @@ enum stmt {
 	STMT_QUEUE_SET_SECRET,
 	STMT_MIGRATION_APPLIED,
 	STMT_MIGRATION_RECORD,
+	STMT_NOW,
 	STMT__MAX
 };
 
@@ -44,5 +45,14 @@ unsigned int db_last_errno(struct db *);
 void	 bind_int(MYSQL_BIND *, int64_t *v);
 void	 bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
 void	 bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
+/* Same as bind_int, but binds SQL NULL when *v == DB_NOW. */
+void	 bind_now(MYSQL_BIND *, int64_t *v);
+
+/*
+ * Learn the offset of the database's clock from a statement that
+ * returned its now (db_ms) and was sent at our before_ms: the server
+ * stamped it about half the round trip after before_ms.
+ */
+void	 db_clock_sample(struct db *, int64_t before_ms, int64_t db_ms);
 
 #endif /* DB_PRIVATE_H */

@@ -74,6 +74,7 @@ struct qentry {
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
+	int64_t			 issued;	/* highest number we issued */
 };
 
 /* One request being answered. */
@@ -202,6 +203,15 @@ enum app_err qcache_get(struct req *, const char *slug, struct qentry **out);
 enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
 	    int *done);
 
+/*
+ * After this process issued number on e (admitted at once or not):
+ * remember that it exists, and when admitted raise the cached floor to
+ * it (serving is at least number from now on, as it never goes
+ * backward).  The clamp L + burst is left alone, so the cached state
+ * never overstates serving.  Can't fail.
+ */
+void	 qcache_note_join(struct qentry *e, int64_t number, int admitted);
+
 /* Store a state just read from the DB (e.g. after a join). */
 void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
 	    int64_t at_ms);
@@ -276,14 +286,16 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
 	    int *admitted);
 
 /*
- * Issue the next number on the route's queue (db_queue_join), then read
- * the new admission state into the cache (if that read fails, the cache
- * keeps its older state, which never overstates serving).  Returns
- * APP_OK with *number set, APP_INVALID when the queue is paused,
- * APP_NOTFOUND when it is gone, APP_DB_DOWN when the database does not
- * answer.  Sends nothing.
+ * Issue the next number on the route's queue (db_queue_join, stamped
+ * with the database's clock) in one round trip; *admitted tells whether
+ * it is admitted at the join's instant, as the statement computed it.
+ * The cache notes the number (qcache_note_join); nothing is read again.
+ * Returns APP_OK with *number and *admitted set, APP_INVALID when the
+ * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
+ * database does not answer (also for an answer without a number).
+ * Sends nothing.
  */
-enum app_err queue_join(struct req *, int64_t *number);
+enum app_err queue_join(struct req *, int64_t *number, int *admitted);
 
 /* pool.c */
 /*

@@ -2,7 +2,10 @@
  * page-token.c - POST /queue/<slug>/token {"number": N, "ticket": "…"
  * [, "return": url]}: exchange an admitted number for a signed access
  * token.  The ticket is checked first, so nothing about the number
- * leaks to someone who does not hold it.
+ * leaks to someone who does not hold it; then admission (425 with the
+ * same Retry-After as /status), then the claim window (403
+ * ticket_expired: a ticket mints tokens only for a while after its
+ * number was admitted).
  */
 #include "config.h"
 
@@ -29,6 +32,7 @@ page_token(struct req *r)
 	size_t			 len;
 	int64_t			 number;
 	int			 admitted;
+	struct adm_status	 st;
 
 	if (body_json(r, &body, 1) == -1)
 		goto out;
@@ -59,9 +63,16 @@ page_token(struct req *r)
 	if (admitted_now(r, number, 1, &admitted) == -1)
 		goto out;
 	if (!admitted) {
-		http_header(r, "Retry-After", "%d", ADM_RETRY_MIN_S);
+		adm_status(&e->q->adm, number, r->now_ms, &st);
+		http_header(r, "Retry-After", "%d", st.retry_after_s);
 		http_error(r, 425, "not_admitted",
 		    "This number is not admitted yet.");
+		goto out;
+	}
+	if (adm_claim_expired(&e->q->adm, number, r->now_ms)) {
+		http_error(r, 403, "ticket_expired", "This number was "
+		    "admitted longer ago than its claim window: take a new "
+		    "number.");
 		goto out;
 	}
 	if ((token = issue_token(r, number)) == NULL) {

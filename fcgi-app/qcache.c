@@ -173,6 +173,9 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 			return APP_BUSY;
 	}
 	er = db_queue_get(r->db, slug, &q);
+	/* The read taught us the database's clock: take time from it. */
+	if (er == APP_OK || er == APP_NOTFOUND)
+		r->now_ms = db_clock_ms(r->db);
 	if (er == APP_NOTFOUND) {
 		if (e != NULL)
 			entry_clear(e);		/* the queue was deleted */
@@ -211,9 +214,19 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 		return APP_BUSY;
 	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
 		return er;
+	r->now_ms = db_clock_ms(r->db);
 	qcache_set_state(e, &a, now);
 	*done = 1;
 	return APP_OK;
+}
+
+void
+qcache_note_join(struct qentry *e, int64_t number, int admitted)
+{
+	if (number > e->issued)
+		e->issued = number;
+	if (admitted && number > e->q->adm.floor)
+		e->q->adm.floor = number;
 }
 
 void

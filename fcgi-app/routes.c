@@ -324,8 +324,9 @@ status_fill(struct json_object *o, const struct qentry *e, int64_t number,
 	json_object_object_add(o, "ahead", json_object_new_int64(st.ahead));
 	json_object_object_add(o, "admitted",
 	    json_object_new_boolean(st.admitted));
-	json_object_object_add(o, "estimatedWaitSeconds",
-	    json_object_new_int64(st.wait_s));
+	/* null while paused: nobody knows when the queue resumes. */
+	json_object_object_add(o, "estimatedWaitSeconds", st.wait_s < 0 ?
+	    NULL : json_object_new_int64(st.wait_s));
 	json_object_object_add(o, "retryAfterSeconds",
 	    json_object_new_int(st.retry_after_s));
 	return st.retry_after_s;
@@ -398,7 +399,7 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 	int		 done;
 
 	*admitted = 0;
-	if (number > e->q->adm.last_number) {
+	if (number > e->q->adm.last_number && number > e->issued) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY) {
 			http_busy(r);
@@ -408,7 +409,7 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 			http_db_down(r);
 			return -1;
 		}
-		if (number > e->q->adm.last_number) {
+		if (number > e->q->adm.last_number && number > e->issued) {
 			http_error(r, 404, "number_not_found",
 			    "This number has not been issued.");
 			return -1;
@@ -419,14 +420,14 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 }
 
 enum app_err
-queue_join(struct req *r, int64_t *number)
+queue_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
-	struct adm_queue	 a;
 	enum app_err		 er;
 	int			 done;
 
-	er = db_queue_join(r->db, e->q->id, r->now_ms, number);
+	*admitted = 0;
+	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
@@ -437,12 +438,11 @@ queue_join(struct req *r, int64_t *number)
 	if (er != APP_OK)
 		return APP_DB_DOWN;
 	/*
-	 * If this read fails, the cached state stays as it was: serving
-	 * from an older state is never higher than the true one (joins only
-	 * re-anchor downwards to the clamp, which grows), so the answer errs
-	 * towards "not yet admitted" and the visitor's next poll corrects it.
+	 * The statement said whether the number is admitted; no second
+	 * round trip.  The cache learns only what is certain: the number
+	 * exists, and when admitted, serving is at least the number from
+	 * now on (it never goes backward).
 	 */
-	if (db_queue_state(r->db, e->q->id, &a) == APP_OK)
-		qcache_set_state(e, &a, r->now_ms);
+	qcache_note_join(e, *number, *admitted);
 	return APP_OK;
 }
