@@ -267,6 +267,16 @@ adm_claim_expired(const struct adm_queue *q, int64_t n, int64_t now_ms)
 	return now_ms >= at && elapsed(at, now_ms) >= claim_ms(q);
 }
 
+int64_t
+adm_join_growth(const struct adm_queue *q, int64_t now_ms)
+{
+	int64_t	 d = grown(q, now_ms) + q->skip - q->last_number;
+
+	if (d < ADM_GROWTH_MIN)
+		return ADM_GROWTH_MIN;
+	return d > ADM_GROWTH_MAX ? ADM_GROWTH_MAX : d;
+}
+
 /*
  * Returns ceil(ahead * 60 / r) for ahead >= 0 and r >= 1, computed as
  * 60 * (ahead / r) + ceil(60 * (ahead % r) / r) so that no intermediate

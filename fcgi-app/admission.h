@@ -14,6 +14,11 @@
 #define ADM_BURST_MAX	1000000		/* numbers */
 /* Elapsed time beyond this is clamped, so r * dt fits in int64_t. */
 #define ADM_DT_MAX_MS	1000000000000LL	/* about 31 years */
+/* The join's growth report (adm_join_growth()) is clamped to this range. */
+#define ADM_GROWTH_MIN	(-1048576LL)	/* -2^20 */
+#define ADM_GROWTH_MAX	1048575LL	/* 2^20 - 1 */
+/* The join packs its answer in 63 bits: numbers stay below 2^40. */
+#define ADM_NUMBER_MAX	1099511627775LL	/* 2^40 - 1 */
 #define ADM_RETRY_MIN_S	2		/* polling interval near the front */
 #define ADM_RETRY_MAX_S	30		/* polling interval far back */
 #define ADM_RETRY_PAUSED_S 10		/* polling interval while paused */
@@ -119,6 +124,17 @@ void	 adm_resume(struct adm_queue *q, int64_t now_ms);
  * on the new state (the statement returns the same bit).
  */
 int64_t	 adm_join(struct adm_queue *q, int64_t now_ms);
+
+/*
+ * After adm_join() at now_ms: the growth term A + floor(r * (now - T) /
+ * 60000) + skip of the new state minus L (the new number), clamped to
+ * [ADM_GROWTH_MIN, ADM_GROWTH_MAX].  The join statement returns the same
+ * value, so that a process can anchor its cached state at (L + growth -
+ * skip, now) with L := number and, until the next change, compute the
+ * same serving as the row without reading it again.  A clamped value
+ * only understates growth.  Can't fail.
+ */
+int64_t	 adm_join_growth(const struct adm_queue *q, int64_t now_ms);
 
 /*
  * When number (>= 1) was admitted, in ms, as far as the row can tell:

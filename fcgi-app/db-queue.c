@@ -221,29 +221,30 @@ db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 
 enum app_err
 db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
-    int *admitted)
+    int *admitted, int64_t *growth)
 {
-	MYSQL_BIND	 p[9];
+	MYSQL_BIND	 p[10];
 	int64_t		 packed;
 	size_t		 i;
 	enum app_err	 er;
 
 	/* Every "now" of the statement (NOW_SQL in db.c), then id. */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 9; i++)
 		bind_now(&p[i], &now);
-	bind_int(&p[8], &id);
+	bind_int(&p[9], &id);
 	if ((er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL)) != APP_OK)
 		return er;
 	if (db_affected(db, STMT_QUEUE_JOIN) != 1)
 		return APP_NOTFOUND;
-	/* number * 2 + admitted; 0 or 1 would be no number at all. */
+	/* ((number * 2^22) + growth + 2^20) * 2 + admitted; see db.c. */
 	packed = db_insert_id(db, STMT_QUEUE_JOIN);
-	if (packed < 2) {
+	if (packed < ((int64_t)1 << 23)) {
 		log_warnx("db join: statement returned no number");
 		return APP_DB;
 	}
-	*number = packed / 2;
-	*admitted = (int)(packed % 2);
+	*number = packed >> 23;
+	*growth = ((packed >> 1) & (((int64_t)1 << 22) - 1)) - 1048576;
+	*admitted = (int)(packed & 1);
 	return APP_OK;
 }
 

@@ -65,7 +65,7 @@ static const unsigned int stmt_params[STMT__MAX] = {
 	1,	/* STMT_QUEUE_GET: slug */
 	1,	/* STMT_QUEUE_GET_LOCKED: slug */
 	1,	/* STMT_QUEUE_STATE: id */
-	9,	/* STMT_QUEUE_JOIN: now x 8, id */
+	10,	/* STMT_QUEUE_JOIN: now x 9, id */
 	23,	/* STMT_QUEUE_INSERT */
 	12,	/* STMT_QUEUE_SET_STATE */
 	2,	/* STMT_QUEUE_SET_SECRET */
@@ -92,10 +92,14 @@ static const char *const stmts[STMT__MAX] = {
 	 *    skip >= L + burst,
 	 * 2. T := now when A + skip == max(L + burst, F) (true iff 1.
 	 *    re-anchored),
-	 * 3. issue L + 1, and return through LAST_INSERT_ID() the number
-	 *    times 2 plus whether it is admitted at this instant (number <=
-	 *    serving on the new A, T and L + 1), so that the caller needs
-	 *    no second round trip.  The floor is left as it is.
+	 * 3. issue L + 1, and return through LAST_INSERT_ID(), packed as
+	 *    ((number * 2^22) + growth + 2^20) * 2 + admitted, the number,
+	 *    the growth term minus the number (adm_join_growth(), clamped
+	 *    to 21 bits) and whether it is admitted at this instant (number
+	 *    <= serving on the new A, T and L + 1), so that the caller needs
+	 *    no second round trip.  Numbers stay below 2^40 (beyond, the
+	 *    product is out of BIGINT's range: an error, never a wrong
+	 *    number).  The floor is left as it is.
 	 */
 	"UPDATE queue SET "
 	"ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
@@ -108,8 +112,10 @@ static const char *const stmts[STMT__MAX] = {
 	"anchor_time_ms = IF(anchor_number + skip_count = GREATEST("
 	"last_number + " BURST_SQL ", serving_floor), " NOW_SQL
 	", anchor_time_ms), "
-	"last_number = LAST_INSERT_ID(2 * (last_number + 1) + "
-	"(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 2 "
+	"last_number = LAST_INSERT_ID(((last_number + 1) * 4194304 + "
+	"LEAST(GREATEST(anchor_number + " CREDIT_SQL " + skip_count - "
+	"last_number - 1, -1048576), 1048575) + 1048576) * 2 + "
+	"(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 8388608 "
 	"WHERE id = ? AND active = 1",
 	/* STMT_QUEUE_INSERT */
 	"INSERT INTO queue (slug, name, target_url, shop_domains, "

@@ -105,15 +105,16 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
  * smaller term and issues the next number (see adm_join() for the exact
  * rule it mirrors) at now_ms, or at the database's clock when now_ms is
  * DB_NOW (production; an explicit time is for the tests).  On APP_OK
- * sets *number (>= 1) and *admitted (1 when number <= serving at that
- * instant, else 0), both from the statement itself.  Returns
+ * sets *number (1 to ADM_NUMBER_MAX), *admitted (1 when number <=
+ * serving at that instant, else 0) and *growth (adm_join_growth() of
+ * the new state), all from the statement itself.  Returns
  * APP_NOTFOUND when the queue is paused or gone (nothing changed),
  * APP_DB (also for an answer without a number) or APP_DB_DOWN on
  * failure.  Never retried: a lost connection after the update could
  * otherwise issue a second number.
  */
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
-	    int64_t *number, int *admitted);
+	    int64_t *number, int *admitted, int64_t *growth);
 
 /*
  * The database's clock, Unix ms (SELECT NOW(3)), into *out; also learns

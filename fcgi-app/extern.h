@@ -74,7 +74,6 @@ struct qentry {
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
-	int64_t			 issued;	/* highest number we issued */
 };
 
 /* One request being answered. */
@@ -204,13 +203,17 @@ enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
 	    int *done);
 
 /*
- * After this process issued number on e (admitted at once or not):
- * remember that it exists, and when admitted raise the cached floor to
- * it (serving is at least number from now on, as it never goes
- * backward).  The clamp L + burst is left alone, so the cached state
- * never overstates serving.  Can't fail.
+ * After this process issued number on e at at_ms (the database's clock
+ * as this process knows it, read after the statement returned), with
+ * admitted and growth as db_queue_join() reported them: when number is
+ * above the cached L, take L := number and anchor the cached state at
+ * (number + growth - skip, at_ms), which is the row's growth term at
+ * the join (or less, when clamped), so the cache computes the row's
+ * serving, never more; when admitted, raise the cached floor to number
+ * (serving never goes backward).  Can't fail.
  */
-void	 qcache_note_join(struct qentry *e, int64_t number, int admitted);
+void	 qcache_note_join(struct qentry *e, int64_t number, int admitted,
+	    int64_t growth, int64_t at_ms);
 
 /* Store a state just read from the DB (e.g. after a join). */
 void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
@@ -289,7 +292,8 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
  * Issue the next number on the route's queue (db_queue_join, stamped
  * with the database's clock) in one round trip; *admitted tells whether
  * it is admitted at the join's instant, as the statement computed it.
- * The cache notes the number (qcache_note_join); nothing is read again.
+ * The cache takes the state the statement reported (qcache_note_join);
+ * nothing is read again.
  * Returns APP_OK with *number and *admitted set, APP_INVALID when the
  * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
  * database does not answer (also for an answer without a number).

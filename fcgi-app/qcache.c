@@ -221,12 +221,18 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 }
 
 void
-qcache_note_join(struct qentry *e, int64_t number, int admitted)
+qcache_note_join(struct qentry *e, int64_t number, int admitted,
+    int64_t growth, int64_t at)
 {
-	if (number > e->issued)
-		e->issued = number;
-	if (admitted && number > e->q->adm.floor)
-		e->q->adm.floor = number;
+	struct adm_queue	*a = &e->q->adm;
+
+	if (number > a->last_number) {
+		a->last_number = number;
+		a->anchor_number = number + growth - a->skip;
+		a->anchor_time_ms = at;
+	}
+	if (admitted && number > a->floor)
+		a->floor = number;
 }
 
 void

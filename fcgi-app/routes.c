@@ -399,7 +399,7 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 	int		 done;
 
 	*admitted = 0;
-	if (number > e->q->adm.last_number && number > e->issued) {
+	if (number > e->q->adm.last_number) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY) {
 			http_busy(r);
@@ -409,7 +409,7 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 			http_db_down(r);
 			return -1;
 		}
-		if (number > e->q->adm.last_number && number > e->issued) {
+		if (number > e->q->adm.last_number) {
 			http_error(r, 404, "number_not_found",
 			    "This number has not been issued.");
 			return -1;
@@ -424,10 +424,12 @@ queue_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
 	enum app_err		 er;
+	int64_t			 growth = 0;
 	int			 done;
 
 	*admitted = 0;
-	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
+	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
+	    &growth);
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
@@ -438,11 +440,10 @@ queue_join(struct req *r, int64_t *number, int *admitted)
 	if (er != APP_OK)
 		return APP_DB_DOWN;
 	/*
-	 * The statement said whether the number is admitted; no second
-	 * round trip.  The cache learns only what is certain: the number
-	 * exists, and when admitted, serving is at least the number from
-	 * now on (it never goes backward).
+	 * The statement said what the row is now (number, growth term,
+	 * admitted): the cache takes it without a second round trip.
 	 */
-	qcache_note_join(e, *number, *admitted);
+	r->now_ms = db_clock_ms(r->db);
+	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
 	return APP_OK;
 }

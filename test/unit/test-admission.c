@@ -257,6 +257,16 @@ test_join(void)
 	is_int(adm_serving(&q, 61000), 16,
 	    "1 s later 16: idle credit forgotten (not 71)");
 
+	is_int(adm_join_growth(&q, 60000), 9,
+	    "growth report after it: 15 - 6 = 9");
+	is_int(adm_join_growth(&q, 62000), 11, "2 s later: 11");
+	mkq(&q, 60, 0, 10, 0, 3000020, 0, 1);
+	is_int(adm_join_growth(&q, 0), ADM_GROWTH_MIN,
+	    "3 million behind: clamped to -2^20 (understates)");
+	mkq(&q, 60, 0, 3000020, 0, 10, 0, 1);
+	is_int(adm_join_growth(&q, 0), ADM_GROWTH_MAX,
+	    "3 million ahead: clamped to 2^20 - 1");
+
 	/* Equal terms also re-anchor. */
 	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
 	n = adm_join(&q, 5000);

@@ -155,7 +155,8 @@ test_join_mirror(struct db *db, const char *prefix)
 	int64_t			 now, number, base = 1700000000000LL;
 	int			 i, bad = 0, paused = 0, reanchored = 0;
 	int			 admitted, nadm = 0, nwait = 0, floored = 0;
-	int			 rotated = 0;
+	int			 rotated = 0, clamped = 0;
+	int64_t			 growth;
 	enum app_err		 er;
 
 	snprintf(slug, sizeof(slug), "%smirror", prefix);
@@ -174,6 +175,11 @@ test_join_mirror(struct db *db, const char *prefix)
 		a.floor = pick(0, 2) == 0 ? a.last_number +
 		    pick(0, 2 * adm_burst(&a)) : pick(0, 1) ? 0 :
 		    pick(0, a.last_number);
+		/* Growth reports beyond the 21 bits the join returns. */
+		if (pick(0, 30) == 0)
+			a.anchor_number -= 3000000;
+		if (pick(0, 30) == 0)
+			a.floor = a.last_number + 3000000;
 		a.claim_window_s = pick(1, 86400);
 		a.prev_anchor_number = a.anchor_number - pick(0, 1000);
 		a.prev_anchor_time_ms = a.anchor_time_ms - pick(0, 100000);
@@ -206,15 +212,20 @@ test_join_mirror(struct db *db, const char *prefix)
 		want = a;
 		number = 0;
 		admitted = -1;
-		er = db_queue_join(db, q.id, now, &number, &admitted);
+		growth = 0;
+		er = db_queue_join(db, q.id, now, &number, &admitted, &growth);
 		if (adm_join(&want, now) == 0) {
 			paused++;
 			if (er != APP_NOTFOUND)
 				bad++;
 		} else if (er != APP_OK || number != want.last_number ||
-		    admitted != (number <= adm_serving(&want, now)))
+		    admitted != (number <= adm_serving(&want, now)) ||
+		    growth != adm_join_growth(&want, now))
 			bad++;
 		else {
+			if (growth == ADM_GROWTH_MIN ||
+			    growth == ADM_GROWTH_MAX)
+				clamped++;
 			if (admitted)
 				nadm++;
 			else
@@ -249,14 +260,15 @@ test_join_mirror(struct db *db, const char *prefix)
 		}
 	}
 	is_int(bad, 0, "join statement == adm_join() over %d states: every "
-	    "field (floor, checkpoint too), the number and its admitted bit",
-	    i);
+	    "field (floor, checkpoint too), the number, its admitted bit and "
+	    "the growth report", i);
 	ok(paused > 0, "paused states covered (%d)", paused);
 	ok(reanchored > 0, "re-anchoring states covered (%d)", reanchored);
 	ok(nadm > 0 && nwait > 0, "admitted (%d) and waiting (%d) joins "
 	    "covered", nadm, nwait);
 	ok(floored > 0, "floors above the clamp covered (%d)", floored);
 	ok(rotated > 0, "checkpoint rotations covered (%d)", rotated);
+	ok(clamped > 0, "clamped growth reports covered (%d)", clamped);
 }
 
 /*
@@ -269,7 +281,7 @@ test_db_time(struct db *db, const char *prefix)
 	struct queue		 q;
 	struct adm_queue	 a, got;
 	char			 slug[64];
-	int64_t			 t0 = 0, t1 = 0, number = 0;
+	int64_t			 t0 = 0, t1 = 0, number = 0, growth = 0;
 	int			 admitted = -1;
 
 	snprintf(slug, sizeof(slug), "%sdbtime", prefix);
@@ -278,11 +290,12 @@ test_db_time(struct db *db, const char *prefix)
 	adm_init(&a, 60, 0, 1000000);
 	ok(set_state(db_mysql(db), q.id, &a) == 0, "old state set");
 	is_int(db_now_ms(db, &t0), APP_OK, "db_now_ms");
-	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted), APP_OK,
-	    "join at the database's clock");
+	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted, &growth),
+	    APP_OK, "join at the database's clock");
 	is_int(db_now_ms(db, &t1), APP_OK, "db_now_ms again");
 	is_int(db_queue_state(db, q.id, &got), APP_OK, "state read");
-	ok(number == 1 && admitted == 1, "number 1, admitted");
+	ok(number == 1 && admitted == 1 && growth == 9, "number 1, "
+	    "admitted, growth 10 - 1 = 9 (re-anchored on L + burst)");
 	ok(got.anchor_time_ms >= t0 && got.anchor_time_ms <= t1,
 	    "T stamped by the server: %lld in [%lld, %lld]",
 	    (long long)got.anchor_time_ms, (long long)t0, (long long)t1);
