@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "admission.h"
 
@@ -59,6 +60,39 @@ grown(const struct adm_queue *q, int64_t now_ms)
 }
 
 /*
+ * The claim window of q in ms, the setting clamped to
+ * [ADM_CLAIM_MIN_S, ADM_CLAIM_MAX_S].  Can't fail.
+ */
+static int64_t
+claim_ms(const struct adm_queue *q)
+{
+	int64_t	 w = q->claim_window_s;
+
+	if (w < ADM_CLAIM_MIN_S)
+		w = ADM_CLAIM_MIN_S;
+	else if (w > ADM_CLAIM_MAX_S)
+		w = ADM_CLAIM_MAX_S;
+	return w * 1000;
+}
+
+/*
+ * Milliseconds for k numbers at r per minute, rounded up (ceil) or down:
+ * k * 60000 / r for 0 <= k, 1 <= r <= ADM_RATE_MAX, saturating at
+ * ADM_DT_MAX_MS so that callers can add it to a time.  Can't fail.
+ */
+static int64_t
+ticks_ms(int64_t k, int64_t r, int up)
+{
+	if (k <= 0)
+		return 0;
+	if (k / r >= ADM_DT_MAX_MS / MS_PER_MIN)
+		return ADM_DT_MAX_MS;
+	/* k % r < 10^6, so (k % r) * 60000 fits easily. */
+	return k / r * MS_PER_MIN +
+	    ((k % r) * MS_PER_MIN + (up ? r - 1 : 0)) / r;
+}
+
+/*
  * Returns the configured burst when > 0, else r / 6 (r/60 per second
  * times 10 s), at least 1.  Can't fail.
  */
@@ -87,18 +121,29 @@ adm_serving(const struct adm_queue *q, int64_t now_ms)
 	cap = q->last_number + adm_burst(q);
 	if (s > cap)
 		s = cap;
+	if (s < q->floor)
+		s = q->floor;
 	return s < 0 ? 0 : s;
 }
 
 /*
- * Moves the anchor to now_ms without moving serving:
+ * Moves the anchor to now_ms without moving serving: remembers the
+ * segment that ends when it was admitting, then F := serving(now),
  * A := serving(now) - skip, T := now.  Can't fail.
  */
 void
 adm_reanchor(struct adm_queue *q, int64_t now_ms)
 {
+	int64_t	 s = adm_serving(q, now_ms);
 
-	q->anchor_number = adm_serving(q, now_ms) - q->skip;
+	if (q->active) {
+		q->prev_anchor_number = q->anchor_number;
+		q->prev_anchor_time_ms = q->anchor_time_ms;
+		q->prev_rate = rate(q);
+		q->prev_frontier = s < q->last_number ? s : q->last_number;
+	}
+	q->floor = s;
+	q->anchor_number = s - q->skip;
 	q->anchor_time_ms = now_ms;
 }
 
@@ -152,17 +197,84 @@ adm_resume(struct adm_queue *q, int64_t now_ms)
 int64_t
 adm_join(struct adm_queue *q, int64_t now_ms)
 {
-	int64_t	 cap;
+	int64_t	 cap, s;
 
 	if (!q->active)
 		return 0;
+	if (elapsed(q->ck_time_ms, now_ms) >= claim_ms(q)) {
+		s = adm_serving(q, now_ms);
+		q->ck_expired = q->ck_number;
+		q->ck_number = s < q->last_number ? s : q->last_number;
+		q->ck_time_ms = now_ms;
+	}
 	cap = q->last_number + adm_burst(q);
 	if (grown(q, now_ms) + q->skip >= cap)
-		q->anchor_number = cap - q->skip;
-	if (q->anchor_number + q->skip == cap)
+		q->anchor_number = (cap > q->floor ? cap : q->floor) - q->skip;
+	if (q->anchor_number + q->skip == (cap > q->floor ? cap : q->floor))
 		q->anchor_time_ms = now_ms;
 	q->last_number++;
 	return q->last_number;
+}
+
+/*
+ * The rate of the remembered segment, clamped like rate().
+ */
+static int64_t
+prev_rate(const struct adm_queue *q)
+{
+	if (q->prev_rate < ADM_RATE_MIN)
+		return ADM_RATE_MIN;
+	if (q->prev_rate > ADM_RATE_MAX)
+		return ADM_RATE_MAX;
+	return q->prev_rate;
+}
+
+/*
+ * Returns the estimated admission time of number in ms, by the cases
+ * documented in admission.h.  Can't fail.
+ */
+int64_t
+adm_admitted_at(const struct adm_queue *q, int64_t n)
+{
+	int64_t	 a = q->anchor_number + q->skip, a0, t;
+
+	if (n > a)
+		t = q->anchor_time_ms + ticks_ms(n - a, rate(q), 1);
+	else if (n > q->prev_frontier)
+		t = q->anchor_time_ms - ticks_ms(a - n, rate(q), 0);
+	else {
+		a0 = q->prev_anchor_number + q->skip;
+		if (n > a0)
+			t = q->prev_anchor_time_ms +
+			    ticks_ms(n - a0, prev_rate(q), 1);
+		else
+			t = q->prev_anchor_time_ms -
+			    ticks_ms(a0 - n, prev_rate(q), 0);
+	}
+	if (n <= q->ck_number && t > q->ck_time_ms)
+		t = q->ck_time_ms;
+	return t;
+}
+
+int
+adm_claim_expired(const struct adm_queue *q, int64_t n, int64_t now_ms)
+{
+	int64_t	 at;
+
+	if (n <= q->ck_expired)
+		return 1;
+	at = adm_admitted_at(q, n);
+	return now_ms >= at && elapsed(at, now_ms) >= claim_ms(q);
+}
+
+int64_t
+adm_join_growth(const struct adm_queue *q, int64_t now_ms)
+{
+	int64_t	 d = grown(q, now_ms) + q->skip - q->last_number;
+
+	if (d < ADM_GROWTH_MIN)
+		return ADM_GROWTH_MIN;
+	return d > ADM_GROWTH_MAX ? ADM_GROWTH_MAX : d;
 }
 
 /*
@@ -195,9 +307,16 @@ adm_status(const struct adm_queue *q, int64_t number, int64_t now_ms,
 	st->admitted = number <= st->serving;
 	/* serving >= 0, so number - serving - 1 cannot overflow here. */
 	st->ahead = st->admitted ? 0 : number - st->serving - 1;
-	st->wait_s = wait_seconds(st->ahead, rate(q));
-	st->retry_after_s = st->admitted ? ADM_RETRY_MIN_S :
-	    adm_retry_after(st->wait_s);
+	if (st->admitted) {
+		st->wait_s = 0;
+		st->retry_after_s = ADM_RETRY_MIN_S;
+	} else if (!q->active) {
+		st->wait_s = -1;
+		st->retry_after_s = ADM_RETRY_PAUSED_S;
+	} else {
+		st->wait_s = wait_seconds(st->ahead + 1, rate(q));
+		st->retry_after_s = adm_retry_after(st->wait_s);
+	}
 }
 
 /*
@@ -231,11 +350,15 @@ adm_init(struct adm_queue *q, int64_t r, int64_t b, int64_t now_ms)
 		r = ADM_RATE_MIN;
 	else if (r > ADM_RATE_MAX)
 		r = ADM_RATE_MAX;
+	memset(q, 0, sizeof(*q));
 	q->rate_per_minute = r;
 	q->burst = b > 0 ? b : 0;
-	q->last_number = 0;
-	q->skip = 0;
 	q->active = 1;
 	q->anchor_number = adm_burst(q);
 	q->anchor_time_ms = now_ms;
+	q->claim_window_s = ADM_CLAIM_DEFAULT_S;
+	q->prev_anchor_number = q->anchor_number;
+	q->prev_anchor_time_ms = now_ms;
+	q->prev_rate = r;
+	q->ck_time_ms = now_ms;
 }

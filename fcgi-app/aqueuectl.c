@@ -297,6 +297,8 @@ queue_json(const struct queue *q, int64_t now)
 	    json_object_new_int64(adm_serving(&q->adm, now)));
 	json_object_object_add(o, "tokenTtlSeconds",
 	    json_object_new_int64(q->token_ttl_s));
+	json_object_object_add(o, "claimWindowSeconds",
+	    json_object_new_int64(q->adm.claim_window_s));
 	return o;
 }
 

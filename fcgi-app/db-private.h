@@ -25,6 +25,7 @@ enum stmt {
 	STMT_MIGRATION_TABLE,
 	STMT_SESSION_LOCK_WAIT,
 	STMT_SESSION_STATEMENT_TIME,
+	STMT_NOW,
 	STMT__MAX
 };
 
@@ -62,5 +63,14 @@ unsigned int db_last_errno(struct db *);
 void	 bind_int(MYSQL_BIND *, int64_t *v);
 void	 bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
 void	 bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
+/* Same as bind_int, but binds SQL NULL when *v == DB_NOW. */
+void	 bind_now(MYSQL_BIND *, int64_t *v);
+
+/*
+ * Learn the offset of the database's clock from a statement that
+ * returned its now (db_ms) and was sent at our before_ms: the server
+ * stamped it about half the round trip after before_ms.
+ */
+void	 db_clock_sample(struct db *, int64_t before_ms, int64_t db_ms);
 
 #endif /* DB_PRIVATE_H */

@@ -37,25 +37,48 @@ slug_valid(const char *s)
 	return 1;
 }
 
+/* Result columns of the admission state (STATE_COLS in db.c). */
+#define STATE_NCOLS	17
+
+/* Bind the admission state and the database's now, from r[0]. */
+static void
+state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
+    int64_t *dbnow)
+{
+	bind_int(&r[0], &a->rate_per_minute);
+	bind_int(&r[1], &a->burst);
+	bind_int(&r[2], &a->anchor_number);
+	bind_int(&r[3], &a->anchor_time_ms);
+	bind_int(&r[4], &a->last_number);
+	bind_int(&r[5], &a->skip);
+	bind_int(&r[6], active);
+	bind_int(&r[7], &a->floor);
+	bind_int(&r[8], &a->claim_window_s);
+	bind_int(&r[9], &a->prev_anchor_number);
+	bind_int(&r[10], &a->prev_anchor_time_ms);
+	bind_int(&r[11], &a->prev_rate);
+	bind_int(&r[12], &a->prev_frontier);
+	bind_int(&r[13], &a->ck_number);
+	bind_int(&r[14], &a->ck_time_ms);
+	bind_int(&r[15], &a->ck_expired);
+	bind_int(&r[16], dbnow);
+}
+
+#define ROW_NCOLS	(8 + STATE_NCOLS)
+
 /* Result buffers for a full queue row (QUEUE_COLS in db.c). */
 struct queue_res {
-	int64_t		 id, rate, burst, anchor, anchor_t, last, skip;
-	int64_t		 active, ttl;
+	int64_t		 id, ttl, active, dbnow;
+	struct adm_queue adm;
 	char		 slug[SLUG_MAX + 1];
 	char		 name[NAME_MAX_CHARS * 4 + 1];
 	char		 target[URLCOL_MAX + 1];
 	char		 domains[DOMAINS_COL_MAX + 1];
 	uint8_t		 secret[SEALED_MAX], tkey[SEALED_MAX];
-	unsigned long	 len[15];
+	unsigned long	 len[8];
 	my_bool		 target_null;
-	MYSQL_BIND	 b[15];
+	MYSQL_BIND	 b[ROW_NCOLS];
 };
-
-static void
-res_int(MYSQL_BIND *b, int64_t *v)
-{
-	bind_int(b, v);
-}
 
 static void
 res_buf(MYSQL_BIND *b, enum enum_field_types t, void *buf, size_t cap,
@@ -73,7 +96,7 @@ static void
 queue_res_bind(struct queue_res *r)
 {
 	memset(r, 0, sizeof(*r));
-	res_int(&r->b[0], &r->id);
+	bind_int(&r->b[0], &r->id);
 	res_buf(&r->b[1], MYSQL_TYPE_STRING, r->slug, sizeof(r->slug) - 1,
 	    &r->len[1]);
 	res_buf(&r->b[2], MYSQL_TYPE_STRING, r->name, sizeof(r->name) - 1,
@@ -83,18 +106,12 @@ queue_res_bind(struct queue_res *r)
 	r->b[3].is_null = &r->target_null;
 	res_buf(&r->b[4], MYSQL_TYPE_STRING, r->domains,
 	    sizeof(r->domains) - 1, &r->len[4]);
-	res_int(&r->b[5], &r->rate);
-	res_int(&r->b[6], &r->burst);
-	res_int(&r->b[7], &r->anchor);
-	res_int(&r->b[8], &r->anchor_t);
-	res_int(&r->b[9], &r->last);
-	res_int(&r->b[10], &r->skip);
-	res_int(&r->b[11], &r->active);
-	res_int(&r->b[12], &r->ttl);
-	res_buf(&r->b[13], MYSQL_TYPE_BLOB, r->secret, sizeof(r->secret),
-	    &r->len[13]);
-	res_buf(&r->b[14], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
-	    &r->len[14]);
+	bind_int(&r->b[5], &r->ttl);
+	res_buf(&r->b[6], MYSQL_TYPE_BLOB, r->secret, sizeof(r->secret),
+	    &r->len[6]);
+	res_buf(&r->b[7], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
+	    &r->len[7]);
+	state_bind(&r->b[8], &r->adm, &r->active, &r->dbnow);
 }
 
 /*
@@ -117,18 +134,13 @@ queue_fill(struct queue_res *r)
 	q->name = strdup(r->name);
 	q->target_url = r->target_null ? NULL : strdup(r->target);
 	q->shop_domains = strdup(r->domains);
-	q->adm.rate_per_minute = r->rate;
-	q->adm.burst = r->burst;
-	q->adm.anchor_number = r->anchor;
-	q->adm.anchor_time_ms = r->anchor_t;
-	q->adm.last_number = r->last;
-	q->adm.skip = r->skip;
+	q->adm = r->adm;
 	q->adm.active = r->active != 0;
 	q->token_ttl_s = r->ttl;
-	memcpy(q->secret_sealed, r->secret, r->len[13]);
-	q->secret_sealed_len = r->len[13];
-	memcpy(q->ticket_key_sealed, r->tkey, r->len[14]);
-	q->ticket_key_sealed_len = r->len[14];
+	memcpy(q->secret_sealed, r->secret, r->len[6]);
+	q->secret_sealed_len = r->len[6];
+	memcpy(q->ticket_key_sealed, r->tkey, r->len[7]);
+	q->ticket_key_sealed_len = r->len[7];
 	if (q->slug == NULL || q->name == NULL || q->shop_domains == NULL ||
 	    (!r->target_null && q->target_url == NULL)) {
 		db_queue_free(q);
@@ -156,6 +168,7 @@ queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
 	struct queue_res	 r;
 	MYSQL_BIND		 p[1];
 	unsigned long		 len;
+	int64_t			 t0;
 	int			 has = 0;
 	enum app_err		 er;
 
@@ -164,10 +177,12 @@ queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
 		return APP_NOTFOUND;
 	bind_str(&p[0], slug, &len);
 	queue_res_bind(&r);
+	t0 = now_ms();
 	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
 		return er;
 	if (!has)
 		return APP_NOTFOUND;
+	db_clock_sample(db, t0, r.dbnow);
 	if ((*out = queue_fill(&r)) == NULL)
 		return APP_ENOMEM;
 	return APP_OK;
@@ -188,39 +203,38 @@ db_queue_get_locked(struct db *db, const char *slug, struct queue **out)
 enum app_err
 db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 {
-	MYSQL_BIND	 p[1], r[7];
-	int64_t		 active = 0;
+	MYSQL_BIND	 p[1], r[STATE_NCOLS];
+	int64_t		 active = 0, dbnow = 0, t0;
 	int		 has = 0;
 	enum app_err	 er;
 
 	bind_int(&p[0], &id);
-	bind_int(&r[0], &adm->rate_per_minute);
-	bind_int(&r[1], &adm->burst);
-	bind_int(&r[2], &adm->anchor_number);
-	bind_int(&r[3], &adm->anchor_time_ms);
-	bind_int(&r[4], &adm->last_number);
-	bind_int(&r[5], &adm->skip);
-	bind_int(&r[6], &active);
+	state_bind(r, adm, &active, &dbnow);
+	t0 = now_ms();
 	if ((er = db_run(db, STMT_QUEUE_STATE, p, r, &has)) != APP_OK)
 		return er;
 	if (!has)
 		return APP_NOTFOUND;
+	db_clock_sample(db, t0, dbnow);
 	adm->active = active != 0;
 	return APP_OK;
 }
 
 enum app_err
-db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number)
+db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
+    int *admitted, int64_t *growth)
 {
-	MYSQL_BIND	 p[5];
+	MYSQL_BIND	 p[10];
+	int64_t		 packed;
+	size_t		 i;
 	enum app_err	 er;
 	unsigned int	 e;
 	int		 tries = 0;
 
-	/* CREDIT_SQL's now, BURST_SQL has none, T's now, id. */
-	bind_int(&p[0], &now);
-	bind_int(&p[1], &now);
-	bind_int(&p[2], &id);
+	/* Every "now" of the statement (NOW_SQL in db.c), then id. */
+	for (i = 0; i < 9; i++)
+		bind_now(&p[i], &now);
+	bind_int(&p[9], &id);
 	for (;;) {
 		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
 		if (er == APP_OK)
@@ -233,34 +247,52 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number)
 	}
 	if (db_affected(db, STMT_QUEUE_JOIN) != 1)
 		return APP_NOTFOUND;
-	*number = db_insert_id(db, STMT_QUEUE_JOIN);
-	return *number >= 1 ? APP_OK : APP_DB;
+	/* ((number * 2^22) + growth + 2^20) * 2 + admitted; see db.c. */
+	packed = db_insert_id(db, STMT_QUEUE_JOIN);
+	if (packed < ((int64_t)1 << 23)) {
+		log_warnx("db join: statement returned no number");
+		return APP_DB;
+	}
+	*number = packed >> 23;
+	*growth = ((packed >> 1) & (((int64_t)1 << 22) - 1)) - 1048576;
+	*admitted = (int)(packed & 1);
+	return APP_OK;
 }
 
 enum app_err
 db_queue_insert(struct db *db, struct queue *q)
 {
-	MYSQL_BIND	 p[14];
+	MYSQL_BIND	 p[23];
 	unsigned long	 len[4], slen, tlen;
 	int64_t		 active = q->adm.active;
+	struct adm_queue *a = &q->adm;
 	enum app_err	 er;
 
 	bind_str(&p[0], q->slug, &len[0]);
 	bind_str(&p[1], q->name, &len[1]);
 	bind_str(&p[2], q->target_url, &len[2]);
 	bind_str(&p[3], q->shop_domains, &len[3]);
-	bind_int(&p[4], &q->adm.rate_per_minute);
-	bind_int(&p[5], &q->adm.burst);
-	bind_int(&p[6], &q->adm.anchor_number);
-	bind_int(&p[7], &q->adm.anchor_time_ms);
-	bind_int(&p[8], &q->adm.last_number);
-	bind_int(&p[9], &q->adm.skip);
-	bind_int(&p[10], &active);
-	bind_int(&p[11], &q->token_ttl_s);
+	bind_int(&p[4], &q->token_ttl_s);
 	slen = q->secret_sealed_len;
 	tlen = q->ticket_key_sealed_len;
-	bind_blob(&p[12], q->secret_sealed, &slen);
-	bind_blob(&p[13], q->ticket_key_sealed, &tlen);
+	bind_blob(&p[5], q->secret_sealed, &slen);
+	bind_blob(&p[6], q->ticket_key_sealed, &tlen);
+	bind_int(&p[7], &a->rate_per_minute);
+	bind_int(&p[8], &a->burst);
+	bind_int(&p[9], &a->anchor_number);
+	bind_int(&p[10], &a->anchor_time_ms);
+	bind_int(&p[11], &a->last_number);
+	bind_int(&p[12], &a->skip);
+	bind_int(&p[13], &active);
+	bind_int(&p[14], &a->floor);
+	bind_int(&p[15], &a->claim_window_s);
+	bind_int(&p[16], &a->prev_anchor_number);
+	bind_int(&p[17], &a->prev_anchor_time_ms);
+	bind_int(&p[18], &a->prev_rate);
+	bind_int(&p[19], &a->prev_frontier);
+	bind_int(&p[20], &a->ck_number);
+	bind_int(&p[21], &a->ck_time_ms);
+	bind_int(&p[22], &a->ck_expired);
 	er = db_run(db, STMT_QUEUE_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;
@@ -273,20 +305,23 @@ db_queue_insert(struct db *db, struct queue *q)
 enum app_err
 db_queue_set_state(struct db *db, const struct queue *q)
 {
-	MYSQL_BIND	 p[6];
+	MYSQL_BIND	 p[12];
 	int64_t		 active = q->adm.active, id = q->id;
 	struct adm_queue a = q->adm;
-	enum app_err	 er;
 
 	bind_int(&p[0], &a.rate_per_minute);
 	bind_int(&p[1], &a.burst);
 	bind_int(&p[2], &a.anchor_number);
 	bind_int(&p[3], &a.anchor_time_ms);
 	bind_int(&p[4], &active);
-	bind_int(&p[5], &id);
-	if ((er = db_run(db, STMT_QUEUE_SET_STATE, p, NULL, NULL)) != APP_OK)
-		return er;
-	return APP_OK;
+	bind_int(&p[5], &a.floor);
+	bind_int(&p[6], &a.claim_window_s);
+	bind_int(&p[7], &a.prev_anchor_number);
+	bind_int(&p[8], &a.prev_anchor_time_ms);
+	bind_int(&p[9], &a.prev_rate);
+	bind_int(&p[10], &a.prev_frontier);
+	bind_int(&p[11], &id);
+	return db_run(db, STMT_QUEUE_SET_STATE, p, NULL, NULL);
 }
 
 enum app_err
@@ -367,23 +402,19 @@ db_queue_list_free(struct queue **q, size_t n)
 enum app_err
 db_queue_update(struct db *db, const struct queue *q)
 {
-	MYSQL_BIND	 p[10];
+	MYSQL_BIND	 p[5];
 	unsigned long	 len[3];
-	int64_t		 active = q->adm.active, id = q->id;
-	int64_t		 ttl = q->token_ttl_s;
-	struct adm_queue a = q->adm;
+	int64_t		 id = q->id, ttl = q->token_ttl_s;
+	enum app_err	 er;
 
 	bind_str(&p[0], q->name, &len[0]);
 	bind_str(&p[1], q->target_url, &len[1]);
 	bind_str(&p[2], q->shop_domains, &len[2]);
 	bind_int(&p[3], &ttl);
-	bind_int(&p[4], &a.rate_per_minute);
-	bind_int(&p[5], &a.burst);
-	bind_int(&p[6], &a.anchor_number);
-	bind_int(&p[7], &a.anchor_time_ms);
-	bind_int(&p[8], &active);
-	bind_int(&p[9], &id);
-	return db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL);
+	bind_int(&p[4], &id);
+	if ((er = db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL)) != APP_OK)
+		return er;
+	return db_queue_set_state(db, q);
 }
 
 enum app_err

@@ -18,15 +18,31 @@
 #include "db-private.h"
 #include "log.h"
 
+/* The database's clock in Unix ms (NOW(3) is fixed per statement). */
+#define DBNOW_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+/* "now" of a write: the bound time, or the database's when NULL. */
+#define NOW_SQL "COALESCE(?, " DBNOW_SQL ")"
+
+/* The admission state (struct adm_queue), then the database's now. */
+#define STATE_COLS "rate_per_minute, burst, anchor_number, " \
+	"anchor_time_ms, last_number, skip_count, active, serving_floor, " \
+	"claim_window_s, prev_anchor_number, prev_anchor_time_ms, " \
+	"prev_rate, prev_frontier, ck_number, ck_time_ms, ck_expired, " \
+	DBNOW_SQL
+
 #define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
-	"rate_per_minute, burst, anchor_number, anchor_time_ms, last_number, " \
-	"skip_count, active, token_ttl_s, secret_sealed, ticket_key_sealed"
+	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS
 
 /* Effective burst, as adm_burst() computes it. */
 #define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
-/* floor(r * clamp(now - T, 0, ADM_DT_MAX_MS) / 60000), now bound to ?. */
-#define CREDIT_SQL "((rate_per_minute * LEAST(GREATEST(? - anchor_time_ms, " \
-	"0), 1000000000000)) DIV 60000)"
+/* floor(r * clamp(now - T, 0, ADM_DT_MAX_MS) / 60000), now: NOW_SQL. */
+#define CREDIT_SQL "((rate_per_minute * LEAST(GREATEST(" NOW_SQL \
+	" - anchor_time_ms, 0), 1000000000000)) DIV 60000)"
+/* adm_serving() of an active queue with L = last_number + plus. */
+#define SERVING_SQL(plus) "GREATEST(serving_floor, LEAST(anchor_number + " \
+	CREDIT_SQL " + skip_count, last_number + " plus BURST_SQL "))"
+/* The join's checkpoint condition: a claim window since the last one. */
+#define CK_DUE_SQL "(" NOW_SQL " - ck_time_ms >= claim_window_s * 1000)"
 
 /* Whether a statement only reads (and may be retried after a reconnect). */
 static const int stmt_reads[STMT__MAX] = {
@@ -45,6 +61,30 @@ static const int stmt_reads[STMT__MAX] = {
 	0, /* STMT_MIGRATION_TABLE */
 	0, /* STMT_SESSION_LOCK_WAIT */
 	0, /* STMT_SESSION_STATEMENT_TIME */
+	1, /* STMT_NOW */
+};
+
+/*
+ * Parameters ("?") of each statement, as its caller binds them; checked
+ * against mysql_stmt_param_count() at prepare time.
+ */
+static const unsigned int stmt_params[STMT__MAX] = {
+	1,	/* STMT_QUEUE_GET: slug */
+	1,	/* STMT_QUEUE_GET_LOCKED: slug */
+	1,	/* STMT_QUEUE_STATE: id */
+	10,	/* STMT_QUEUE_JOIN: now x 9, id */
+	23,	/* STMT_QUEUE_INSERT */
+	12,	/* STMT_QUEUE_SET_STATE */
+	2,	/* STMT_QUEUE_SET_SECRET */
+	1,	/* STMT_MIGRATION_APPLIED */
+	2,	/* STMT_MIGRATION_RECORD */
+	0,	/* STMT_QUEUE_LIST */
+	1,	/* STMT_QUEUE_DELETE: slug */
+	5,	/* STMT_QUEUE_UPDATE */
+	0,	/* STMT_MIGRATION_TABLE */
+	2,	/* STMT_SESSION_LOCK_WAIT */
+	1,	/* STMT_SESSION_STATEMENT_TIME */
+	0,	/* STMT_NOW */
 };
 
 static const char *const stmts[STMT__MAX] = {
@@ -53,32 +93,58 @@ static const char *const stmts[STMT__MAX] = {
 	/* STMT_QUEUE_GET_LOCKED */
 	"SELECT " QUEUE_COLS " FROM queue WHERE slug = ? FOR UPDATE",
 	/* STMT_QUEUE_STATE */
-	"SELECT rate_per_minute, burst, anchor_number, anchor_time_ms, "
-	"last_number, skip_count, active FROM queue WHERE id = ?",
+	"SELECT " STATE_COLS " FROM queue WHERE id = ?",
 	/*
 	 * STMT_QUEUE_JOIN: the only write on the visitor path.  Assignments
 	 * run left to right and see earlier ones (MySQL and MariaDB without
 	 * SIMULTANEOUS_ASSIGNMENT), exactly as adm_join() does:
-	 * 1. re-anchor A when A + credit + skip >= L + burst,
-	 * 2. T := now when A + skip == L + burst (true iff 1. re-anchored),
-	 * 3. issue L + 1 through LAST_INSERT_ID().
+	 * 0. once per claim window: K0 := K1, K1 := min(serving, L),
+	 *    K1's time := now (the condition reads ck_time_ms, so it is
+	 *    written last of the three),
+	 * 1. re-anchor A to max(L + burst, F) - skip when A + credit +
+	 *    skip >= L + burst,
+	 * 2. T := now when A + skip == max(L + burst, F) (true iff 1.
+	 *    re-anchored),
+	 * 3. issue L + 1, and return through LAST_INSERT_ID(), packed as
+	 *    ((number * 2^22) + growth + 2^20) * 2 + admitted, the number,
+	 *    the growth term minus the number (adm_join_growth(), clamped
+	 *    to 21 bits) and whether it is admitted at this instant (number
+	 *    <= serving on the new A, T and L + 1), so that the caller needs
+	 *    no second round trip.  Numbers stay below 2^40 (beyond, the
+	 *    product is out of BIGINT's range: an error, never a wrong
+	 *    number).  The floor is left as it is.
 	 */
 	"UPDATE queue SET "
+	"ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
+	"ck_number = IF(" CK_DUE_SQL ", LEAST(" SERVING_SQL("") ", "
+	"last_number), ck_number), "
+	"ck_time_ms = IF(" CK_DUE_SQL ", " NOW_SQL ", ck_time_ms), "
 	"anchor_number = IF(anchor_number + " CREDIT_SQL " + skip_count >= "
-	"last_number + " BURST_SQL ", last_number + " BURST_SQL
-	" - skip_count, anchor_number), "
-	"anchor_time_ms = IF(anchor_number + skip_count = last_number + "
-	BURST_SQL ", ?, anchor_time_ms), "
-	"last_number = LAST_INSERT_ID(last_number + 1) "
+	"last_number + " BURST_SQL ", GREATEST(last_number + " BURST_SQL
+	", serving_floor) - skip_count, anchor_number), "
+	"anchor_time_ms = IF(anchor_number + skip_count = GREATEST("
+	"last_number + " BURST_SQL ", serving_floor), " NOW_SQL
+	", anchor_time_ms), "
+	"last_number = LAST_INSERT_ID(((last_number + 1) * 4194304 + "
+	"LEAST(GREATEST(anchor_number + " CREDIT_SQL " + skip_count - "
+	"last_number - 1, -1048576), 1048575) + 1048576) * 2 + "
+	"(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 8388608 "
 	"WHERE id = ? AND active = 1",
 	/* STMT_QUEUE_INSERT */
 	"INSERT INTO queue (slug, name, target_url, shop_domains, "
+	"token_ttl_s, secret_sealed, ticket_key_sealed, "
 	"rate_per_minute, burst, anchor_number, anchor_time_ms, last_number, "
-	"skip_count, active, token_ttl_s, secret_sealed, ticket_key_sealed) "
-	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	/* STMT_QUEUE_SET_STATE */
+	"skip_count, active, serving_floor, claim_window_s, "
+	"prev_anchor_number, prev_anchor_time_ms, prev_rate, prev_frontier, "
+	"ck_number, ck_time_ms, ck_expired) "
+	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	"?, ?, ?)",
+	/* STMT_QUEUE_SET_STATE: what adm_reanchor() and the setters change */
 	"UPDATE queue SET rate_per_minute = ?, burst = ?, anchor_number = ?, "
-	"anchor_time_ms = ?, active = ? WHERE id = ?",
+	"anchor_time_ms = ?, active = ?, serving_floor = ?, "
+	"claim_window_s = ?, prev_anchor_number = ?, "
+	"prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ? "
+	"WHERE id = ?",
 	/* STMT_QUEUE_SET_SECRET */
 	"UPDATE queue SET secret_sealed = ? WHERE id = ?",
 	/* STMT_MIGRATION_APPLIED */
@@ -90,14 +156,14 @@ static const char *const stmts[STMT__MAX] = {
 	/* STMT_QUEUE_DELETE */
 	"DELETE FROM queue WHERE slug = ?",
 	/*
-	 * STMT_QUEUE_UPDATE: an operator's full write of the settings and
-	 * the re-anchored admission state, inside the transaction that
-	 * locked the row.  last_number and skip_count are never written
-	 * here: they belong to the join and the worker.
+	 * STMT_QUEUE_UPDATE: an operator's write of the settings, inside
+	 * the transaction that locked the row; the re-anchored admission
+	 * state follows through STMT_QUEUE_SET_STATE.  last_number and
+	 * skip_count are never written here: they belong to the join and
+	 * the worker.
 	 */
 	"UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
-	"token_ttl_s = ?, rate_per_minute = ?, burst = ?, anchor_number = ?, "
-	"anchor_time_ms = ?, active = ? WHERE id = ?",
+	"token_ttl_s = ? WHERE id = ?",
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
 	"CREATE TABLE IF NOT EXISTS schema_migrations "
 	"(version INT UNSIGNED NOT NULL PRIMARY KEY, name VARCHAR(200) "
@@ -111,6 +177,8 @@ static const char *const stmts[STMT__MAX] = {
 	"SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?",
 	/* STMT_SESSION_STATEMENT_TIME: MariaDB only; seconds, fractional. */
 	"SET SESSION max_statement_time = ?",
+	/* STMT_NOW */
+	"SELECT " DBNOW_SQL,
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -125,6 +193,8 @@ struct db {
 	int64_t			 next_try_ms;	/* hold-off after failure */
 	unsigned int		 last_errno;	/* of the last failure */
 	int			 limits;	/* bound server-side time */
+	int64_t			 offset_ms;	/* database clock - ours */
+	int64_t			 last_clock_ms;	/* last db_clock_ms() */
 };
 
 struct db *
@@ -350,6 +420,70 @@ db_rollback(struct db *db)
 }
 
 /*
+ * Prepare sql on the connection into *out and check that it takes
+ * exactly nparams parameters.  Returns APP_OK, APP_DB (logged; also for
+ * a count mismatch, which is a bug in the statement table) or
+ * APP_DB_DOWN.
+ */
+static enum app_err
+prepare(struct db *db, const char *sql, unsigned int nparams,
+    MYSQL_STMT **out)
+{
+	MYSQL_STMT	*st;
+	enum app_err	 er;
+	unsigned long	 n;
+
+	*out = NULL;
+	if ((st = mysql_stmt_init(db->my)) == NULL)
+		return fail(db, mysql_errno(db->my), "stmt init",
+		    mysql_error(db->my));
+	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0) {
+		er = fail(db, mysql_stmt_errno(st), "prepare",
+		    mysql_stmt_error(st));
+		/* fail() may have closed the connection, not the statement. */
+		mysql_stmt_close(st);
+		return er;
+	}
+	if ((n = mysql_stmt_param_count(st)) != nparams) {
+		log_warnx("db prepare: statement takes %lu parameters, its "
+		    "caller binds %u: %.60s...", n, nparams, sql);
+		db->last_errno = 0;
+		mysql_stmt_close(st);
+		return APP_DB;
+	}
+	*out = st;
+	return APP_OK;
+}
+
+enum app_err
+db_prepare_check(struct db *db, const char *sql, unsigned int nparams)
+{
+	MYSQL_STMT	*st;
+	enum app_err	 er;
+
+	if ((er = db_ensure(db)) != APP_OK)
+		return er;
+	if ((er = prepare(db, sql, nparams, &st)) == APP_OK)
+		mysql_stmt_close(st);
+	return er;
+}
+
+enum app_err
+db_prepare_all(struct db *db)
+{
+	enum app_err	 er;
+	size_t		 i;
+
+	if ((er = db_ensure(db)) != APP_OK)
+		return er;
+	for (i = 0; i < STMT__MAX; i++)
+		if (db->st[i] == NULL && (er = prepare(db, stmts[i],
+		    stmt_params[i], &db->st[i])) != APP_OK)
+			return er;
+	return APP_OK;
+}
+
+/*
  * Connect if needed and prepare statement s on first use.  Returns
  * APP_OK (db->st[s] is ready), APP_DB or APP_DB_DOWN.
  */
@@ -370,20 +504,8 @@ prepared(struct db *db, enum stmt s)
 	}
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
-	if (db->st[s] != NULL)
-		return APP_OK;
-	if ((db->st[s] = mysql_stmt_init(db->my)) == NULL)
-		return fail(db, mysql_errno(db->my), "stmt init",
-		    mysql_error(db->my));
-	if (mysql_stmt_prepare(db->st[s], stmts[s], strlen(stmts[s])) != 0) {
-		er = fail(db, mysql_stmt_errno(db->st[s]), "prepare",
-		    mysql_stmt_error(db->st[s]));
-		if (db->st[s] != NULL) {
-			mysql_stmt_close(db->st[s]);
-			db->st[s] = NULL;
-		}
-		return er;
-	}
+	if (db->st[s] == NULL)
+		return prepare(db, stmts[s], stmt_params[s], &db->st[s]);
 	return APP_OK;
 }
 
@@ -537,6 +659,64 @@ db_insert_id(struct db *db, enum stmt s)
 {
 	return db->st[s] != NULL ? (int64_t)mysql_stmt_insert_id(db->st[s])
 	    : 0;
+}
+
+void
+bind_now(MYSQL_BIND *b, int64_t *v)
+{
+	static my_bool	 is_null = 1;
+
+	bind_int(b, v);
+	if (*v == DB_NOW)
+		b->is_null = &is_null;
+}
+
+void
+db_clock_sample(struct db *db, int64_t before_ms, int64_t db_ms)
+{
+	int64_t	 after = now_ms();
+
+	/* The server's NOW(3) lies about half a round trip back. */
+	db->offset_ms = db_ms - (before_ms + (after - before_ms) / 2);
+}
+
+int64_t
+db_clock_ms(struct db *db)
+{
+	int64_t	 t;
+
+	if (db == NULL)
+		return now_ms();
+	t = now_ms() + db->offset_ms;
+	/*
+	 * A new sample may move the estimate back by a little (jitter of
+	 * the round trip): never let this process's time step back by
+	 * less than a second, so that serving, a function of time, never
+	 * looks as if it went backward.  A larger step is a real
+	 * correction (e.g. the first sample) and is taken.
+	 */
+	if (t < db->last_clock_ms && db->last_clock_ms - t < 1000)
+		return db->last_clock_ms;
+	db->last_clock_ms = t;
+	return t;
+}
+
+enum app_err
+db_now_ms(struct db *db, int64_t *out)
+{
+	MYSQL_BIND	 r[1];
+	int64_t		 t0 = now_ms(), v = 0;
+	int		 has = 0;
+	enum app_err	 er;
+
+	bind_int(&r[0], &v);
+	if ((er = db_run(db, STMT_NOW, NULL, r, &has)) != APP_OK)
+		return er;
+	if (!has)
+		return APP_DB;
+	db_clock_sample(db, t0, v);
+	*out = v;
+	return APP_OK;
 }
 
 void

@@ -103,16 +103,25 @@ enum app_err db_queue_get_locked(struct db *, const char *slug,
 
 /*
  * Read only the admission state of queue id into *adm.  Returns APP_OK,
- * APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ * APP_NOTFOUND, APP_DB or APP_DB_DOWN.  Like db_queue_get(), it also
+ * learns the database's clock (see db_clock_ms()).
  */
 enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
+
+/* Pass as a time to have the database stamp its own clock. */
+#define DB_NOW	(-1)
 
 /*
  * The join: one atomic UPDATE that re-anchors when the clamp is the
  * smaller term and issues the next number (see adm_join() for the exact
- * rule it mirrors).  On APP_OK sets *number (>= 1).  Returns APP_NOTFOUND
- * when the queue is paused or gone (nothing changed), APP_DB or
- * APP_DB_DOWN on failure.
+ * rule it mirrors) at now_ms, or at the database's clock when now_ms is
+ * DB_NOW (production; an explicit time is for the tests).  On APP_OK
+ * sets *number (1 to ADM_NUMBER_MAX), *admitted (1 when number <=
+ * serving at that instant, else 0) and *growth (adm_join_growth() of
+ * the new state), all from the statement itself.  Returns
+ * APP_NOTFOUND when the queue is paused or gone (nothing changed),
+ * APP_DB (also for an answer without a number) or APP_DB_DOWN on
+ * failure.
  * Retried (at most DB_JOIN_RETRIES times) only when the statement
  * certainly did not take effect: the connection was gone before the
  * statement was sent (found dead, or CR_SERVER_GONE_ERROR 2006 on
@@ -127,18 +136,52 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
  */
 #define DB_JOIN_RETRIES	3
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
-	    int64_t *number);
+	    int64_t *number, int *admitted, int64_t *growth);
+
+/*
+ * The database's clock, Unix ms (SELECT NOW(3)), into *out; also learns
+ * this process's offset to it.  Use it to stamp operator changes, so
+ * that every host agrees on T whatever its own clock says.  Returns
+ * APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_now_ms(struct db *, int64_t *out);
+
+/*
+ * The database's clock as this process estimates it, Unix ms: our clock
+ * plus the offset learnt from the last read that returned the server's
+ * NOW(3) (state reads, db_now_ms()), exact to half that round trip; our
+ * own clock before any such read, or when db is NULL.  Never steps back
+ * by less than a second between calls.  Can't fail.
+ */
+int64_t	 db_clock_ms(struct db *);
+
+/*
+ * Prepare every statement of the table now, checking each one's
+ * parameter count (see db_prepare_check()).  Returns APP_OK, APP_DB or
+ * APP_DB_DOWN.
+ */
+enum app_err db_prepare_all(struct db *);
+
+/*
+ * Prepare sql and check that it takes exactly nparams parameters, as
+ * every statement of the table is checked before its first use.  A
+ * mismatch is logged and returns APP_DB (never a crash); APP_DB_DOWN
+ * when not connected.  Exposed for the unit tests.
+ */
+enum app_err db_prepare_check(struct db *, const char *sql,
+	    unsigned int nparams);
 
 /*
  * Insert a new queue from q (slug, name, target_url, shop_domains,
- * token_ttl_s, adm, sealed blobs).  Returns APP_OK and sets q->id,
- * APP_INVALID when the slug exists, APP_DB or APP_DB_DOWN.
+ * token_ttl_s, every field of adm, sealed blobs).  Returns APP_OK and
+ * sets q->id, APP_INVALID when the slug exists, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_insert(struct db *, struct queue *q);
 
 /*
- * Write the admission fields (rate, burst, anchor, active) of q->adm for
- * q->id.  Use inside the transaction that locked the row.  Returns APP_OK,
+ * Write the fields a state change sets (rate, burst, anchor, active,
+ * floor, claim window, the remembered segment) of q->adm for q->id.
+ * Use inside the transaction that locked the row.  Returns APP_OK,
  * APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_set_state(struct db *, const struct queue *q);

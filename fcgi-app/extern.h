@@ -232,6 +232,19 @@ enum app_err qcache_get(struct req *, const char *slug, struct qentry **out);
 enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
 	    int *done);
 
+/*
+ * After this process issued number on e at at_ms (the database's clock
+ * as this process knows it, read after the statement returned), with
+ * admitted and growth as db_queue_join() reported them: when number is
+ * above the cached L, take L := number and anchor the cached state at
+ * (number + growth - skip, at_ms), which is the row's growth term at
+ * the join (or less, when clamped), so the cache computes the row's
+ * serving, never more; when admitted, raise the cached floor to number
+ * (serving never goes backward).  Can't fail.
+ */
+void	 qcache_note_join(struct qentry *e, int64_t number, int admitted,
+	    int64_t growth, int64_t at_ms);
+
 /* Store a state just read from the DB (e.g. after a join). */
 void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,
 	    int64_t at_ms);
@@ -347,16 +360,19 @@ int	 admitted_now(struct req *, int64_t number, int trusted,
 	    int *admitted);
 
 /*
- * Issue the next number on the route's queue (db_queue_join), then read
- * the new admission state into the cache (if that read fails, the cache
- * keeps its older state, which never overstates serving).  Returns
- * APP_OK with *number set, APP_INVALID when the queue is paused,
- * APP_NOTFOUND when it is gone, APP_DB_DOWN when the database does not
- * answer (or gave up on the statement: nothing was issued), APP_BUSY
- * when the writes of the pool are stuck on the database (writers.c:
- * answer 503 busy at once, nothing was issued).  Sends nothing.
+ * Issue the next number on the route's queue (db_queue_join, stamped
+ * with the database's clock) in one round trip; *admitted tells whether
+ * it is admitted at the join's instant, as the statement computed it.
+ * The cache takes the state the statement reported (qcache_note_join);
+ * nothing is read again.
+ * Returns APP_OK with *number and *admitted set, APP_INVALID when the
+ * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
+ * database does not answer (or gave up on the statement: nothing was
+ * issued; also for an answer without a number), APP_BUSY when the
+ * writes of the pool are stuck on the database (writers.c: answer 503
+ * busy at once, nothing was issued).  Sends nothing.
  */
-enum app_err queue_join(struct req *, int64_t *number);
+enum app_err queue_join(struct req *, int64_t *number, int *admitted);
 
 /* pool.c */
 /*

@@ -91,6 +91,7 @@ page_gateway(struct req *r)
 	const char		*target;
 	char			 ticket[TICKET_LEN + 1];
 	int64_t			 number;
+	int			 admitted;
 	enum app_err		 er;
 
 	/* A VIP ?code= is not honoured yet: it is treated as no code. */
@@ -113,12 +114,12 @@ page_gateway(struct req *r)
 		http_redirect(r, room.p);
 		goto out;
 	}
-	if ((er = queue_join(r, &number)) != APP_OK) {
+	if ((er = queue_join(r, &number, &admitted)) != APP_OK) {
 		/* Paused or no database: the room explains and retries. */
 		http_redirect(r, room.p);
 		goto out;
 	}
-	if (number <= adm_serving(&e->q->adm, r->now_ms)) {
+	if (admitted) {
 		if ((token = issue_token(r, number)) == NULL ||
 		    (loc = url_append_param(target, TOKEN_PARAM,
 		    token)) == NULL) {

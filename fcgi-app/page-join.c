@@ -1,9 +1,12 @@
 /*
  * page-join.c - POST /queue/<slug>/join: issue the next number (the only
  * write on the visitor path) with its ticket, and say whether it is
- * admitted at once.
+ * admitted at once; when it is, the body carries the token too, so the
+ * page needs no second request.
  */
 #include "config.h"
+
+#include <stdlib.h>
 
 #include <json-c/json.h>
 
@@ -20,8 +23,9 @@ page_join(struct req *r)
 	struct json_object	*body = NULL, *o = NULL;
 	struct fetch_meta	 fm;
 	int64_t			 number = 0;
-	char			 ticket[TICKET_LEN + 1];
-	int			 retry;
+	char			 ticket[TICKET_LEN + 1], *token = NULL;
+	int			 retry, admitted = 0;
+	struct adm_status	 st;
 
 	/* Another site's page may not make a visitor's browser join. */
 	req_fetch_meta(r, &fm);
@@ -32,7 +36,7 @@ page_join(struct req *r)
 	}
 	if (body_json(r, &body, 0) == -1)
 		goto out;
-	switch (queue_join(r, &number)) {
+	switch (queue_join(r, &number, &admitted)) {
 	case APP_OK:
 		break;
 	case APP_INVALID:
@@ -56,14 +60,36 @@ page_join(struct req *r)
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
 	}
+	/*
+	 * The statement's word at its instant; serving never goes
+	 * backward, and the cache never overstates it, so a number the
+	 * cache calls admitted by now is admitted too.
+	 */
+	adm_status(&e->q->adm, number, r->now_ms, &st);
+	admitted = admitted || st.admitted;
+	if (admitted && (token = issue_token(r, number)) == NULL) {
+		http_error(r, 500, "internal_error", "Internal error.");
+		goto out;
+	}
 	o = json_object_new_object();
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
 	json_object_object_add(o, "ticket", json_object_new_string(ticket));
 	retry = status_fill(o, e, number, r->now_ms, 0);
+	if (admitted) {
+		json_object_object_add(o, "token",
+		    json_object_new_string(token));
+		json_object_object_add(o, "tokenType",
+		    json_object_new_string("JWT"));
+		json_object_object_add(o, "expiresInSeconds",
+		    json_object_new_int64(e->q->token_ttl_s));
+		json_object_object_add(o, "targetUrl", e->q->target_url !=
+		    NULL ? json_object_new_string(e->q->target_url) : NULL);
+	}
 	http_header(r, "Retry-After", "%d", retry);
 	http_json(r, 200, o);
 out:
+	free(token);
 	json_object_put(body);
 	json_object_put(o);
 }

@@ -2,7 +2,10 @@
  * page-token.c - POST /queue/<slug>/token {"number": N, "ticket": "…"
  * [, "return": url]}: exchange an admitted number for a signed access
  * token.  The ticket is checked first, so nothing about the number
- * leaks to someone who does not hold it.
+ * leaks to someone who does not hold it; then admission (425 with the
+ * same Retry-After as /status), then the claim window (403
+ * ticket_expired: a ticket mints tokens only for a while after its
+ * number was admitted).
  */
 #include "config.h"
 
@@ -19,6 +22,38 @@
 
 #define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
+/* How old a cached state may be to refuse a ticket as expired, ms. */
+#define CLAIM_FRESH_MS	100
+
+/*
+ * The cached state says number's claim window has passed: confirm it on
+ * a state at most CLAIM_FRESH_MS old (the anchor of a cached row may
+ * predate the join that admitted the number), reading it again if need
+ * be (paced).  Returns 1 when expired, 0 when not; -1 after sending 503
+ * (no fresh state to be had).
+ */
+static int
+claim_expired_fresh(struct req *r, int64_t number)
+{
+	struct qentry	*e = r->qe;
+	enum app_err	 er;
+	int		 done;
+
+	if (r->now_ms >= e->state_ms && r->now_ms - e->state_ms <=
+	    CLAIM_FRESH_MS)
+		return 1;
+	er = qcache_refresh(r, e, 1, &done);
+	if (er == APP_BUSY) {
+		http_busy(r);
+		return -1;
+	}
+	if (er != APP_OK) {
+		http_db_down(r);
+		return -1;
+	}
+	return adm_claim_expired(&e->q->adm, number, r->now_ms);
+}
+
 void
 page_token(struct req *r)
 {
@@ -28,7 +63,8 @@ page_token(struct req *r)
 	char			*target = NULL, *token = NULL;
 	size_t			 len;
 	int64_t			 number;
-	int			 admitted;
+	int			 admitted, expired;
+	struct adm_status	 st;
 
 	if (body_json(r, &body, 1) == -1)
 		goto out;
@@ -59,9 +95,18 @@ page_token(struct req *r)
 	if (admitted_now(r, number, 1, &admitted) == -1)
 		goto out;
 	if (!admitted) {
-		http_header(r, "Retry-After", "%d", ADM_RETRY_MIN_S);
+		adm_status(&e->q->adm, number, r->now_ms, &st);
+		http_header(r, "Retry-After", "%d", st.retry_after_s);
 		http_error(r, 425, "not_admitted",
 		    "This number is not admitted yet.");
+		goto out;
+	}
+	if (adm_claim_expired(&e->q->adm, number, r->now_ms) &&
+	    (expired = claim_expired_fresh(r, number)) != 0) {
+		if (expired == 1)
+			http_error(r, 403, "ticket_expired", "This number "
+			    "was admitted longer ago than its claim window: "
+			    "take a new number.");
 		goto out;
 	}
 	if ((token = issue_token(r, number)) == NULL) {

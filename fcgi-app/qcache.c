@@ -250,6 +250,9 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	er = db_queue_get(r->db, slug, &q);
 	if ((er == APP_DB_DOWN || er == APP_DB) && e != NULL)
 		e->retry_ms = now + RETRY_MS;
+	/* The read taught us the database's clock: take time from it. */
+	if (er == APP_OK || er == APP_NOTFOUND)
+		r->now_ms = db_clock_ms(r->db);
 	if (er == APP_NOTFOUND) {
 		if (e != NULL)
 			entry_clear(e);		/* the queue was deleted */
@@ -310,9 +313,25 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	}
 	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
 		return er;
+	r->now_ms = db_clock_ms(r->db);
 	qcache_set_state(e, &a, now);
 	*done = 1;
 	return APP_OK;
+}
+
+void
+qcache_note_join(struct qentry *e, int64_t number, int admitted,
+    int64_t growth, int64_t at)
+{
+	struct adm_queue	*a = &e->q->adm;
+
+	if (number > a->last_number) {
+		a->last_number = number;
+		a->anchor_number = number + growth - a->skip;
+		a->anchor_time_ms = at;
+	}
+	if (admitted && number > a->floor)
+		a->floor = number;
 }
 
 void

@@ -59,6 +59,10 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	/* QOPS_F_TOKEN_TTL */
 	{ "token-ttl", "tokenTtlSeconds", INT(token_ttl_s), 1, TOKEN_TTL_MAX,
 	    "an integer from 1 to 86400" },
+	/* QOPS_F_CLAIM_WINDOW */
+	{ "claim-window", "claimWindowSeconds", INT(claim_window_s),
+	    ADM_CLAIM_MIN_S, ADM_CLAIM_MAX_S, "an integer from 1 to 86400 "
+	    "(seconds after admission in which a ticket obtains tokens)" },
 };
 
 static const struct {
@@ -377,13 +381,17 @@ qops_target_in_domains(const char *url, const char *list)
 int64_t
 qops_now(struct db *db)
 {
+	int64_t	 t;
+
 	/*
-	 * The one clock of every operator change.  It should be the
-	 * database's clock (as the join's), so that hosts with skewed
-	 * clocks agree; until the db layer offers it, the local clock.
+	 * The one clock of every operator change: the database's (as the
+	 * join's), so that hosts with skewed clocks agree.  If it cannot be
+	 * read, the change itself fails on the same database; the estimate
+	 * of its clock is as good as any then.
 	 */
-	(void)db;
-	return now_ms();
+	if (db_now_ms(db, &t) == APP_OK)
+		return t;
+	return db_clock_ms(db);
 }
 
 /*
@@ -422,6 +430,11 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    (spec->token_ttl_s < 1 || spec->token_ttl_s > TOKEN_TTL_MAX))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_TOKEN_TTL);
+	if ((spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW)) &&
+	    (spec->claim_window_s < ADM_CLAIM_MIN_S ||
+	    spec->claim_window_s > ADM_CLAIM_MAX_S))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_CLAIM_WINDOW);
 	return APP_OK;
 }
 
@@ -526,6 +539,8 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	    spec->token_ttl_s : TOKEN_TTL_DEF;
 	adm_init(&q.adm, spec->rate, spec->set & QOPS_BIT(QOPS_F_BURST) ?
 	    spec->burst : 0, qops_now(db));
+	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
+		q.adm.claim_window_s = spec->claim_window_s;
 	warn_check(&q, err);
 
 	if (new_ticket_key(c, &q) == -1 ||
@@ -596,6 +611,8 @@ apply_spec(struct queue *q, const struct qops_spec *spec, int64_t now)
 	}
 	if (set & QOPS_BIT(QOPS_F_TOKEN_TTL))
 		q->token_ttl_s = spec->token_ttl_s;
+	if (set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
+		q->adm.claim_window_s = spec->claim_window_s;
 	if (set & (QOPS_BIT(QOPS_F_RATE) | QOPS_BIT(QOPS_F_BURST)))
 		adm_reanchor(&q->adm, now);
 	if (set & QOPS_BIT(QOPS_F_RATE))

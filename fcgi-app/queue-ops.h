@@ -29,6 +29,7 @@ enum qops_field {
 	QOPS_F_RATE,		/* visitors per minute */
 	QOPS_F_BURST,		/* burst allowance; 0 = default */
 	QOPS_F_TOKEN_TTL,	/* token lifetime, seconds */
+	QOPS_F_CLAIM_WINDOW,	/* claim window after admission, seconds */
 	QOPS_F__MAX
 };
 
@@ -46,6 +47,7 @@ struct qops_spec {
 	int64_t		 rate;
 	int64_t		 burst;
 	int64_t		 token_ttl_s;
+	int64_t		 claim_window_s;
 };
 
 /* Why an operation failed; QOPS_R_OK on success. */

@@ -150,7 +150,7 @@ req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
 	r->fcgx = fr;
 	r->cfg = c;
 	r->db = db;
-	r->now_ms = now_ms();
+	r->now_ms = db_clock_ms(db);
 	r->method_name = FCGX_GetParam("REQUEST_METHOD", fr->envp);
 	r->method = method_of(r->method_name);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);

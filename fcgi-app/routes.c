@@ -445,8 +445,9 @@ status_fill(struct json_object *o, const struct qentry *e, int64_t number,
 	json_object_object_add(o, "ahead", json_object_new_int64(st.ahead));
 	json_object_object_add(o, "admitted",
 	    json_object_new_boolean(st.admitted));
-	json_object_object_add(o, "estimatedWaitSeconds",
-	    json_object_new_int64(st.wait_s));
+	/* null while paused: nobody knows when the queue resumes. */
+	json_object_object_add(o, "estimatedWaitSeconds", st.wait_s < 0 ?
+	    NULL : json_object_new_int64(st.wait_s));
 	json_object_object_add(o, "retryAfterSeconds",
 	    json_object_new_int(st.retry_after_s));
 	return st.retry_after_s;
@@ -558,19 +559,20 @@ admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
 }
 
 enum app_err
-queue_join(struct req *r, int64_t *number)
+queue_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
-	struct adm_queue	 a;
 	enum app_err		 er;
+	int64_t			 growth = 0;
 	int			 done;
 
+	*admitted = 0;
 	/* Joins stuck on the database never hold every worker. */
 	if (writers_enter() != APP_OK)
 		return APP_BUSY;
-	er = db_queue_join(r->db, e->q->id, r->now_ms, number);
-	if (er != APP_OK)
-		writers_leave();
+	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
+	    &growth);
+	writers_leave();
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
@@ -581,13 +583,10 @@ queue_join(struct req *r, int64_t *number)
 	if (er != APP_OK)
 		return APP_DB_DOWN;
 	/*
-	 * If this read fails, the cached state stays as it was: serving
-	 * from an older state is never higher than the true one (joins only
-	 * re-anchor downwards to the clamp, which grows), so the answer errs
-	 * towards "not yet admitted" and the visitor's next poll corrects it.
+	 * The statement said what the row is now (number, growth term,
+	 * admitted): the cache takes it without a second round trip.
 	 */
-	if (db_queue_state(r->db, e->q->id, &a) == APP_OK)
-		qcache_set_state(e, &a, r->now_ms);
-	writers_leave();
+	r->now_ms = db_clock_ms(r->db);
+	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
 	return APP_OK;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,7 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
     int64_t now_s, int64_t ttl_s, int bypass)
 {
 	jwt_t	*jwt = NULL;
-	char	*out = NULL;
+	char	*out = NULL, jti[TOKEN_JTI_MAX];
 	int	 er;
 
 	if (slug == NULL || *slug == '\0' || key == NULL || keylen == 0 ||
@@ -68,6 +69,11 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
 	    ttl_s > TTL_MAX || now_s > TIME_MAX - ttl_s ||
 	    qnr > LONG_MAX || now_s + ttl_s > LONG_MAX) {
 		log_warnx("token_sign: invalid arguments");
+		return NULL;
+	}
+	if (snprintf(jti, sizeof(jti), "%s:%lld", slug, (long long)qnr) >=
+	    (int)sizeof(jti)) {
+		log_warnx("token_sign: slug too long");
 		return NULL;
 	}
 	if ((er = jwt_new(&jwt)) != 0) {
@@ -81,6 +87,7 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
 	    (er = jwt_add_grant_int(jwt, "qnr", (long)qnr)) != 0 ||
 	    (er = jwt_add_grant_int(jwt, "iat", (long)now_s)) != 0 ||
 	    (er = jwt_add_grant_int(jwt, "exp", (long)(now_s + ttl_s))) != 0 ||
+	    (!bypass && (er = jwt_add_grant(jwt, "jti", jti)) != 0) ||
 	    (bypass && (er = jwt_add_grant_bool(jwt, "bypass", 1)) != 0)) {
 		errno = er;
 		log_warn("token_sign: libjwt");

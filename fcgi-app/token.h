@@ -1,7 +1,9 @@
 /*
  * token.h - the access token (SPEC section 5): an HS256 JWT (RFC 7519,
  * RFC 7515) with claims iss = "aditus-queue", aud = queue slug, qnr =
- * admitted number, iat, exp, and bypass = true for VIP tokens.  Signing
+ * admitted number, jti = "<slug>:<number>" (one per admitted number, so a
+ * shop can refuse a second use), iat, exp, and bypass = true for VIP
+ * tokens.  Signing
  * goes through libjwt; verification pins HS256 from the raw header before
  * trusting anything (CASES C03) and checks every claim itself, since
  * libjwt 1.10 validates no claims (CASES C05).  Also the visitor ticket:
@@ -17,6 +19,7 @@
 #define TOKEN_MAX	4096	/* longest token we look at, bytes */
 #define LEEWAY_MAX	30	/* seconds */
 #define TICKET_LEN	22	/* base64url of a 16-byte MAC */
+#define TOKEN_JTI_MAX	96	/* "<slug>:<number>" and its NUL, bytes */
 
 /* Why a token is not valid; the strings are the API's "reason" values. */
 enum token_reason {
@@ -46,6 +49,8 @@ struct token_claims {
  * Sign a token for queue slug with the queue's secret (key bytes = the
  * secret string as shown to the operator), number qnr, issued at now_s,
  * valid for ttl_s seconds (1..86400), with "bypass": true when bypass.
+ * A regular token carries jti "<slug>:<qnr>" (RFC 7519 4.1.7): every
+ * token for the same admitted number has the same jti.
  * Returns the compact JWT the caller frees, or NULL on failure (logged).
  */
 char	*token_sign(const char *slug, const void *key, size_t keylen,

@@ -91,6 +91,9 @@
 	}
 
 	function minutes(s) {
+		/* null while paused: no estimate. */
+		if (s === null || s === undefined)
+			return '\u2013';
 		if (s < 60)
 			return s + ' s';
 		return Math.ceil(s / 60) + ' min';

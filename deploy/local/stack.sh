@@ -99,6 +99,7 @@ _st_packages=(
 	'curl cmd:curl'
 	'valgrind cmd:valgrind'
 	'chromium cmd:chromium'
+	'faketime cmd:faketime'
 )
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the

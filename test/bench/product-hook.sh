@@ -8,7 +8,8 @@
 #
 #   aqueue-status  GET status of an admitted number (no DB per request)
 #                  vs the trivial libfcgi pool (web/nginx-fcgi-poolN)
-#   aqueue-join    the join (one UPDATE + one state read per request)
+#   aqueue-join    the join (one UPDATE per request; below the rate the
+#                  answer carries a signed token)
 #                  vs the bare increment responder (e2e/join-nginx-poolN)
 #
 # wrk sends GET only, so the join server block rewrites the FastCGI

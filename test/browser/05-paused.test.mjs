@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { busyQueue, createQueue, ctl, launch, openPage, goto, roomUrl,
     waitShop, waitText, textOf, assertLanded, joinPosts, CACHE_MS,
-    sleep } from './lib.mjs';
+    sleep, join } from './lib.mjs';
 
 const PAUSED = 'The waiting room is paused: no new numbers right now. ' +
     'This page retries by itself.';
@@ -74,4 +74,22 @@ test('paused with a number: the place is kept, and no estimate is shown',
 	assert.equal(await textOf(page, '#wait'), '–');
 	assert.equal(joinPosts(log, q.slug), 1, 'one number only');
 	assert.deepEqual(log.errors, []);
+});
+
+test('a waiting visitor sees no estimate while the room is paused',
+    async (t) => {
+	// One per minute: number 1 taken here, the page's number 2 waits.
+	const q = createQueue({ rate: 1, burst: 1 });
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	assert.equal((await join(q.slug)).number, 1);
+	await goto(page, roomUrl(q.slug));
+	assert.equal(await waitText(page, '#number', '2'), '2');
+	assert.equal(await waitText(page, '#wait', '1 min'), '1 min');
+	ctl('pause', q.slug);
+	// The page polls every 6 s at this wait; the cache turns in ~1 s.
+	assert.equal(await waitText(page, '#wait', '–', 10000), '–');
+	assert.equal(await textOf(page, '#number'), '2', 'number kept');
+	assert.equal(await page.locator('#room').getAttribute('data-active'),
+	    'true', 'the page was served while active');
 });

@@ -257,6 +257,16 @@ test_join(void)
 	is_int(adm_serving(&q, 61000), 16,
 	    "1 s later 16: idle credit forgotten (not 71)");
 
+	is_int(adm_join_growth(&q, 60000), 9,
+	    "growth report after it: 15 - 6 = 9");
+	is_int(adm_join_growth(&q, 62000), 11, "2 s later: 11");
+	mkq(&q, 60, 0, 10, 0, 3000020, 0, 1);
+	is_int(adm_join_growth(&q, 0), ADM_GROWTH_MIN,
+	    "3 million behind: clamped to -2^20 (understates)");
+	mkq(&q, 60, 0, 3000020, 0, 10, 0, 1);
+	is_int(adm_join_growth(&q, 0), ADM_GROWTH_MAX,
+	    "3 million ahead: clamped to 2^20 - 1");
+
 	/* Equal terms also re-anchor. */
 	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
 	n = adm_join(&q, 5000);
@@ -312,12 +322,15 @@ test_status(void)
 	struct adm_queue	 q;
 	struct adm_status	 st;
 
-	/* r=60, serving 100 at T. */
+	/*
+	 * r=60, serving 100 at T.  The wait is the time until serving
+	 * reaches the number: ceil((number - serving) * 60 / r).
+	 */
 	mkq(&q, 60, 0, 100, NOW0, 1000, 0, 1);
 	adm_status(&q, 106, NOW0, &st);
 	ok(st.serving == 100 && st.ahead == 5 && !st.admitted &&
-	    st.wait_s == 5 && st.retry_after_s == 2,
-	    "r=60 number 106: ahead 5, wait 5 s, retry 2");
+	    st.wait_s == 6 && st.retry_after_s == 2,
+	    "r=60 number 106: ahead 5, wait 6 s, retry 2");
 	adm_status(&q, 100, NOW0, &st);
 	ok(st.admitted && st.ahead == 0 && st.wait_s == 0 &&
 	    st.retry_after_s == ADM_RETRY_MIN_S, "number 100: admitted");
@@ -325,33 +338,59 @@ test_status(void)
 	ok(st.admitted && st.ahead == 0 && st.retry_after_s == 2,
 	    "number 1: admitted, ahead 0");
 	adm_status(&q, 101, NOW0, &st);
-	ok(!st.admitted && st.ahead == 0 && st.wait_s == 0 &&
-	    st.retry_after_s == 2, "number 101: next, not admitted, wait 0");
+	ok(!st.admitted && st.ahead == 0 && st.wait_s == 1 &&
+	    st.retry_after_s == 2, "number 101: next, ahead 0, wait 1 s");
+	adm_status(&q, 101, NOW0 + 999, &st);
+	ok(!st.admitted && st.wait_s == 1, "999 ms later: still 1 s");
 	adm_status(&q, 251, NOW0, &st);
-	ok(st.ahead == 150 && st.wait_s == 150 && st.retry_after_s == 15,
-	    "number 251: ahead 150, wait 150 s, retry 15");
+	ok(st.ahead == 150 && st.wait_s == 151 && st.retry_after_s == 15,
+	    "number 251: ahead 150, wait 151 s, retry 15");
 	adm_status(&q, 1101, NOW0, &st);
-	ok(st.ahead == 1000 && st.wait_s == 1000 && st.retry_after_s == 30,
-	    "number 1101: ahead 1000, wait 1000 s, retry 30 (max)");
+	ok(st.ahead == 1000 && st.wait_s == 1001 && st.retry_after_s == 30,
+	    "number 1101: ahead 1000, wait 1001 s, retry 30 (max)");
 	adm_status(&q, 106, NOW0 + 5000, &st);
-	ok(st.serving == 105 && st.ahead == 0 && !st.admitted,
-	    "5 s later number 106 is next");
+	ok(st.serving == 105 && st.ahead == 0 && !st.admitted &&
+	    st.wait_s == 1, "5 s later number 106 is next, wait 1 s");
 	adm_status(&q, 106, NOW0 + 6000, &st);
 	ok(st.admitted && st.retry_after_s == 2, "6 s later admitted");
 
+	/* At 1/min the next number waits a minute, not "0 s". */
+	mkq(&q, 1, 0, 10, NOW0, 20, 0, 1);
+	adm_status(&q, 11, NOW0, &st);
+	ok(!st.admitted && st.ahead == 0 && st.wait_s == 60 &&
+	    st.retry_after_s == 6, "r=1 next in line: wait 60 s, retry 6");
+	adm_status(&q, 12, NOW0, &st);
+	ok(st.ahead == 1 && st.wait_s == 120, "r=1 ahead 1: wait 120 s");
+
+	/* Paused: nobody knows when it resumes. */
+	mkq(&q, 60, 0, 100, NOW0, 1000, 0, 0);
+	adm_status(&q, 101, NOW0, &st);
+	ok(!st.admitted && st.ahead == 0 && st.wait_s == -1 &&
+	    st.retry_after_s == ADM_RETRY_PAUSED_S,
+	    "paused, next in line: wait unknown (-1), retry 10");
+	adm_status(&q, 5000, NOW0 + 3600000, &st);
+	ok(st.serving == 100 && st.wait_s == -1 &&
+	    st.retry_after_s == ADM_RETRY_PAUSED_S,
+	    "paused an hour, far back: wait unknown, retry 10");
+	adm_status(&q, 100, NOW0, &st);
+	ok(st.admitted && st.wait_s == 0 && st.retry_after_s == 2,
+	    "paused, admitted number: wait 0, retry 2");
+	mkq(&q, 60, 0, 100, NOW0, 1000, 0, 1);
+
 	q.rate_per_minute = 7;
 	adm_status(&q, 102, NOW0, &st);
-	ok(st.ahead == 1 && st.wait_s == 9, "r=7 ahead 1: wait ceil(60/7)=9");
+	ok(st.ahead == 1 && st.wait_s == 18,
+	    "r=7 ahead 1: wait ceil(2 * 60 / 7) = 18");
 	adm_status(&q, 115, NOW0, &st);
-	ok(st.ahead == 14 && st.wait_s == 120 && st.retry_after_s == 12,
-	    "r=7 ahead 14: wait 120 s, retry 12");
+	ok(st.ahead == 14 && st.wait_s == 129 && st.retry_after_s == 12,
+	    "r=7 ahead 14: wait ceil(15 * 60 / 7) = 129 s, retry 12");
 	q.rate_per_minute = ADM_RATE_MAX;
 	adm_status(&q, 102, NOW0, &st);
 	is_int(st.wait_s, 1, "r=10^6 ahead 1: wait 1 s (ceil)");
-	adm_status(&q, 101 + 1000000, NOW0, &st);
-	is_int(st.wait_s, 60, "r=10^6 ahead 10^6: wait 60 s");
-	adm_status(&q, 101 + 1000001, NOW0, &st);
-	is_int(st.wait_s, 61, "r=10^6 ahead 10^6+1: wait 61 s");
+	adm_status(&q, 100 + 1000000, NOW0, &st);
+	is_int(st.wait_s, 60, "r=10^6, 10^6 to go: wait 60 s");
+	adm_status(&q, 100 + 1000001, NOW0, &st);
+	is_int(st.wait_s, 61, "r=10^6, 10^6 + 1 to go: wait 61 s");
 	q.rate_per_minute = 1;
 	adm_status(&q, INT64_MAX, NOW0, &st);
 	ok(st.ahead == INT64_MAX - 101 && st.wait_s == INT64_MAX &&
@@ -412,31 +451,52 @@ test_continuity(void)
 	    "reanchor at 30.5 s: A = 44 - skip = 40, T = now");
 
 	/*
-	 * XXX: lowering the rate lowers the default burst, and serving is
-	 * clamped to L + burst.  When the queue is idle and serving sits on
-	 * the old clamp L + r_old/6 above the new one, raw serving drops to
-	 * L + r_new/6.  No issued number (all <= L) changes its admission:
-	 * min(serving, L), the admitted frontier, is unchanged.
+	 * Lowering the rate lowers the default burst and so the clamp
+	 * L + burst.  On an idle queue serving sits on the old clamp; the
+	 * floor keeps it there (SPEC section 3: never backward, also above
+	 * L), and growth goes on from it once joins have used it up.
 	 */
 	adm_init(&q, 600, 0, NOW0);
-	s = adm_serving(&q, NOW0 + 60000);
-	adm_set_rate(&q, 60, NOW0 + 60000);
-	s2 = adm_serving(&q, NOW0 + 60000);
-	ok(s == 100 && s2 == 10, "idle queue, rate 600 -> 60: serving "
-	    "%lld -> %lld (the clamp L + burst drops to 10)",
+	t = NOW0 + 60000;
+	s = adm_serving(&q, t);
+	adm_set_rate(&q, 60, t);
+	s2 = adm_serving(&q, t);
+	ok(s == 100 && s2 == 100 && q.floor == 100, "idle queue, rate 600 "
+	    "-> 60: serving %lld -> %lld (floor 100 over the new clamp 10)",
 	    (long long)s, (long long)s2);
-	ok(min64(s, q.last_number) == min64(s2, q.last_number),
-	    "... but the admitted frontier min(serving, L) stays 0");
+	is_int(adm_serving(&q, t + 3600000), 100,
+	    "an hour later, still idle: 100 (neither back nor on)");
+	t += 3600000;
+	bad = 0;
+	for (i = 1; i <= 100; i++)
+		if (adm_join(&q, t) != i || adm_serving(&q, t) != 100)
+			bad++;
+	is_int(bad, 0, "joins 1..100 at once: numbers 1..100, all "
+	    "admitted by the floor, serving stays 100");
+	ok(q.anchor_number == 100 && q.anchor_time_ms == t,
+	    "the first join re-anchored on the floor: A = 100, T = now");
+	is_int(adm_join(&q, t), 101, "join 101 ...");
+	is_int(adm_serving(&q, t), 100, "... waits: serving 100");
+	is_int(adm_serving(&q, t + 999), 100, "+999 ms: 100");
+	is_int(adm_serving(&q, t + 1000), 101,
+	    "+1 s: 101 (grows on from the floor at 60/min)");
+
+	/* Busy queue: a rate cut changes the pace, not serving. */
+	mkq(&q, 600, 0, 100, NOW0, 10000, 0, 1);
+	s = adm_serving(&q, NOW0 + 1000);
+	adm_set_rate(&q, 60, NOW0 + 1000);
+	ok(s == 110 && adm_serving(&q, NOW0 + 1000) == 110 &&
+	    adm_serving(&q, NOW0 + 2000) == 111,
+	    "busy queue, rate 600 -> 60 at 110: 110, then +1 per second");
 
 	/*
-	 * Random states and operations.  Serving after the operation equals
-	 * serving before whenever it fits under the new clamp L + burst
-	 * (always, unless the rate went down on an idle queue); otherwise it
-	 * equals the new clamp.  The admitted frontier never moves.
+	 * Random states and operations: serving after the operation equals
+	 * serving before, always (also rate cuts on idle queues), frozen
+	 * while paused, growing while active, also across a join.
 	 */
 	bad = badf = drops = ops = 0;
 	for (i = 0; i < 200000; i++) {
-		int64_t	 now, op, lim, fb, fa;
+		int64_t	 now, op, s3;
 
 		mkq(&q, 1 + rnd_below(&seed, ADM_RATE_MAX),
 		    rnd_below(&seed, 4) == 0 ? 1 + rnd_below(&seed, 1000) : 0,
@@ -447,6 +507,8 @@ test_continuity(void)
 		if (rnd_below(&seed, 2))
 			q.last_number = q.anchor_number +
 			    rnd_below(&seed, 2000000);
+		if (rnd_below(&seed, 3) == 0)
+			q.floor = q.last_number + rnd_below(&seed, 200000);
 		now = q.anchor_time_ms + rnd_below(&seed, 86400000) - 1000;
 		s = adm_serving(&q, now);
 		op = rnd_below(&seed, 5);
@@ -463,27 +525,142 @@ test_continuity(void)
 			adm_set_rate(&q, q.rate_per_minute *
 			    (1 + rnd_below(&seed, 5)), now);
 		s2 = adm_serving(&q, now);
-		lim = q.last_number + adm_burst(&q);
-		if (s2 != min64(s, lim))
+		if (s2 != s)
 			bad++;
 		if (s2 < s)
 			drops++;
-		fb = min64(s, q.last_number);
-		fa = min64(s2, q.last_number);
-		if (fa != fb)
-			badf++;
 		/* Frozen while paused, growing while active. */
 		if (!q.active && adm_serving(&q, now + 3600000) != s2)
-			bad++;
+			badf++;
 		if (q.active && adm_serving(&q, now + 3600000) < s2)
-			bad++;
+			badf++;
+		/* A join right after leaves serving where it was. */
+		s3 = adm_serving(&q, now + 5);
+		if (adm_join(&q, now + 5) != 0 &&
+		    adm_serving(&q, now + 5) != s3)
+			badf++;
 		ops++;
 	}
 	is_int(bad, 0, "%lld random rate/pause/resume/reanchor: serving "
-	    "after == min(before, L + new burst)", (long long)ops);
-	is_int(badf, 0, "... and the admitted frontier min(serving, L) never "
-	    "moves (%lld raw drops, all rate decreases on idle queues)",
+	    "after == serving before (%lld went backward)", (long long)ops,
 	    (long long)drops);
+	is_int(badf, 0, "... frozen while paused, growing while active, and "
+	    "unchanged by a join");
+}
+
+/*
+ * The claim window: when a number was admitted, as the row can tell
+ * (adm_admitted_at), and when its window has passed.
+ */
+static void
+test_claim(void)
+{
+	struct adm_queue	 q;
+	int64_t			 t, t1, at200, at223, k, j, bad, late;
+	int64_t			 jt[40];
+
+	/* A waiting number is admitted when serving reaches it. */
+	mkq(&q, 60, 0, 100, NOW0, 1000, 0, 1);
+	q.claim_window_s = 600;
+	q.prev_rate = 60;
+	is_int(adm_admitted_at(&q, 105), NOW0 + 5000, "r=60: 105 at T + 5 s");
+	is_int(adm_admitted_at(&q, 101), NOW0 + 1000, "r=60: 101 at T + 1 s");
+	q.rate_per_minute = 7;
+	is_int(adm_admitted_at(&q, 101), NOW0 + 8572,
+	    "r=7: 101 at T + ceil(60000 / 7) ms");
+	q.rate_per_minute = 60;
+	ok(!adm_claim_expired(&q, 105, NOW0 + 5000 + 599999),
+	    "105: claimable 599.999 s after its admission");
+	ok(adm_claim_expired(&q, 105, NOW0 + 5000 + 600000),
+	    "105: expired 600 s after its admission");
+
+	/* A rate cut moves no admission time, before or after it. */
+	mkq(&q, 600, 0, 100, NOW0, 10000, 0, 1);
+	q.prev_rate = 600;
+	q.claim_window_s = 600;
+	at200 = adm_admitted_at(&q, 200);
+	at223 = adm_admitted_at(&q, 223);
+	ok(at200 == NOW0 + 10000 && at223 == NOW0 + 12300,
+	    "r=600: 200 at T + 10 s, 223 at T + 12.3 s");
+	adm_set_rate(&q, 60, NOW0 + 12345);
+	ok(adm_admitted_at(&q, 200) == at200 &&
+	    adm_admitted_at(&q, 223) == at223, "after a cut to 60 at "
+	    "12.345 s: 200 and 223 keep their times (%lld, %lld)",
+	    (long long)(adm_admitted_at(&q, 200) - NOW0),
+	    (long long)(adm_admitted_at(&q, 223) - NOW0));
+	is_int(adm_admitted_at(&q, 224), NOW0 + 13345,
+	    "224: 1 s after the cut at the new rate");
+	ok(!adm_claim_expired(&q, 200, NOW0 + 609999) &&
+	    adm_claim_expired(&q, 200, NOW0 + 610000),
+	    "200 expires exactly 600 s after 10 s, not after the cut");
+
+	/* A pause neither extends nor shortens a window. */
+	mkq(&q, 600, 0, 100, NOW0, 10000, 0, 1);
+	q.prev_rate = 600;
+	q.claim_window_s = 600;
+	adm_pause(&q, NOW0 + 12345);
+	adm_resume(&q, NOW0 + 3600000);
+	ok(adm_admitted_at(&q, 200) == NOW0 + 10000 &&
+	    adm_admitted_at(&q, 223) == NOW0 + 12300, "paused at 12.345 s "
+	    "for an hour: 200 and 223 keep 10 s and 12.3 s");
+	ok(adm_claim_expired(&q, 200, NOW0 + 3600000),
+	    "200 is expired at the resume (admitted an hour ago)");
+	is_int(adm_admitted_at(&q, 224), NOW0 + 3600100,
+	    "224: 100 ms after the resume");
+	/* Rate changes while paused keep the remembered segment too. */
+	mkq(&q, 600, 0, 100, NOW0, 10000, 0, 1);
+	q.prev_rate = 600;
+	adm_pause(&q, NOW0 + 12345);
+	adm_set_rate(&q, 6, NOW0 + 20000);
+	adm_resume(&q, NOW0 + 30000);
+	ok(adm_admitted_at(&q, 200) == NOW0 + 10000 &&
+	    adm_admitted_at(&q, 224) == NOW0 + 40000, "pause, cut to 6, "
+	    "resume: 200 at 10 s, 224 at resume + 10 s");
+
+	/*
+	 * Below the rate (drained queue): admitted at the join.  With
+	 * burst 1 the join's re-anchor gives the exact time; with the
+	 * default burst the value lies (burst - 1) * 60 / r s early.
+	 */
+	adm_init(&q, 60, 1, NOW0);
+	t = NOW0 + 3600000;
+	is_int(adm_join(&q, t), 1, "idle an hour, join: number 1");
+	is_int(adm_admitted_at(&q, 1), t, "burst 1: 1 admitted at its join");
+	adm_init(&q, 60, 0, NOW0);
+	is_int(adm_join(&q, t), 1, "default burst 10: number 1");
+	is_int(adm_admitted_at(&q, 1), t - 9000,
+	    "burst 10: 1 at its join - 9 s (the documented error)");
+	ok(!adm_claim_expired(&q, 1, t + 590999) &&
+	    adm_claim_expired(&q, 1, t + 591000),
+	    "... so its window ends 591 s after the join");
+
+	/*
+	 * Sparse joins below the rate (one a minute at 60/min, burst 1)
+	 * re-anchor each time, which alone would keep old numbers fresh.
+	 * The checkpoint ends every window by 2 * 600 s + 60 s, and none
+	 * before 600 s.
+	 */
+	adm_init(&q, 60, 1, NOW0);
+	bad = late = 0;
+	for (k = 1; k < 40; k++) {
+		t1 = NOW0 + k * 60000;
+		if (adm_join(&q, t1) != k)
+			bad++;
+		jt[k] = t1;
+		for (j = 1; j <= k; j++) {
+			if (t1 - jt[j] < 600000 &&
+			    adm_claim_expired(&q, j, t1))
+				bad++;
+			if (t1 - jt[j] >= 1260000 &&
+			    !adm_claim_expired(&q, j, t1))
+				late++;
+		}
+	}
+	is_int(bad, 0, "sparse joins: no window shorter than 600 s");
+	is_int(late, 0, "sparse joins: every window over by 1260 s");
+	ok(adm_claim_expired(&q, 1, NOW0 + 39 * 60000) &&
+	    q.ck_expired >= 1, "number 1 expired via the checkpoint "
+	    "(K0 = %lld)", (long long)q.ck_expired);
 }
 
 /*
@@ -744,7 +921,7 @@ run_sim(struct sim *sm)
 /*
  * Over the interval [a, b] of the schedule: the rate integral over
  * active time (rate * ms), the active ms, the highest active rate and
- * the highest burst in force at any point of [a, b].  Before the
+ * the highest burst in force at any point up to b (see below).  Before the
  * scenario starts (a < 0) the first segment counts for the burst only:
  * the new queue holds its burst at creation, but no rate time passed.
  */
@@ -761,9 +938,18 @@ sched(const struct sim *sm, int64_t a, int64_t b, int64_t *integ,
 		g = &sm->seg[i];
 		s = g->start;
 		e = i + 1 < sm->nseg ? sm->seg[i + 1].start : INT64_MAX;
+		/*
+		 * The floor keeps an earlier, larger allowance after a
+		 * rate cut until joins have used it: the numbers between
+		 * L and the floor were admitted under the old burst and
+		 * stay so.  So the burst term is the largest burst in
+		 * force at any time up to b, not only within [a, b]; this
+		 * is the only change the floor needs in the bound.
+		 */
+		if (s <= b)
+			*bmax = max64(*bmax, g->burst);
 		if (!(s <= b && e > a))
 			continue;
-		*bmax = max64(*bmax, g->burst);
 		o = min64(e, b) - max64(s, a);
 		if (!g->active || o <= 0)
 			continue;
@@ -1042,6 +1228,60 @@ sim_pauses(void)
 	    "r=600", sm.name);
 }
 
+/*
+ * (e) Rate cuts and raises while the queue is idle (serving on the
+ * clamp above L) and while it is busy: serving never goes backward (the
+ * floor), nobody is admitted out of order, and the bound holds with the
+ * burst term taken over the schedule so far.  The cut to 60 at 600 s
+ * leaves serving at L + 100; the spike at 1200 s gets what is left of
+ * those 100 numbers at once and then one per second.
+ */
+static void
+sim_idle_cuts(void)
+{
+	uint64_t	 seed = 0x5eed5eed5eed5eedULL;
+	int64_t		 c, first, l600;
+
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "rate cuts on idle and busy queues";
+	sm.rate = 600;
+	sm.end = 2 * 3600000;
+	/* e^-0.05: one arrival per 20 s on average, an idle queue. */
+	gen_poisson(&sm, &seed, 0, 6600000, 0.951229424500714);
+	gen_spike(&sm, &seed, 1200000, 1, 1000);
+	gen_spike(&sm, &seed, 3000000, 10000, 1000);
+	add_ev(&sm, 600000, SIM_RATE, 60);	/* idle: floor above L */
+	add_ev(&sm, 1800000, SIM_RATE, 6000);	/* idle: raise */
+	add_ev(&sm, 2400000, SIM_RATE, 6);	/* idle: cut to 6 */
+	add_ev(&sm, 3005000, SIM_RATE, 600);	/* busy: raise */
+	add_ev(&sm, 3010000, SIM_RATE, 60);	/* busy: cut */
+	add_ev(&sm, 3200000, SIM_PAUSE, 0);
+	add_ev(&sm, 3300000, SIM_RESUME, 0);
+	run_sim(&sm);
+	report_sim(&sm);
+	/*
+	 * The floor set at 600 s is L(600 s) + 100; background joins since
+	 * took some of it; the spike at 1200 s (numbers from "first") gets
+	 * the rest at once, exactly up to the floor.
+	 */
+	for (l600 = 0; l600 < sm.issued && join_t[l600 + 1] < 600000;
+	    l600++)
+		;
+	for (first = 1; first <= sm.issued && join_t[first] < 1200000;
+	    first++)
+		;
+	c = count_adm(&sm, 1200000, 1200001);
+	ok(c == l600 + 100 - first + 1 && c > 50, "%s: at 1200 s the spike "
+	    "gets the rest of the floor at once: %lld = L(600 s) %lld + 100 "
+	    "- %lld joined since", sm.name, (long long)c, (long long)l600,
+	    (long long)(first - 1 - l600));
+	c = count_adm(&sm, 1201000, 1261000);
+	is_int(c, 60, "%s: then one per second at r=60 (%lld in 60 s)",
+	    sm.name, (long long)c);
+	ok(first > 1, "%s: background joins before the spike (%lld)",
+	    sm.name, (long long)(first - 1));
+}
+
 int
 main(void)
 {
@@ -1052,9 +1292,11 @@ main(void)
 	test_join();
 	test_status();
 	test_continuity();
+	test_claim();
 	sim_steady();
 	sim_spikes();
 	sim_rates();
 	sim_pauses();
+	sim_idle_cuts();
 	return done_testing();
 }

@@ -44,10 +44,13 @@ set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 {
 	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
 	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
-	    "last_number = ?, skip_count = ?, active = ? WHERE id = ?";
+	    "last_number = ?, skip_count = ?, active = ?, serving_floor = ?, "
+	    "claim_window_s = ?, prev_anchor_number = ?, "
+	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ?, "
+	    "ck_number = ?, ck_time_ms = ?, ck_expired = ? WHERE id = ?";
 	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[8];
-	int64_t		 v[8];
+	MYSQL_BIND	 b[17];
+	int64_t		 v[17];
 	size_t		 i;
 	int		 rc;
 
@@ -58,9 +61,18 @@ set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	v[4] = a->last_number;
 	v[5] = a->skip;
 	v[6] = a->active;
-	v[7] = id;
+	v[7] = a->floor;
+	v[8] = a->claim_window_s;
+	v[9] = a->prev_anchor_number;
+	v[10] = a->prev_anchor_time_ms;
+	v[11] = a->prev_rate;
+	v[12] = a->prev_frontier;
+	v[13] = a->ck_number;
+	v[14] = a->ck_time_ms;
+	v[15] = a->ck_expired;
+	v[16] = id;
 	memset(b, 0, sizeof(b));
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 17; i++) {
 		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
 		b[i].buffer = &v[i];
 	}
@@ -71,6 +83,24 @@ set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	if (st != NULL)
 		mysql_stmt_close(st);
 	return rc ? 0 : -1;
+}
+
+/* Whether two states hold the same values in every field. */
+static int
+same_state(const struct adm_queue *x, const struct adm_queue *y)
+{
+	return x->rate_per_minute == y->rate_per_minute &&
+	    x->burst == y->burst && x->anchor_number == y->anchor_number &&
+	    x->anchor_time_ms == y->anchor_time_ms &&
+	    x->last_number == y->last_number && x->skip == y->skip &&
+	    x->active == y->active && x->floor == y->floor &&
+	    x->claim_window_s == y->claim_window_s &&
+	    x->prev_anchor_number == y->prev_anchor_number &&
+	    x->prev_anchor_time_ms == y->prev_anchor_time_ms &&
+	    x->prev_rate == y->prev_rate &&
+	    x->prev_frontier == y->prev_frontier &&
+	    x->ck_number == y->ck_number && x->ck_time_ms == y->ck_time_ms &&
+	    x->ck_expired == y->ck_expired;
 }
 
 /* Delete the test's queues (test only). */
@@ -124,6 +154,9 @@ test_join_mirror(struct db *db, const char *prefix)
 	char			 slug[64];
 	int64_t			 now, number, base = 1700000000000LL;
 	int			 i, bad = 0, paused = 0, reanchored = 0;
+	int			 admitted, nadm = 0, nwait = 0, floored = 0;
+	int			 rotated = 0, clamped = 0;
+	int64_t			 growth;
 	enum app_err		 er;
 
 	snprintf(slug, sizeof(slug), "%smirror", prefix);
@@ -138,6 +171,24 @@ test_join_mirror(struct db *db, const char *prefix)
 		a.anchor_number = a.last_number + pick(-5000, 600) - a.skip;
 		a.anchor_time_ms = base + pick(0, 100000);
 		a.active = pick(0, 9) != 0;
+		/* A floor above the clamp (after a rate cut), or none. */
+		a.floor = pick(0, 2) == 0 ? a.last_number +
+		    pick(0, 2 * adm_burst(&a)) : pick(0, 1) ? 0 :
+		    pick(0, a.last_number);
+		/* Growth reports beyond the 21 bits the join returns. */
+		if (pick(0, 30) == 0)
+			a.anchor_number -= 3000000;
+		if (pick(0, 30) == 0)
+			a.floor = a.last_number + 3000000;
+		a.claim_window_s = pick(1, 86400);
+		a.prev_anchor_number = a.anchor_number - pick(0, 1000);
+		a.prev_anchor_time_ms = a.anchor_time_ms - pick(0, 100000);
+		a.prev_rate = pick(1, 1000000);
+		a.prev_frontier = pick(0, a.last_number);
+		a.ck_expired = pick(0, a.last_number);
+		a.ck_number = a.ck_expired + pick(0, 100);
+		a.ck_time_ms = a.anchor_time_ms - pick(-100000,
+		    100000000);
 		switch (pick(0, 4)) {
 		case 0:	/* clock behind the anchor */
 			now = a.anchor_time_ms - pick(1, 5000);
@@ -160,23 +211,38 @@ test_join_mirror(struct db *db, const char *prefix)
 		}
 		want = a;
 		number = 0;
-		er = db_queue_join(db, q.id, now, &number);
+		admitted = -1;
+		growth = 0;
+		er = db_queue_join(db, q.id, now, &number, &admitted, &growth);
 		if (adm_join(&want, now) == 0) {
 			paused++;
 			if (er != APP_NOTFOUND)
 				bad++;
-		} else if (er != APP_OK || number != want.last_number)
+		} else if (er != APP_OK || number != want.last_number ||
+		    admitted != (number <= adm_serving(&want, now)) ||
+		    growth != adm_join_growth(&want, now))
 			bad++;
+		else {
+			if (growth == ADM_GROWTH_MIN ||
+			    growth == ADM_GROWTH_MAX)
+				clamped++;
+			if (admitted)
+				nadm++;
+			else
+				nwait++;
+			if (want.floor > want.last_number - 1 +
+			    adm_burst(&want))
+				floored++;
+			if (want.ck_time_ms != a.ck_time_ms)
+				rotated++;
+		}
 		if (db_queue_state(db, q.id, &got) != APP_OK) {
 			bad++;
 			continue;
 		}
 		if (want.anchor_time_ms == now && a.anchor_time_ms != now)
 			reanchored++;
-		if (got.anchor_number != want.anchor_number ||
-		    got.anchor_time_ms != want.anchor_time_ms ||
-		    got.last_number != want.last_number ||
-		    got.active != want.active) {
+		if (!same_state(&got, &want)) {
 			printf("# state %d: A %lld T %lld L %lld skip %lld "
 			    "r %lld b %lld now %lld: db A %lld T %lld L %lld, "
 			    "model A %lld T %lld L %lld\n", i,
@@ -193,9 +259,69 @@ test_join_mirror(struct db *db, const char *prefix)
 			bad++;
 		}
 	}
-	is_int(bad, 0, "join statement == adm_join() over %d states", i);
+	is_int(bad, 0, "join statement == adm_join() over %d states: every "
+	    "field (floor, checkpoint too), the number, its admitted bit and "
+	    "the growth report", i);
 	ok(paused > 0, "paused states covered (%d)", paused);
 	ok(reanchored > 0, "re-anchoring states covered (%d)", reanchored);
+	ok(nadm > 0 && nwait > 0, "admitted (%d) and waiting (%d) joins "
+	    "covered", nadm, nwait);
+	ok(floored > 0, "floors above the clamp covered (%d)", floored);
+	ok(rotated > 0, "checkpoint rotations covered (%d)", rotated);
+	ok(clamped > 0, "clamped growth reports covered (%d)", clamped);
+}
+
+/*
+ * Time from the database: a join with DB_NOW stamps T with the server's
+ * clock, and db_now_ms() reads the same clock.
+ */
+static void
+test_db_time(struct db *db, const char *prefix)
+{
+	struct queue		 q;
+	struct adm_queue	 a, got;
+	char			 slug[64];
+	int64_t			 t0 = 0, t1 = 0, number = 0, growth = 0;
+	int			 admitted = -1;
+
+	snprintf(slug, sizeof(slug), "%sdbtime", prefix);
+	is_int(insert(db, &q, slug, "db time"), APP_OK, "insert queue row");
+	/* Idle for years: the join re-anchors, so T := the join's now. */
+	adm_init(&a, 60, 0, 1000000);
+	ok(set_state(db_mysql(db), q.id, &a) == 0, "old state set");
+	is_int(db_now_ms(db, &t0), APP_OK, "db_now_ms");
+	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted, &growth),
+	    APP_OK, "join at the database's clock");
+	is_int(db_now_ms(db, &t1), APP_OK, "db_now_ms again");
+	is_int(db_queue_state(db, q.id, &got), APP_OK, "state read");
+	ok(number == 1 && admitted == 1 && growth == 9, "number 1, "
+	    "admitted, growth 10 - 1 = 9 (re-anchored on L + burst)");
+	ok(got.anchor_time_ms >= t0 && got.anchor_time_ms <= t1,
+	    "T stamped by the server: %lld in [%lld, %lld]",
+	    (long long)got.anchor_time_ms, (long long)t0, (long long)t1);
+	ok(t0 > 1700000000000LL, "the server's clock is Unix ms (%lld)",
+	    (long long)t0);
+	ok(db_clock_ms(db) >= t1 - 1000 && db_clock_ms(db) <= t1 + 1000,
+	    "our estimate of the server's clock is near it");
+}
+
+/*
+ * Every statement of the table takes as many parameters as its caller
+ * binds; a mismatch is an APP_DB error, not a crash.
+ */
+static void
+test_param_counts(struct db *db)
+{
+	is_int(db_prepare_all(db), APP_OK,
+	    "every statement's parameter count matches its binds");
+	is_int(db_prepare_check(db, "SELECT ? + ?", 2), APP_OK,
+	    "2 parameters, 2 binds: ok");
+	is_int(db_prepare_check(db, "SELECT ? + ?", 3), APP_DB,
+	    "2 parameters, 3 binds: APP_DB");
+	is_int(db_prepare_check(db, "SELECT ? + ?", 1), APP_DB,
+	    "2 parameters, 1 bind: APP_DB");
+	is_int(db_prepare_check(db, "SELECT 1", 0), APP_OK,
+	    "the connection is still usable");
 }
 
 /* C25: utf8mb4 names round-trip; over-long values are refused. */
@@ -249,7 +375,9 @@ main(void)
 	is_int(db_ensure(db), APP_OK, "connects to the test database");
 	snprintf(prefix, sizeof(prefix), "tdb%lld-",
 	    (long long)(now_ms() % 100000000));
+	test_param_counts(db);
 	test_join_mirror(db, prefix);
+	test_db_time(db, prefix);
 	test_text(db, prefix);
 	if (db_mysql(db) != NULL)
 		drop(db_mysql(db), prefix);

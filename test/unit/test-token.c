@@ -177,6 +177,8 @@ test_sign(void)
 	is_str(json_get_str(pl, "aud", NULL), "sale", "claim aud");
 	ok(pl != NULL && !json_object_object_get_ex(pl, "bypass", NULL),
 	    "no bypass claim on a normal token");
+	is_str(json_get_str(pl, "jti", NULL), "sale:42",
+	    "claim jti = slug:number");
 	json_object_put(pl);
 
 	/* The signature is HMAC-SHA256 over "header.payload". */
@@ -216,6 +218,43 @@ test_sign(void)
 	is_int(c.qnr, 7, "bypass token qnr");
 	is_int(c.exp, NOW + 60, "bypass token exp");
 	free(tok);
+
+	/* Two tokens for one number share the jti; another number not. */
+	{
+		char	*t1, *t2, *t3;
+		const char *d;
+		struct json_object *p1, *p2, *p3;
+
+		t1 = token_sign("sale", SALE_KEY, strlen(SALE_KEY), 9, NOW,
+		    600, 0);
+		t2 = token_sign("sale", SALE_KEY, strlen(SALE_KEY), 9,
+		    NOW + 100, 600, 0);
+		t3 = token_sign("sale", SALE_KEY, strlen(SALE_KEY), 10, NOW,
+		    600, 0);
+		p1 = p2 = p3 = NULL;
+		if (t1 != NULL && t2 != NULL && t3 != NULL) {
+			d = strchr(t1, '.') + 1;
+			p1 = part_json(d, (size_t)(strchr(d, '.') - d));
+			d = strchr(t2, '.') + 1;
+			p2 = part_json(d, (size_t)(strchr(d, '.') - d));
+			d = strchr(t3, '.') + 1;
+			p3 = part_json(d, (size_t)(strchr(d, '.') - d));
+		}
+		is_str(json_get_str(p1, "jti", NULL), "sale:9",
+		    "number 9: jti sale:9");
+		is_str(json_get_str(p2, "jti", NULL), "sale:9",
+		    "number 9 again, later: the same jti");
+		is_str(json_get_str(p3, "jti", NULL), "sale:10",
+		    "number 10: jti sale:10");
+		is_str(t2 == NULL ? NULL : token_reason_str(vfy(t2, NOW + 100,
+		    0)), "valid", "a token with jti verifies");
+		json_object_put(p1);
+		json_object_put(p2);
+		json_object_put(p3);
+		free(t1);
+		free(t2);
+		free(t3);
+	}
 
 	ok(token_sign("sale", SALE_KEY, strlen(SALE_KEY), 1, NOW, 0, 0) ==
 	    NULL, "token_sign refuses ttl 0");
