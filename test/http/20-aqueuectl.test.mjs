@@ -32,10 +32,10 @@ const USAGE = `usage: aqueuectl [-f config] command [arguments]
 commands:
   migrate              apply pending database migrations
   create SLUG --name NAME --rate N [--target URL] [--domains LIST]
-         [--burst N] [--token-ttl S]
+         [--burst N] [--token-ttl S] [--claim-window S]
                        make a queue; prints its signing secret once
   update SLUG [--name NAME] [--target URL] [--domains LIST]
-         [--rate N] [--burst N] [--token-ttl S]
+         [--rate N] [--burst N] [--token-ttl S] [--claim-window S]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -183,7 +183,7 @@ test('list --json: the same objects as show', async () => {
 		id: show(a.slug).id, slug: a.slug, name: 'Json A',
 		targetUrl: 'https://shop.example/', shopDomains: 'shop.example',
 		ratePerMinute: 1, burst: 1, active: false, lastNumber: 3,
-		serving: 1, tokenTtlSeconds: 600,
+		serving: 1, tokenTtlSeconds: 600, claimWindowSeconds: 600,
 	});
 	assert.deepEqual(show(a.slug), got);
 	assert.equal(run(['list', '--yaml']).status, 2);
@@ -246,6 +246,26 @@ test('update changes the given settings only; warns off the domains',
 	    stderr: 'aqueuectl: update: nothing to change\n' });
 	assert.equal(run(['update', 'nope', '--rate', '5']).stderr,
 	    'aqueuectl: no such queue: nope\n');
+});
+
+test('the claim window is set at create and update, within 1 to 86400 s',
+    () => {
+	const slug = uniqueSlug('cw');
+	const c = run(['create', slug, '--name', 'Claim', '--rate', '60',
+	    '--claim-window', '30']);
+	assert.equal(c.status, 0, c.stderr);
+	assert.equal(show(slug).claimWindowSeconds, 30);
+	assert.deepEqual(run(['update', slug, '--claim-window', '86400']),
+	    { status: 0, stdout: 'ok\n', stderr: '' });
+	assert.equal(show(slug).claimWindowSeconds, 86400);
+	const bad = run(['update', slug, '--claim-window', '0']);
+	assert.equal(bad.status, 2);
+	assert.equal(bad.stderr, 'aqueuectl: bad value for --claim-window: ' +
+	    'must be an integer from 1 to 86400 (seconds after admission in ' +
+	    'which a ticket obtains tokens)\n');
+	assert.equal(show(slug).claimWindowSeconds, 86400, 'nothing changed');
+	const q = createQueue({ rate: 60 });
+	assert.equal(show(q.slug).claimWindowSeconds, 600, 'the default');
 });
 
 test('create names what is missing or wrong, with exit 2 or 3', () => {
