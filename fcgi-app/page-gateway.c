@@ -24,6 +24,7 @@
 #include "log.h"
 #include "page-gateway.h"
 #include "token.h"
+#include "visitor.h"
 
 /* Longest fragment "#number=N&ticket=T" of a room Location. */
 #define ROOM_FRAG_MAX	(sizeof("#number=&ticket=") - 1 + 19 + TICKET_LEN)
@@ -114,13 +115,13 @@ page_gateway(struct req *r)
 		http_redirect(r, room.p);
 		goto out;
 	}
-	if ((er = queue_join(r, &number, &admitted)) != APP_OK) {
+	if ((er = visitor_join(r, &number, &admitted)) != APP_OK) {
 		/* Paused or no database: the room explains and retries. */
 		http_redirect(r, room.p);
 		goto out;
 	}
 	if (admitted) {
-		if ((token = issue_token(r, number)) == NULL ||
+		if ((token = visitor_token(r, number)) == NULL ||
 		    (loc = url_append_param(target, TOKEN_PARAM,
 		    token)) == NULL) {
 			http_error(r, 500, "internal_error", "Internal error.");

@@ -19,6 +19,7 @@
 #include "jsonbody.h"
 #include "page-token.h"
 #include "token.h"
+#include "visitor.h"
 
 #define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
@@ -65,9 +66,12 @@ page_token(struct req *r)
 	int64_t			 number;
 	int			 admitted, expired;
 	struct adm_status	 st;
+	enum visitor_err	 ve;
 
-	if (body_json(r, &body, 1) == -1)
+	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
+	}
 	if (json_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
 		http_error(r, 400, "invalid_number",
 		    "number must be a whole number from 1.");
@@ -92,8 +96,10 @@ page_token(struct req *r)
 			goto out;
 		}
 	}
-	if (admitted_now(r, number, 1, &admitted) == -1)
+	if ((ve = visitor_admitted(r, number, 1, &admitted)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
+	}
 	if (!admitted) {
 		adm_status(&e->q->adm, number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
@@ -109,7 +115,7 @@ page_token(struct req *r)
 			    "take a new number.");
 		goto out;
 	}
-	if ((token = issue_token(r, number)) == NULL) {
+	if ((token = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
 	}
