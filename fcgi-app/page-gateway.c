@@ -97,7 +97,7 @@ page_gateway(struct req *r)
 
 	/* A VIP ?code= is not honoured yet: it is treated as no code. */
 	if (f->state == FIELD_OK)
-		ret = return_url_check(f->val, &e->domains);
+		ret = url_return_check(f->val, &e->domains);
 	target = ret != NULL ? ret : e->q->target_url;
 	if (target == NULL) {
 		http_error(r, 404, "no_target_url", "This waiting room has "
@@ -111,7 +111,7 @@ page_gateway(struct req *r)
 	 */
 	req_fetch_meta(r, &fm);
 	if (!e->q->adm.active || r->method == METHOD_HEAD ||
-	    !fetch_is_deliberate(&fm)) {
+	    !url_fetch_is_deliberate(&fm)) {
 		http_redirect(r, room.p);
 		goto out;
 	}
@@ -141,7 +141,7 @@ page_gateway(struct req *r)
 		http_redirect(r, loc);
 		goto out;
 	}
-	if (ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;

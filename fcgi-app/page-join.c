@@ -31,7 +31,7 @@ page_join(struct req *r)
 
 	/* Another site's page may not make a visitor's browser join. */
 	req_fetch_meta(r, &fm);
-	if (!fetch_origin_ok(&fm, &e->domains)) {
+	if (!url_fetch_origin_ok(&fm, &e->domains)) {
 		http_error(r, 403, "origin_not_allowed",
 		    "This origin may not take a number in this waiting room.");
 		return;
@@ -57,7 +57,7 @@ page_join(struct req *r)
 		http_db_down(r);
 		goto out;
 	}
-	if (ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
 		log_warnx("join %s: no ticket for %lld", e->q->slug,
 		    (long long)number);

@@ -72,14 +72,14 @@ page_token(struct req *r)
 		visitor_error(r, ve);
 		goto out;
 	}
-	if (json_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
+	if (jsonbody_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
 		http_error(r, 400, "invalid_number",
 		    "number must be a whole number from 1.");
 		goto out;
 	}
-	ticket = json_get_str(body, "ticket", &len);
+	ticket = jsonbody_get_str(body, "ticket", &len);
 	if (ticket == NULL || len != strlen(ticket) ||
-	    !ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	    !token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket)) {
 		http_error(r, 403, "invalid_ticket",
 		    "The ticket does not match this number.");
@@ -87,9 +87,9 @@ page_token(struct req *r)
 	}
 	if (json_object_object_get_ex(body, "return", &rv) &&
 	    !json_object_is_type(rv, json_type_null)) {
-		ret = json_get_str(body, "return", &len);
+		ret = jsonbody_get_str(body, "return", &len);
 		if (ret == NULL || len != strlen(ret) ||
-		    (target = return_url_check(ret, &e->domains)) == NULL) {
+		    (target = url_return_check(ret, &e->domains)) == NULL) {
 			http_error(r, 400, "invalid_return_url",
 			    "The return URL is not one of this waiting "
 			    "room's shop pages.");

@@ -211,7 +211,7 @@ static int
 cors(struct req *r, const char *allow)
 {
 	const char	*want;
-	int		 ok = origin_allowed(r->origin, &r->qe->domains);
+	int		 ok = url_origin_allowed(r->origin, &r->qe->domains);
 
 	if (r->method != METHOD_OPTIONS) {
 		if (ok)
@@ -314,7 +314,7 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 	    "content=\"width=device-width, initial-scale=1\">"
 	    "<title>No such waiting room</title></head><body><main>"
 	    "<h1>No such waiting room</h1><p>");
-	if (slug_valid(slug)) {
+	if (db_queue_slug_valid(slug)) {
 		html_raw(&b, "There is no waiting room called &ldquo;");
 		html_text(&b, slug);
 		html_raw(&b, "&rdquo; here.");
@@ -385,7 +385,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		goto out;
 	}
 	if (rt->flags & RF_QUEUE) {
-		if (!slug_valid(slug)) {
+		if (!db_queue_slug_valid(slug)) {
 			queue_not_found(&r, rt->handler, slug);
 			goto out;
 		}

@@ -117,7 +117,7 @@ visitor_body_json(struct req *r, struct json_object **out, int required)
 	ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
 	if (r->bodylen > 0 && !req_is_json(ct))
 		return VISITOR_MEDIA_TYPE;
-	if ((*out = json_parse_strict(r->body, r->bodylen)) == NULL ||
+	if ((*out = jsonbody_parse_strict(r->body, r->bodylen)) == NULL ||
 	    !json_object_is_type(*out, json_type_object)) {
 		json_object_put(*out);
 		*out = NULL;
