@@ -173,8 +173,8 @@ crypto_b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
  * -1 (logged) on failure or a key longer than INT_MAX.
  */
 int
-crypto_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
-    uint8_t mac[HMAC_LEN])
+crypto_hmac_sha256(const void *key, size_t keylen, const void *msg,
+    size_t msglen, uint8_t mac[HMAC_LEN])
 {
 	static const unsigned char	 empty[1];
 	unsigned int			 maclen = 0;
@@ -267,8 +267,8 @@ out:
  * plaintext length, or -1.
  */
 int64_t
-crypto_unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *in,
-    size_t inlen, void *out, size_t outcap)
+crypto_unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
+    const void *in, size_t inlen, void *out, size_t outcap)
 {
 	EVP_CIPHER_CTX		*ctx;
 	const unsigned char	*i = in;

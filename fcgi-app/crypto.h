@@ -52,8 +52,8 @@ int64_t	 crypto_seal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
 	    const void *pt, size_t ptlen, void *out, size_t outcap);
 
 /*
- * Open a sealed blob made by crypto_seal() with the same key and aad into out of
- * capacity outcap.  Returns the plaintext length, or -1 when the blob is
+ * Open a sealed blob made by crypto_seal() with the same key and aad into out
+ * of capacity outcap.  Returns the plaintext length, or -1 when the blob is
  * short, was altered, or the key or aad differ.
  */
 int64_t	 crypto_unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,

@@ -79,8 +79,8 @@ page_token(struct req *r)
 	}
 	ticket = jsonbody_get_str(body, "ticket", &len);
 	if (ticket == NULL || len != strlen(ticket) ||
-	    !token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
-	    ticket)) {
+	    !token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
+	    number, ticket)) {
 		http_error(r, 403, "invalid_ticket",
 		    "The ticket does not match this number.");
 		goto out;

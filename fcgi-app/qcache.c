@@ -167,8 +167,8 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 	int64_t	 n;
 
 	snprintf(aad, sizeof(aad), "queue-secret:%s", q->slug);
-	n = crypto_unseal(c->master_key, aad, q->secret_sealed, q->secret_sealed_len,
-	    e->secret, SECRET_LEN);
+	n = crypto_unseal(c->master_key, aad, q->secret_sealed,
+	    q->secret_sealed_len, e->secret, SECRET_LEN);
 	if (n != SECRET_LEN) {
 		log_warnx("queue %s: signing secret does not open (wrong "
 		    "master key?)", q->slug);

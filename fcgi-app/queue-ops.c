@@ -489,8 +489,8 @@ new_ticket_key(const struct cfg *c, struct queue *q)
 	if (crypto_random(tkey, sizeof(tkey)) == -1)
 		return -1;
 	aad = xasprintf("queue-ticket-key:%s", q->slug);
-	n = crypto_seal(c->master_key, aad, tkey, sizeof(tkey), q->ticket_key_sealed,
-	    sizeof(q->ticket_key_sealed));
+	n = crypto_seal(c->master_key, aad, tkey, sizeof(tkey),
+	    q->ticket_key_sealed, sizeof(q->ticket_key_sealed));
 	free(aad);
 	crypto_wipe(tkey, sizeof(tkey));
 	if (n < 0)

@@ -238,11 +238,13 @@ token_verify(const char *token, size_t len, const char *slug,
 	if (hlen == 0 || plen == 0)
 		return TOKEN_MALFORMED;
 	if ((hn = crypto_b64url_decode(token, hlen, hbuf, sizeof(hbuf))) <= 0 ||
-	    (pn = crypto_b64url_decode(dot1 + 1, plen, pbuf, sizeof(pbuf))) <= 0 ||
+	    (pn = crypto_b64url_decode(dot1 + 1, plen, pbuf,
+	    sizeof(pbuf))) <= 0 ||
 	    (sn = crypto_b64url_decode(dot2 + 1, slen, sig, sizeof(sig))) < 0)
 		return TOKEN_MALFORMED;
 
-	if ((hdr = jsonbody_parse_strict((const char *)hbuf, (size_t)hn)) == NULL)
+	if ((hdr = jsonbody_parse_strict((const char *)hbuf,
+	    (size_t)hn)) == NULL)
 		return TOKEN_MALFORMED;
 	r = check_header(hdr);
 	json_object_put(hdr);

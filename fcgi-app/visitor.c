@@ -69,8 +69,8 @@ visitor_error(struct req *r, enum visitor_err err)
 }
 
 int
-visitor_status_fill(struct json_object *o, const struct qentry *e, int64_t number,
-    int64_t now, int with_active)
+visitor_status_fill(struct json_object *o, const struct qentry *e,
+    int64_t number, int64_t now, int with_active)
 {
 	struct adm_status	 st;
 

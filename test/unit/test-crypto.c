@@ -183,9 +183,12 @@ static void
 test_ct_equal(void)
 {
 	is_int(crypto_ct_equal("abcdef", "abcdef", 6), 1, "ct_equal: equal");
-	is_int(crypto_ct_equal("abcdef", "abcdeg", 6), 0, "ct_equal: last differs");
-	is_int(crypto_ct_equal("abcdef", "xbcdef", 6), 0, "ct_equal: first differs");
-	is_int(crypto_ct_equal("a", "b", 0), 1, "ct_equal: zero length is equal");
+	is_int(crypto_ct_equal("abcdef", "abcdeg", 6), 0,
+	    "ct_equal: last differs");
+	is_int(crypto_ct_equal("abcdef", "xbcdef", 6), 0,
+	    "ct_equal: first differs");
+	is_int(crypto_ct_equal("a", "b", 0), 1,
+	    "ct_equal: zero length is equal");
 }
 
 /* seal/unseal round trip; any change to blob, aad or key fails. */
@@ -235,21 +238,21 @@ test_seal(void)
 	    sizeof(open)), -1, "unseal refuses another key");
 	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n - 1, open,
 	    sizeof(open)), -1, "unseal refuses a truncated blob");
-	is_int(crypto_unseal(key, "queue-secret:42", box, SEAL_OVERHEAD - 1, open,
-	    sizeof(open)), -1, "unseal refuses a blob shorter than 28");
+	is_int(crypto_unseal(key, "queue-secret:42", box, SEAL_OVERHEAD - 1,
+	    open, sizeof(open)), -1, "unseal refuses a blob shorter than 28");
 	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    ptlen - 1), -1, "unseal refuses a too small output");
 	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), (int64_t)ptlen, "the restored blob opens again");
-	is_int(crypto_seal(key, "a", pt, ptlen, box, ptlen + SEAL_OVERHEAD - 1), -1,
-	    "seal refuses a too small output");
+	is_int(crypto_seal(key, "a", pt, ptlen, box, ptlen + SEAL_OVERHEAD - 1),
+	    -1, "seal refuses a too small output");
 
 	n = crypto_seal(key, "empty", "", 0, box, sizeof(box));
 	is_int(n, SEAL_OVERHEAD, "seal of nothing is 28 bytes");
-	is_int(crypto_unseal(key, "empty", box, (size_t)n, open, sizeof(open)), 0,
-	    "unseal of a sealed nothing is 0 bytes");
-	is_int(crypto_unseal(key, "other", box, (size_t)n, open, sizeof(open)), -1,
-	    "a sealed nothing still binds the aad");
+	is_int(crypto_unseal(key, "empty", box, (size_t)n, open, sizeof(open)),
+	    0, "unseal of a sealed nothing is 0 bytes");
+	is_int(crypto_unseal(key, "other", box, (size_t)n, open, sizeof(open)),
+	    -1, "a sealed nothing still binds the aad");
 }
 
 /*

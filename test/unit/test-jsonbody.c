@@ -127,7 +127,8 @@ test_c17(void)
 	REFUSED("", "an empty body");
 	REFUSED("   \n", "white space only");
 	REFUSED("null", "a bare null (no value to return)");
-	is_int(jsonbody_parse_strict(NULL, 5) == NULL, 1, "refused: NULL buffer");
+	is_int(jsonbody_parse_strict(NULL, 5) == NULL, 1,
+	    "refused: NULL buffer");
 	/* The parse must end at len: a shorter len cuts the body. */
 	is_int(parses("{\"a\":1}", 6), 0, "refused: a body cut by len");
 	is_int(parses("{\"a\":1}garbage", 7), 1,
@@ -236,12 +237,15 @@ test_get_int(void)
 	    "INT64_MIN is -2 (can't be told from a clamp)");
 	is_int(jsonbody_get_int(o, "under", INT64_MIN, INT64_MAX, &v), -2,
 	    "-99999999999999999999 is -2, not clamped");
-	is_int(jsonbody_get_int(o, "neg", 1, 100, &v), -2, "-1 with min 1 is -2");
+	is_int(jsonbody_get_int(o, "neg", 1, 100, &v), -2,
+	    "-1 with min 1 is -2");
 	v = 7;
 	is_int(jsonbody_get_int(o, "neg", -5, 100, &v), 0, "-1 with min -5");
 	is_int(v, -1, "-1 reads as -1");
-	is_int(jsonbody_get_int(o, "zero", 1, 100, &v), -2, "0 with min 1 is -2");
-	is_int(jsonbody_get_int(o, "one", 2, 100, &v), -2, "1 with min 2 is -2");
+	is_int(jsonbody_get_int(o, "zero", 1, 100, &v), -2,
+	    "0 with min 1 is -2");
+	is_int(jsonbody_get_int(o, "one", 2, 100, &v), -2,
+	    "1 with min 2 is -2");
 	is_int(jsonbody_get_int(o, "one", 0, 0, &v), -2, "1 with max 0 is -2");
 	is_int(jsonbody_get_int(NULL, "one", 0, 100, &v), -1, "NULL object");
 	ok(json_object_object_get_ex(o, "arr", &arr), "arr present");

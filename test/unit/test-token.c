@@ -661,8 +661,8 @@ test_ticket(void)
 	size_t		 n = 0, i;
 	int		 k;
 
-	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t), 0,
-	    "ticket_make succeeds");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t),
+	    0, "ticket_make succeeds");
 	is_int(strlen(t), TICKET_LEN, "ticket is 22 characters");
 	is_str(t, "A6DjjSdMYwHc4LppdV4FiQ",
 	    "ticket known answer (computed with Python hmac)");
@@ -690,8 +690,8 @@ test_ticket(void)
 	}
 	is_str(t, (char *)b64, "ticket equals an independent OpenSSL HMAC");
 
-	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t2), 0,
-	    "ticket_make again");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    t2), 0, "ticket_make again");
 	is_str(t2, t, "ticket_make is deterministic");
 	token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 43, t2);
 	ok(strcmp(t, t2) != 0, "another number gives another ticket");
@@ -700,46 +700,46 @@ test_ticket(void)
 	token_ticket_make("other-key", 9, "sale", 42, t2);
 	ok(strcmp(t, t2) != 0, "another key gives another ticket");
 
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t), 1,
-	    "ticket_check accepts the ticket");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 43, t), 0,
-	    "ticket_check: wrong number");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", -42, t), 0,
-	    "ticket_check: negated number");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t), 0,
-	    "ticket_check: wrong slug");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sal", 42, t), 0,
-	    "ticket_check: slug prefix");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    t), 1, "ticket_check accepts the ticket");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 43,
+	    t), 0, "ticket_check: wrong number");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", -42,
+	    t), 0, "ticket_check: negated number");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t),
+	    0, "ticket_check: wrong slug");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sal", 42, t),
+	    0, "ticket_check: slug prefix");
 	is_int(token_ticket_check("other-key", 9, "sale", 42, t), 0,
 	    "ticket_check: wrong key");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, NULL),
-	    0, "ticket_check: NULL");
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, ""), 0,
-	    "ticket_check: empty");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    NULL), 0, "ticket_check: NULL");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    ""), 0, "ticket_check: empty");
 	snprintf(bad, sizeof(bad), "%.*s", TICKET_LEN - 1, t);
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: truncated");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: truncated");
 	snprintf(bad, sizeof(bad), "%sA", t);
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: one character appended");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: one character appended");
 	snprintf(bad, sizeof(bad), "%s", t);
 	bad[10] = bad[10] == 'x' ? 'y' : 'x';
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: one character changed");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: one character changed");
 	snprintf(bad, sizeof(bad), "%s", t);
 	bad[TICKET_LEN - 1] = bad[TICKET_LEN - 1] == 'Q' ? 'R' : 'Q';
-	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: last character changed");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: last character changed");
 	is_int(token_ticket_check(NULL, 0, "sale", 42, t), 0,
 	    "ticket_check: no key");
 
 	memset(longslug, 'a', 256);
 	longslug[256] = '\0';
-	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1, t2),
-	    -1, "ticket_make refuses a 256-byte slug");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1,
+	    t2), -1, "ticket_make refuses a 256-byte slug");
 	longslug[255] = '\0';
-	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1, t2),
-	    0, "ticket_make takes a 255-byte slug");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1,
+	    t2), 0, "ticket_make takes a 255-byte slug");
 	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "", 1, t2), -1,
 	    "ticket_make refuses an empty slug");
 	is_int(token_ticket_make(NULL, 0, "sale", 1, t2), -1,

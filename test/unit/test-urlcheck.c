@@ -256,7 +256,8 @@ test_domains(void)
 	while (strlen(buf) < 300)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "x");
 	is_int(strlen(buf), 300, "300-character entry built");
-	is_int(url_shop_domains_parse(buf, &d), -1, "300-character entry refused");
+	is_int(url_shop_domains_parse(buf, &d), -1,
+	    "300-character entry refused");
 
 	/* DOMAINS_MAX entries accepted, one more refused. */
 	buf[0] = '\0';
@@ -475,8 +476,8 @@ test_origin(void)
 	is_int(url_origin_allowed("http://127.0.0.1:8080/", &local), 0,
 	    "local demo with slash refused");
 
-	is_int(url_shop_domains_parse("shop.example:8443 http://shop.example:80",
-	    &d), 0, "port entries");
+	is_int(url_shop_domains_parse(
+	    "shop.example:8443 http://shop.example:80", &d), 0, "port entries");
 	is_int(url_origin_allowed("https://shop.example:8443", &d), 1,
 	    "non-default port written out");
 	is_int(url_origin_allowed("https://shop.example", &d), 0,
@@ -577,13 +578,16 @@ test_fetch_deliberate(void)
 	m.site = "none";
 	is_int(url_fetch_is_deliberate(&m), 1, "a typed URL: deliberate");
 	m.site = "cross-site";
-	is_int(url_fetch_is_deliberate(&m), 1, "a link from a mail: deliberate");
+	is_int(url_fetch_is_deliberate(&m), 1,
+	    "a link from a mail: deliberate");
 	m.sec_purpose = "prefetch";
 	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch");
 	m.sec_purpose = "prefetch;prerender";
-	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch;prerender");
+	is_int(url_fetch_is_deliberate(&m), 0,
+	    "Sec-Purpose: prefetch;prerender");
 	m.sec_purpose = "prefetch;anonymous-client-ip";
-	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Purpose: anonymous prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0,
+	    "Sec-Purpose: anonymous prefetch");
 	m.sec_purpose = NULL;
 	m.purpose = "prefetch";
 	is_int(url_fetch_is_deliberate(&m), 0, "Purpose: prefetch");
@@ -673,7 +677,8 @@ test_fetch_origin(void)
 int
 main(void)
 {
-	if (url_shop_domains_parse("shop.example www.shop.example", &shop) != 0 ||
+	if (url_shop_domains_parse("shop.example www.shop.example",
+	    &shop) != 0 ||
 	    url_shop_domains_parse("http://127.0.0.1:8080", &local) != 0) {
 		printf("Bail out! fixture domains refused\n");
 		return 1;
