@@ -96,7 +96,7 @@ report(const struct qops_err *err, const char *slug)
 		fprintf(stderr, "aqueuectl: queue exists: %s\n", slug);
 		return EXIT_EXISTS;
 	case QOPS_R_NOT_FOUND:
-		if (slug != NULL && slug_valid(slug))
+		if (slug != NULL && db_queue_slug_valid(slug))
 			fprintf(stderr, "aqueuectl: no such queue: %s\n", slug);
 		else
 			fprintf(stderr, "aqueuectl: no such queue (not a "

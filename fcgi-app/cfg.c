@@ -263,7 +263,7 @@ cfg_load(const char *path, struct cfg *c)
 		    "must be below db-timeout", path);
 		return -1;
 	}
-	if (master_key_load(c->master_key_file, c->master_key) == -1)
+	if (crypto_master_key_load(c->master_key_file, c->master_key) == -1)
 		return -1;
 	log_set_debug((int)c->debug);
 	return 0;
@@ -280,5 +280,5 @@ cfg_free(struct cfg *c)
 			free(*p);
 			*p = NULL;
 		}
-	wipe(c->master_key, sizeof(c->master_key));
+	crypto_wipe(c->master_key, sizeof(c->master_key));
 }

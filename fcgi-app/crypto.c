@@ -65,7 +65,7 @@ crypto_random(void *buf, size_t len)
  * in place to the URL alphabet and cut the padding.
  */
 char *
-b64url_encode(const void *buf, size_t len)
+crypto_b64url_encode(const void *buf, size_t len)
 {
 	const unsigned char	*in = buf;
 	char			*out;
@@ -109,7 +109,7 @@ b64url_encode(const void *buf, size_t len)
  * EVP_EncodeBlock and compared.
  */
 int64_t
-b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
+crypto_b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
 {
 	unsigned char	 ibuf[DECODE_CHUNK + 1], obuf[DECODE_CHUNK / 4 * 3];
 	unsigned char	 check[DECODE_CHUNK + 1];
@@ -147,7 +147,7 @@ b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
 			ibuf[chunk + pad++] = '=';
 		n = EVP_DecodeBlock(obuf, ibuf, (int)(chunk + pad));
 		if (n < 0 || (size_t)n != (chunk + pad) / 4 * 3) {
-			wipe(obuf, sizeof(obuf));
+			crypto_wipe(obuf, sizeof(obuf));
 			return -1;
 		}
 		n -= (int)pad;
@@ -156,14 +156,14 @@ b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
 			if (EVP_EncodeBlock(check, obuf, n) !=
 			    (int)(chunk + pad) ||
 			    memcmp(check, ibuf, chunk + pad) != 0) {
-				wipe(obuf, sizeof(obuf));
+				crypto_wipe(obuf, sizeof(obuf));
 				return -1;
 			}
 		}
 		memcpy(dst + produced, obuf, (size_t)n);
 		produced += (size_t)n;
 	}
-	wipe(obuf, sizeof(obuf));
+	crypto_wipe(obuf, sizeof(obuf));
 	return (int64_t)produced;
 }
 
@@ -173,8 +173,8 @@ b64url_decode(const char *in, size_t inlen, void *out, size_t outcap)
  * -1 (logged) on failure or a key longer than INT_MAX.
  */
 int
-hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
-    uint8_t mac[HMAC_LEN])
+crypto_hmac_sha256(const void *key, size_t keylen, const void *msg,
+    size_t msglen, uint8_t mac[HMAC_LEN])
 {
 	static const unsigned char	 empty[1];
 	unsigned int			 maclen = 0;
@@ -195,7 +195,7 @@ hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
 
 /* CRYPTO_memcmp() as a truth value: 1 when equal, else 0.  Can't fail. */
 int
-ct_equal(const void *a, const void *b, size_t len)
+crypto_ct_equal(const void *a, const void *b, size_t len)
 {
 	return CRYPTO_memcmp(a, b, len) == 0;
 }
@@ -206,7 +206,7 @@ ct_equal(const void *a, const void *b, size_t len)
  * ptlen + SEAL_OVERHEAD, or -1 (out wiped) on failure or short outcap.
  */
 int64_t
-seal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *pt,
+crypto_seal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *pt,
     size_t ptlen, void *out, size_t outcap)
 {
 	EVP_CIPHER_CTX	*ctx;
@@ -255,20 +255,20 @@ seal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *pt,
 out:
 	if (rc == -1) {
 		log_warnx("AES-256-GCM seal failed");
-		wipe(out, outcap);
+		crypto_wipe(out, outcap);
 	}
 	EVP_CIPHER_CTX_free(ctx);
 	return rc;
 }
 
 /*
- * Reverse of seal(): the tag is checked by EVP_DecryptFinal_ex() and on
+ * Reverse of crypto_seal(): the tag is checked by EVP_DecryptFinal_ex() and on
  * any failure the partial plaintext in out is wiped.  Returns the
  * plaintext length, or -1.
  */
 int64_t
-unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *in,
-    size_t inlen, void *out, size_t outcap)
+crypto_unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
+    const void *in, size_t inlen, void *out, size_t outcap)
 {
 	EVP_CIPHER_CTX		*ctx;
 	const unsigned char	*i = in;
@@ -319,7 +319,7 @@ unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad, const void *in,
 	rc = (int64_t)ctlen;
 out:
 	if (rc == -1 && out != NULL && ctlen > 0)
-		wipe(out, ctlen);
+		crypto_wipe(out, ctlen);
 	EVP_CIPHER_CTX_free(ctx);
 	return rc;
 }
@@ -332,7 +332,7 @@ out:
  * wiped either way.
  */
 int
-master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
+crypto_master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
 {
 	struct stat	 st;
 	char		 buf[MASTER_KEY_LEN * 2 + 2];
@@ -393,14 +393,14 @@ master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN])
 		    OPENSSL_hexchar2int((unsigned char)buf[2 * i + 1]));
 	rc = 0;
 out:
-	wipe(buf, sizeof(buf));
+	crypto_wipe(buf, sizeof(buf));
 	close(fd);
 	return rc;
 }
 
 /* OPENSSL_cleanse() len bytes of buf; NULL or 0 does nothing. */
 void
-wipe(void *buf, size_t len)
+crypto_wipe(void *buf, size_t len)
 {
 	if (buf != NULL && len > 0)
 		OPENSSL_cleanse(buf, len);

@@ -21,7 +21,7 @@ int	 crypto_random(void *buf, size_t len);
  * Encode len bytes as base64url without padding into a new NUL-terminated
  * string the caller frees.  Returns NULL on allocation failure.
  */
-char	*b64url_encode(const void *buf, size_t len);
+char	*crypto_b64url_encode(const void *buf, size_t len);
 
 /*
  * Decode base64url text (no padding, alphabet A-Z a-z 0-9 - _ only; a
@@ -29,18 +29,18 @@ char	*b64url_encode(const void *buf, size_t len);
  * outcap.  Returns the decoded length, or -1 when the text is not strict
  * base64url or does not fit.
  */
-int64_t	 b64url_decode(const char *in, size_t inlen, void *out,
+int64_t	 crypto_b64url_decode(const char *in, size_t inlen, void *out,
 	    size_t outcap);
 
 /* HMAC-SHA256 of msg under key into mac[HMAC_LEN].  Returns 0 or -1. */
-int	 hmac_sha256(const void *key, size_t keylen, const void *msg,
+int	 crypto_hmac_sha256(const void *key, size_t keylen, const void *msg,
 	    size_t msglen, uint8_t mac[HMAC_LEN]);
 
 /*
  * Compare len bytes in time independent of the contents (CRYPTO_memcmp).
  * Returns 1 when equal, 0 otherwise.
  */
-int	 ct_equal(const void *a, const void *b, size_t len);
+int	 crypto_ct_equal(const void *a, const void *b, size_t len);
 
 /*
  * Seal plaintext with AES-256-GCM under key[MASTER_KEY_LEN], binding the
@@ -48,15 +48,15 @@ int	 ct_equal(const void *a, const void *b, size_t len);
  * || tag (ptlen + SEAL_OVERHEAD bytes) into out of capacity outcap.
  * Returns the sealed length, or -1 on failure or if it does not fit.
  */
-int64_t	 seal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
+int64_t	 crypto_seal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
 	    const void *pt, size_t ptlen, void *out, size_t outcap);
 
 /*
- * Open a sealed blob made by seal() with the same key and aad into out of
- * capacity outcap.  Returns the plaintext length, or -1 when the blob is
+ * Open a sealed blob made by crypto_seal() with the same key and aad into out
+ * of capacity outcap.  Returns the plaintext length, or -1 when the blob is
  * short, was altered, or the key or aad differ.
  */
-int64_t	 unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
+int64_t	 crypto_unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
 	    const void *in, size_t inlen, void *out, size_t outcap);
 
 /*
@@ -64,9 +64,9 @@ int64_t	 unseal(const uint8_t key[MASTER_KEY_LEN], const char *aad,
  * newline.  Refuses a file readable by group or others.  Returns 0 and
  * fills key, or -1 with a message logged.
  */
-int	 master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN]);
+int	 crypto_master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN]);
 
 /* Overwrite len bytes of secret material in a way the compiler keeps. */
-void	 wipe(void *buf, size_t len);
+void	 crypto_wipe(void *buf, size_t len);
 
 #endif /* CRYPTO_H */

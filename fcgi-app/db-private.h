@@ -60,11 +60,11 @@ int64_t	 db_insert_id(struct db *, enum stmt s);
 unsigned int db_last_errno(struct db *);
 
 /* Fill a MYSQL_BIND for an int64 / string input parameter. */
-void	 bind_int(MYSQL_BIND *, int64_t *v);
-void	 bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
-void	 bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
+void	 db_bind_int(MYSQL_BIND *, int64_t *v);
+void	 db_bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
+void	 db_bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
 /* Same as bind_int, but binds SQL NULL when *v == DB_NOW. */
-void	 bind_now(MYSQL_BIND *, int64_t *v);
+void	 db_bind_now(MYSQL_BIND *, int64_t *v);
 
 /*
  * Learn the offset of the database's clock from a statement that

@@ -19,7 +19,7 @@
 #define DOMAINS_COL_MAX	8192
 
 int
-slug_valid(const char *s)
+db_queue_slug_valid(const char *s)
 {
 	size_t	 i;
 
@@ -45,23 +45,23 @@ static void
 state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
     int64_t *dbnow)
 {
-	bind_int(&r[0], &a->rate_per_minute);
-	bind_int(&r[1], &a->burst);
-	bind_int(&r[2], &a->anchor_number);
-	bind_int(&r[3], &a->anchor_time_ms);
-	bind_int(&r[4], &a->last_number);
-	bind_int(&r[5], &a->skip);
-	bind_int(&r[6], active);
-	bind_int(&r[7], &a->floor);
-	bind_int(&r[8], &a->claim_window_s);
-	bind_int(&r[9], &a->prev_anchor_number);
-	bind_int(&r[10], &a->prev_anchor_time_ms);
-	bind_int(&r[11], &a->prev_rate);
-	bind_int(&r[12], &a->prev_frontier);
-	bind_int(&r[13], &a->ck_number);
-	bind_int(&r[14], &a->ck_time_ms);
-	bind_int(&r[15], &a->ck_expired);
-	bind_int(&r[16], dbnow);
+	db_bind_int(&r[0], &a->rate_per_minute);
+	db_bind_int(&r[1], &a->burst);
+	db_bind_int(&r[2], &a->anchor_number);
+	db_bind_int(&r[3], &a->anchor_time_ms);
+	db_bind_int(&r[4], &a->last_number);
+	db_bind_int(&r[5], &a->skip);
+	db_bind_int(&r[6], active);
+	db_bind_int(&r[7], &a->floor);
+	db_bind_int(&r[8], &a->claim_window_s);
+	db_bind_int(&r[9], &a->prev_anchor_number);
+	db_bind_int(&r[10], &a->prev_anchor_time_ms);
+	db_bind_int(&r[11], &a->prev_rate);
+	db_bind_int(&r[12], &a->prev_frontier);
+	db_bind_int(&r[13], &a->ck_number);
+	db_bind_int(&r[14], &a->ck_time_ms);
+	db_bind_int(&r[15], &a->ck_expired);
+	db_bind_int(&r[16], dbnow);
 }
 
 #define ROW_NCOLS	(8 + STATE_NCOLS)
@@ -96,7 +96,7 @@ static void
 queue_res_bind(struct queue_res *r)
 {
 	memset(r, 0, sizeof(*r));
-	bind_int(&r->b[0], &r->id);
+	db_bind_int(&r->b[0], &r->id);
 	res_buf(&r->b[1], MYSQL_TYPE_STRING, r->slug, sizeof(r->slug) - 1,
 	    &r->len[1]);
 	res_buf(&r->b[2], MYSQL_TYPE_STRING, r->name, sizeof(r->name) - 1,
@@ -106,7 +106,7 @@ queue_res_bind(struct queue_res *r)
 	r->b[3].is_null = &r->target_null;
 	res_buf(&r->b[4], MYSQL_TYPE_STRING, r->domains,
 	    sizeof(r->domains) - 1, &r->len[4]);
-	bind_int(&r->b[5], &r->ttl);
+	db_bind_int(&r->b[5], &r->ttl);
 	res_buf(&r->b[6], MYSQL_TYPE_BLOB, r->secret, sizeof(r->secret),
 	    &r->len[6]);
 	res_buf(&r->b[7], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
@@ -173,9 +173,9 @@ queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
 	enum app_err		 er;
 
 	*out = NULL;
-	if (!slug_valid(slug))
+	if (!db_queue_slug_valid(slug))
 		return APP_NOTFOUND;
-	bind_str(&p[0], slug, &len);
+	db_bind_str(&p[0], slug, &len);
 	queue_res_bind(&r);
 	t0 = now_ms();
 	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
@@ -208,7 +208,7 @@ db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 	int		 has = 0;
 	enum app_err	 er;
 
-	bind_int(&p[0], &id);
+	db_bind_int(&p[0], &id);
 	state_bind(r, adm, &active, &dbnow);
 	t0 = now_ms();
 	if ((er = db_run(db, STMT_QUEUE_STATE, p, r, &has)) != APP_OK)
@@ -233,8 +233,8 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
 
 	/* Every "now" of the statement (NOW_SQL in db.c), then id. */
 	for (i = 0; i < 9; i++)
-		bind_now(&p[i], &now);
-	bind_int(&p[9], &id);
+		db_bind_now(&p[i], &now);
+	db_bind_int(&p[9], &id);
 	for (;;) {
 		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
 		if (er == APP_OK)
@@ -268,31 +268,31 @@ db_queue_insert(struct db *db, struct queue *q)
 	struct adm_queue *a = &q->adm;
 	enum app_err	 er;
 
-	bind_str(&p[0], q->slug, &len[0]);
-	bind_str(&p[1], q->name, &len[1]);
-	bind_str(&p[2], q->target_url, &len[2]);
-	bind_str(&p[3], q->shop_domains, &len[3]);
-	bind_int(&p[4], &q->token_ttl_s);
+	db_bind_str(&p[0], q->slug, &len[0]);
+	db_bind_str(&p[1], q->name, &len[1]);
+	db_bind_str(&p[2], q->target_url, &len[2]);
+	db_bind_str(&p[3], q->shop_domains, &len[3]);
+	db_bind_int(&p[4], &q->token_ttl_s);
 	slen = q->secret_sealed_len;
 	tlen = q->ticket_key_sealed_len;
-	bind_blob(&p[5], q->secret_sealed, &slen);
-	bind_blob(&p[6], q->ticket_key_sealed, &tlen);
-	bind_int(&p[7], &a->rate_per_minute);
-	bind_int(&p[8], &a->burst);
-	bind_int(&p[9], &a->anchor_number);
-	bind_int(&p[10], &a->anchor_time_ms);
-	bind_int(&p[11], &a->last_number);
-	bind_int(&p[12], &a->skip);
-	bind_int(&p[13], &active);
-	bind_int(&p[14], &a->floor);
-	bind_int(&p[15], &a->claim_window_s);
-	bind_int(&p[16], &a->prev_anchor_number);
-	bind_int(&p[17], &a->prev_anchor_time_ms);
-	bind_int(&p[18], &a->prev_rate);
-	bind_int(&p[19], &a->prev_frontier);
-	bind_int(&p[20], &a->ck_number);
-	bind_int(&p[21], &a->ck_time_ms);
-	bind_int(&p[22], &a->ck_expired);
+	db_bind_blob(&p[5], q->secret_sealed, &slen);
+	db_bind_blob(&p[6], q->ticket_key_sealed, &tlen);
+	db_bind_int(&p[7], &a->rate_per_minute);
+	db_bind_int(&p[8], &a->burst);
+	db_bind_int(&p[9], &a->anchor_number);
+	db_bind_int(&p[10], &a->anchor_time_ms);
+	db_bind_int(&p[11], &a->last_number);
+	db_bind_int(&p[12], &a->skip);
+	db_bind_int(&p[13], &active);
+	db_bind_int(&p[14], &a->floor);
+	db_bind_int(&p[15], &a->claim_window_s);
+	db_bind_int(&p[16], &a->prev_anchor_number);
+	db_bind_int(&p[17], &a->prev_anchor_time_ms);
+	db_bind_int(&p[18], &a->prev_rate);
+	db_bind_int(&p[19], &a->prev_frontier);
+	db_bind_int(&p[20], &a->ck_number);
+	db_bind_int(&p[21], &a->ck_time_ms);
+	db_bind_int(&p[22], &a->ck_expired);
 	er = db_run(db, STMT_QUEUE_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;
@@ -309,18 +309,18 @@ db_queue_set_state(struct db *db, const struct queue *q)
 	int64_t		 active = q->adm.active, id = q->id;
 	struct adm_queue a = q->adm;
 
-	bind_int(&p[0], &a.rate_per_minute);
-	bind_int(&p[1], &a.burst);
-	bind_int(&p[2], &a.anchor_number);
-	bind_int(&p[3], &a.anchor_time_ms);
-	bind_int(&p[4], &active);
-	bind_int(&p[5], &a.floor);
-	bind_int(&p[6], &a.claim_window_s);
-	bind_int(&p[7], &a.prev_anchor_number);
-	bind_int(&p[8], &a.prev_anchor_time_ms);
-	bind_int(&p[9], &a.prev_rate);
-	bind_int(&p[10], &a.prev_frontier);
-	bind_int(&p[11], &id);
+	db_bind_int(&p[0], &a.rate_per_minute);
+	db_bind_int(&p[1], &a.burst);
+	db_bind_int(&p[2], &a.anchor_number);
+	db_bind_int(&p[3], &a.anchor_time_ms);
+	db_bind_int(&p[4], &active);
+	db_bind_int(&p[5], &a.floor);
+	db_bind_int(&p[6], &a.claim_window_s);
+	db_bind_int(&p[7], &a.prev_anchor_number);
+	db_bind_int(&p[8], &a.prev_anchor_time_ms);
+	db_bind_int(&p[9], &a.prev_rate);
+	db_bind_int(&p[10], &a.prev_frontier);
+	db_bind_int(&p[11], &id);
 	return db_run(db, STMT_QUEUE_SET_STATE, p, NULL, NULL);
 }
 
@@ -331,8 +331,8 @@ db_queue_set_secret(struct db *db, const struct queue *q)
 	unsigned long	 slen = q->secret_sealed_len;
 	int64_t		 id = q->id;
 
-	bind_blob(&p[0], q->secret_sealed, &slen);
-	bind_int(&p[1], &id);
+	db_bind_blob(&p[0], q->secret_sealed, &slen);
+	db_bind_int(&p[1], &id);
 	return db_run(db, STMT_QUEUE_SET_SECRET, p, NULL, NULL);
 }
 
@@ -407,11 +407,11 @@ db_queue_update(struct db *db, const struct queue *q)
 	int64_t		 id = q->id, ttl = q->token_ttl_s;
 	enum app_err	 er;
 
-	bind_str(&p[0], q->name, &len[0]);
-	bind_str(&p[1], q->target_url, &len[1]);
-	bind_str(&p[2], q->shop_domains, &len[2]);
-	bind_int(&p[3], &ttl);
-	bind_int(&p[4], &id);
+	db_bind_str(&p[0], q->name, &len[0]);
+	db_bind_str(&p[1], q->target_url, &len[1]);
+	db_bind_str(&p[2], q->shop_domains, &len[2]);
+	db_bind_int(&p[3], &ttl);
+	db_bind_int(&p[4], &id);
 	if ((er = db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL)) != APP_OK)
 		return er;
 	return db_queue_set_state(db, q);
@@ -424,9 +424,9 @@ db_queue_delete(struct db *db, const char *slug)
 	unsigned long	 len;
 	enum app_err	 er;
 
-	if (!slug_valid(slug))
+	if (!db_queue_slug_valid(slug))
 		return APP_NOTFOUND;
-	bind_str(&p[0], slug, &len);
+	db_bind_str(&p[0], slug, &len);
 	if ((er = db_run(db, STMT_QUEUE_DELETE, p, NULL, NULL)) != APP_OK)
 		return er;
 	return db_affected(db, STMT_QUEUE_DELETE) == 1 ? APP_OK : APP_NOTFOUND;

@@ -307,8 +307,8 @@ session_limits(struct db *db)
 			    1000.0;
 	enum app_err	 er;
 
-	bind_int(&p[0], &lock_s);
-	bind_int(&p[1], &lock_s);
+	db_bind_int(&p[0], &lock_s);
+	db_bind_int(&p[1], &lock_s);
 	if ((er = run_once(db, STMT_SESSION_LOCK_WAIT, p, NULL, NULL)) !=
 	    APP_OK)
 		return er;
@@ -662,11 +662,11 @@ db_insert_id(struct db *db, enum stmt s)
 }
 
 void
-bind_now(MYSQL_BIND *b, int64_t *v)
+db_bind_now(MYSQL_BIND *b, int64_t *v)
 {
 	static my_bool	 is_null = 1;
 
-	bind_int(b, v);
+	db_bind_int(b, v);
 	if (*v == DB_NOW)
 		b->is_null = &is_null;
 }
@@ -709,7 +709,7 @@ db_now_ms(struct db *db, int64_t *out)
 	int		 has = 0;
 	enum app_err	 er;
 
-	bind_int(&r[0], &v);
+	db_bind_int(&r[0], &v);
 	if ((er = db_run(db, STMT_NOW, NULL, r, &has)) != APP_OK)
 		return er;
 	if (!has)
@@ -720,7 +720,7 @@ db_now_ms(struct db *db, int64_t *out)
 }
 
 void
-bind_int(MYSQL_BIND *b, int64_t *v)
+db_bind_int(MYSQL_BIND *b, int64_t *v)
 {
 	memset(b, 0, sizeof(*b));
 	b->buffer_type = MYSQL_TYPE_LONGLONG;
@@ -728,7 +728,7 @@ bind_int(MYSQL_BIND *b, int64_t *v)
 }
 
 void
-bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
+db_bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
 {
 	memset(b, 0, sizeof(*b));
 	b->buffer_type = MYSQL_TYPE_STRING;
@@ -744,7 +744,7 @@ bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
 }
 
 void
-bind_blob(MYSQL_BIND *b, const void *p, unsigned long *len)
+db_bind_blob(MYSQL_BIND *b, const void *p, unsigned long *len)
 {
 	memset(b, 0, sizeof(*b));
 	b->buffer_type = MYSQL_TYPE_BLOB;
@@ -761,8 +761,8 @@ db_migration_applied(struct db *db, int64_t v, int *applied)
 	int		 has = 0;
 	enum app_err	 er;
 
-	bind_int(&p[0], &v);
-	bind_int(&r[0], &n);
+	db_bind_int(&p[0], &v);
+	db_bind_int(&r[0], &n);
 	if ((er = db_run(db, STMT_MIGRATION_APPLIED, p, r, &has)) != APP_OK)
 		return er;
 	*applied = has && n > 0;
@@ -775,8 +775,8 @@ db_migration_record(struct db *db, int64_t v, const char *name)
 	MYSQL_BIND	 p[2];
 	unsigned long	 len;
 
-	bind_int(&p[0], &v);
-	bind_str(&p[1], name, &len);
+	db_bind_int(&p[0], &v);
+	db_bind_str(&p[1], name, &len);
 	return db_run(db, STMT_MIGRATION_RECORD, p, NULL, NULL);
 }
 

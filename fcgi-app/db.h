@@ -41,7 +41,7 @@ struct queue {
  * Whether s is a well-formed slug: 1 to SLUG_MAX bytes of [a-z0-9-],
  * starting with [a-z0-9], not "healthz".  Returns 1 or 0.
  */
-int	 slug_valid(const char *s);
+int	 db_queue_slug_valid(const char *s);
 
 /*
  * Allocate a handle for the configured database; nothing is connected

@@ -320,59 +320,11 @@ void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
 int	 routes_init(const struct cfg *);
 void	 routes_free(void);
 
-/* Helpers shared by the page modules (in routes.c). */
 /*
  * The loaded template called name (one of the files routes_init()
  * reads, e.g. "waiting-room.html"; owned by the registry), or NULL.
  */
 const struct tmpl *routes_tmpl(const char *name);
-/*
- * Add the status fields for number to obj ("active" too when
- * with_active), computed from e's cached state at now.  Returns
- * retryAfterSeconds, for the Retry-After header.
- */
-int	 status_fill(struct json_object *obj, const struct qentry *e,
-	    int64_t number, int64_t now, int with_active);
-
-/*
- * Read the request body (CASES C22) and, when there is one (or required
- * is set), parse it as one strict JSON object (CASES C17).  On success
- * returns 0 with *out the object (NULL for an absent, not required
- * body; the caller releases it with json_object_put).  Otherwise the
- * error response (411, 400, 413, 415) has been sent and -1 returned.
- */
-int	 body_json(struct req *, struct json_object **out, int required);
-
-/*
- * Sign an access token for number on the route's queue, valid for the
- * queue's token lifetime from now.  Returns the JWT (caller frees) or
- * NULL on failure (logged).
- */
-char	*issue_token(struct req *, int64_t number);
-
-/*
- * Decide whether number (>= 1) is admitted now on the route's queue.  A
- * number above the cached last number forces a fresh read (rate-limited
- * unless trusted, i.e. its ticket was checked).  Returns 0 with
- * *admitted set, or -1 after sending 404 (never issued) or 503.
- */
-int	 admitted_now(struct req *, int64_t number, int trusted,
-	    int *admitted);
-
-/*
- * Issue the next number on the route's queue (db_queue_join, stamped
- * with the database's clock) in one round trip; *admitted tells whether
- * it is admitted at the join's instant, as the statement computed it.
- * The cache takes the state the statement reported (qcache_note_join);
- * nothing is read again.
- * Returns APP_OK with *number and *admitted set, APP_INVALID when the
- * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
- * database does not answer (or gave up on the statement: nothing was
- * issued; also for an answer without a number), APP_BUSY when the
- * writes of the pool are stuck on the database (writers.c: answer 503
- * busy at once, nothing was issued).  Sends nothing.
- */
-enum app_err queue_join(struct req *, int64_t *number, int *admitted);
 
 /* pool.c */
 /*

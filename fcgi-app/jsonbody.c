@@ -197,7 +197,7 @@ names_unique(const char *buf, size_t len, struct json_object *obj)
  * never end a body early.
  */
 struct json_object *
-json_parse_strict(const char *buf, size_t len)
+jsonbody_parse_strict(const char *buf, size_t len)
 {
 	struct json_tokener	*tok;
 	struct json_object	*obj;
@@ -250,7 +250,7 @@ json_parse_strict(const char *buf, size_t len)
  * a clamp, so both are refused as out of range.
  */
 int
-json_get_int(struct json_object *obj, const char *name, int64_t min,
+jsonbody_get_int(struct json_object *obj, const char *name, int64_t min,
     int64_t max, int64_t *out)
 {
 	struct json_object	*v;
@@ -275,7 +275,7 @@ json_get_int(struct json_object *obj, const char *name, int64_t min,
  * when len is not NULL.  Returns NULL when missing or not a string.
  */
 const char *
-json_get_str(struct json_object *obj, const char *name, size_t *len)
+jsonbody_get_str(struct json_object *obj, const char *name, size_t *len)
 {
 	struct json_object	*v;
 

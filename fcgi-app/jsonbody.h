@@ -21,21 +21,21 @@ struct json_object;
  * name given twice in one object at any depth, ...).
  * Numbers that are not finite are refused.
  */
-struct json_object *json_parse_strict(const char *buf, size_t len);
+struct json_object *jsonbody_parse_strict(const char *buf, size_t len);
 
 /*
  * Read member name of object obj as a JSON integer in [min, max].
  * Returns 0 and sets *out; -1 when missing; -2 when present but not a
  * JSON integer (a string, a real such as 1.0, a boolean) or out of range.
  */
-int	 json_get_int(struct json_object *obj, const char *name,
+int	 jsonbody_get_int(struct json_object *obj, const char *name,
 	    int64_t min, int64_t max, int64_t *out);
 
 /*
  * Read member name of obj as a string.  Returns the string (owned by obj)
  * and its length in *len; NULL when missing or not a string.
  */
-const char *json_get_str(struct json_object *obj, const char *name,
+const char *jsonbody_get_str(struct json_object *obj, const char *name,
 	    size_t *len);
 
 #endif /* JSONBODY_H */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "page-gateway.h"
 #include "token.h"
+#include "visitor.h"
 
 /* Longest fragment "#number=N&ticket=T" of a room Location. */
 #define ROOM_FRAG_MAX	(sizeof("#number=&ticket=") - 1 + 19 + TICKET_LEN)
@@ -96,7 +97,7 @@ page_gateway(struct req *r)
 
 	/* A VIP ?code= is not honoured yet: it is treated as no code. */
 	if (f->state == FIELD_OK)
-		ret = return_url_check(f->val, &e->domains);
+		ret = url_return_check(f->val, &e->domains);
 	target = ret != NULL ? ret : e->q->target_url;
 	if (target == NULL) {
 		http_error(r, 404, "no_target_url", "This waiting room has "
@@ -110,17 +111,17 @@ page_gateway(struct req *r)
 	 */
 	req_fetch_meta(r, &fm);
 	if (!e->q->adm.active || r->method == METHOD_HEAD ||
-	    !fetch_is_deliberate(&fm)) {
+	    !url_fetch_is_deliberate(&fm)) {
 		http_redirect(r, room.p);
 		goto out;
 	}
-	if ((er = queue_join(r, &number, &admitted)) != APP_OK) {
+	if ((er = visitor_join(r, &number, &admitted)) != APP_OK) {
 		/* Paused or no database: the room explains and retries. */
 		http_redirect(r, room.p);
 		goto out;
 	}
 	if (admitted) {
-		if ((token = issue_token(r, number)) == NULL ||
+		if ((token = visitor_token(r, number)) == NULL ||
 		    (loc = url_append_param(target, TOKEN_PARAM,
 		    token)) == NULL) {
 			http_error(r, 500, "internal_error", "Internal error.");
@@ -140,7 +141,7 @@ page_gateway(struct req *r)
 		http_redirect(r, loc);
 		goto out;
 	}
-	if (ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "page-join.h"
 #include "token.h"
+#include "visitor.h"
 
 void
 page_join(struct req *r)
@@ -26,17 +27,20 @@ page_join(struct req *r)
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
 	int			 retry, admitted = 0;
 	struct adm_status	 st;
+	enum visitor_err	 ve;
 
 	/* Another site's page may not make a visitor's browser join. */
 	req_fetch_meta(r, &fm);
-	if (!fetch_origin_ok(&fm, &e->domains)) {
+	if (!url_fetch_origin_ok(&fm, &e->domains)) {
 		http_error(r, 403, "origin_not_allowed",
 		    "This origin may not take a number in this waiting room.");
 		return;
 	}
-	if (body_json(r, &body, 0) == -1)
+	if ((ve = visitor_body_json(r, &body, 0)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
-	switch (queue_join(r, &number, &admitted)) {
+	}
+	switch (visitor_join(r, &number, &admitted)) {
 	case APP_OK:
 		break;
 	case APP_INVALID:
@@ -53,7 +57,7 @@ page_join(struct req *r)
 		http_db_down(r);
 		goto out;
 	}
-	if (ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
+	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
 		log_warnx("join %s: no ticket for %lld", e->q->slug,
 		    (long long)number);
@@ -67,7 +71,7 @@ page_join(struct req *r)
 	 */
 	adm_status(&e->q->adm, number, r->now_ms, &st);
 	admitted = admitted || st.admitted;
-	if (admitted && (token = issue_token(r, number)) == NULL) {
+	if (admitted && (token = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
 	}
@@ -75,7 +79,7 @@ page_join(struct req *r)
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
 	json_object_object_add(o, "ticket", json_object_new_string(ticket));
-	retry = status_fill(o, e, number, r->now_ms, 0);
+	retry = visitor_status_fill(o, e, number, r->now_ms, 0);
 	if (admitted) {
 		json_object_object_add(o, "token",
 		    json_object_new_string(token));

@@ -168,7 +168,7 @@ page_room(struct req *r)
 
 	/* An invalid return URL is dropped: never echoed, never used. */
 	if (f->state == FIELD_OK)
-		ret = return_url_check(f->val, &r->qe->domains);
+		ret = url_return_check(f->val, &r->qe->domains);
 	rm.ret = ret;
 	rm.slug = r->qe->q->slug;
 	pick_lang(r, &rm);

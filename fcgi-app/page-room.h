@@ -12,7 +12,7 @@ void	 page_room(struct req *r);
 /*
  * Answer 503 with the "briefly unavailable" page (templates/
  * unavailable.html) for the room of slug (already checked by
- * slug_valid()) when its queue could not be read; r->qe may be NULL.
+ * db_queue_slug_valid()) when its queue could not be read; r->qe may be NULL.
  * The page reloads itself after its Retry-After, drawn from
  * [HTTP_DOWN_RETRY_MIN_S, HTTP_DOWN_RETRY_MAX_S].  Can't fail.
  */

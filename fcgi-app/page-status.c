@@ -10,6 +10,7 @@
 #include "aqueue.h"
 #include "extern.h"
 #include "page-status.h"
+#include "visitor.h"
 
 #define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
@@ -21,6 +22,7 @@ page_status(struct req *r)
 	struct json_object	*o;
 	int64_t			 number;
 	int			 retry, admitted;
+	enum visitor_err	 ve;
 
 	if (f->state != FIELD_OK ||
 	    parse_int64(f->val, 1, NUMBER_MAX, &number) == -1) {
@@ -28,12 +30,14 @@ page_status(struct req *r)
 		    "number must be a whole number from 1.");
 		return;
 	}
-	if (admitted_now(r, number, 0, &admitted) == -1)
+	if ((ve = visitor_admitted(r, number, 0, &admitted)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		return;
+	}
 	o = json_object_new_object();
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
-	retry = status_fill(o, e, number, r->now_ms, 1);
+	retry = visitor_status_fill(o, e, number, r->now_ms, 1);
 	/* Answered from an old row: the database does not answer. */
 	if (r->stale)
 		json_object_object_add(o, "stale",

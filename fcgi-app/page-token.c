@@ -19,6 +19,7 @@
 #include "jsonbody.h"
 #include "page-token.h"
 #include "token.h"
+#include "visitor.h"
 
 #define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
@@ -65,35 +66,40 @@ page_token(struct req *r)
 	int64_t			 number;
 	int			 admitted, expired;
 	struct adm_status	 st;
+	enum visitor_err	 ve;
 
-	if (body_json(r, &body, 1) == -1)
+	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
-	if (json_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
+	}
+	if (jsonbody_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
 		http_error(r, 400, "invalid_number",
 		    "number must be a whole number from 1.");
 		goto out;
 	}
-	ticket = json_get_str(body, "ticket", &len);
+	ticket = jsonbody_get_str(body, "ticket", &len);
 	if (ticket == NULL || len != strlen(ticket) ||
-	    !ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
-	    ticket)) {
+	    !token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
+	    number, ticket)) {
 		http_error(r, 403, "invalid_ticket",
 		    "The ticket does not match this number.");
 		goto out;
 	}
 	if (json_object_object_get_ex(body, "return", &rv) &&
 	    !json_object_is_type(rv, json_type_null)) {
-		ret = json_get_str(body, "return", &len);
+		ret = jsonbody_get_str(body, "return", &len);
 		if (ret == NULL || len != strlen(ret) ||
-		    (target = return_url_check(ret, &e->domains)) == NULL) {
+		    (target = url_return_check(ret, &e->domains)) == NULL) {
 			http_error(r, 400, "invalid_return_url",
 			    "The return URL is not one of this waiting "
 			    "room's shop pages.");
 			goto out;
 		}
 	}
-	if (admitted_now(r, number, 1, &admitted) == -1)
+	if ((ve = visitor_admitted(r, number, 1, &admitted)) != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
+	}
 	if (!admitted) {
 		adm_status(&e->q->adm, number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
@@ -109,7 +115,7 @@ page_token(struct req *r)
 			    "take a new number.");
 		goto out;
 	}
-	if ((token = issue_token(r, number)) == NULL) {
+	if ((token = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
 	}

@@ -84,8 +84,8 @@ static void
 entry_clear(struct qentry *e)
 {
 	db_queue_free(e->q);
-	wipe(e->secret, sizeof(e->secret));
-	wipe(e->ticket_key, sizeof(e->ticket_key));
+	crypto_wipe(e->secret, sizeof(e->secret));
+	crypto_wipe(e->ticket_key, sizeof(e->ticket_key));
 	memset(e, 0, sizeof(*e));
 }
 
@@ -167,8 +167,8 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 	int64_t	 n;
 
 	snprintf(aad, sizeof(aad), "queue-secret:%s", q->slug);
-	n = unseal(c->master_key, aad, q->secret_sealed, q->secret_sealed_len,
-	    e->secret, SECRET_LEN);
+	n = crypto_unseal(c->master_key, aad, q->secret_sealed,
+	    q->secret_sealed_len, e->secret, SECRET_LEN);
 	if (n != SECRET_LEN) {
 		log_warnx("queue %s: signing secret does not open (wrong "
 		    "master key?)", q->slug);
@@ -176,7 +176,7 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 	}
 	e->secret[SECRET_LEN] = '\0';
 	snprintf(aad, sizeof(aad), "queue-ticket-key:%s", q->slug);
-	n = unseal(c->master_key, aad, q->ticket_key_sealed,
+	n = crypto_unseal(c->master_key, aad, q->ticket_key_sealed,
 	    q->ticket_key_sealed_len, e->ticket_key, TICKET_KEY_LEN);
 	if (n != TICKET_KEY_LEN) {
 		log_warnx("queue %s: ticket key does not open", q->slug);
@@ -276,7 +276,7 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	e->forced_at_ms = forced_at;
 	snprintf(e->slug, sizeof(e->slug), "%s", slug);
 	if ((er = open_secrets(r->cfg, e, q)) != APP_OK ||
-	    shop_domains_parse(q->shop_domains, &e->domains) == -1) {
+	    url_shop_domains_parse(q->shop_domains, &e->domains) == -1) {
 		if (er == APP_OK)
 			log_warnx("queue %s: bad shop domains", slug);
 		db_queue_free(q);

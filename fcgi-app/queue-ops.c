@@ -323,7 +323,7 @@ qops_domains_normalise(const char *list)
 
 	if (list == NULL || (sd = try_malloc(sizeof(*sd))) == NULL)
 		return NULL;
-	if (shop_domains_parse(list, sd) == -1) {
+	if (url_shop_domains_parse(list, sd) == -1) {
 		free(sd);
 		return NULL;
 	}
@@ -370,8 +370,8 @@ qops_target_in_domains(const char *url, const char *list)
 	if ((sd = try_malloc(2 * sizeof(*sd))) == NULL)
 		return 0;
 	t = sd + 1;
-	if (shop_domains_parse(list, sd) == 0 &&
-	    shop_domains_parse(origin, t) == 0 && t->n == 1)
+	if (url_shop_domains_parse(list, sd) == 0 &&
+	    url_shop_domains_parse(origin, t) == 0 && t->n == 1)
 		for (i = 0; i < sd->n && !in; i++)
 			in = entry_same(&sd->o[i], &t->o[0]);
 	free(sd);
@@ -461,11 +461,11 @@ new_secret(const struct cfg *c, struct queue *q)
 	int64_t	 n;
 
 	if (crypto_random(raw, sizeof(raw)) == -1 ||
-	    (secret = b64url_encode(raw, sizeof(raw))) == NULL)
+	    (secret = crypto_b64url_encode(raw, sizeof(raw))) == NULL)
 		return NULL;
-	wipe(raw, sizeof(raw));
+	crypto_wipe(raw, sizeof(raw));
 	aad = xasprintf("queue-secret:%s", q->slug);
-	n = seal(c->master_key, aad, secret, strlen(secret),
+	n = crypto_seal(c->master_key, aad, secret, strlen(secret),
 	    q->secret_sealed, sizeof(q->secret_sealed));
 	free(aad);
 	if (n < 0) {
@@ -489,10 +489,10 @@ new_ticket_key(const struct cfg *c, struct queue *q)
 	if (crypto_random(tkey, sizeof(tkey)) == -1)
 		return -1;
 	aad = xasprintf("queue-ticket-key:%s", q->slug);
-	n = seal(c->master_key, aad, tkey, sizeof(tkey), q->ticket_key_sealed,
-	    sizeof(q->ticket_key_sealed));
+	n = crypto_seal(c->master_key, aad, tkey, sizeof(tkey),
+	    q->ticket_key_sealed, sizeof(q->ticket_key_sealed));
 	free(aad);
-	wipe(tkey, sizeof(tkey));
+	crypto_wipe(tkey, sizeof(tkey));
 	if (n < 0)
 		return -1;
 	q->ticket_key_sealed_len = (size_t)n;
@@ -504,7 +504,7 @@ qops_secret_free(char *secret)
 {
 	if (secret == NULL)
 		return;
-	wipe(secret, strlen(secret));
+	crypto_wipe(secret, strlen(secret));
 	free(secret);
 }
 
@@ -520,7 +520,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	err_init(err);
 	*secret = NULL;
 	*id = 0;
-	if (!slug_valid(slug))
+	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_INVALID, QOPS_R_SLUG, -1);
 	if ((er = spec_check(spec, 1, err)) != APP_OK)
 		return er;
@@ -636,7 +636,7 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	enum app_err	 er;
 	int64_t		 now;
 
-	if (!slug_valid(slug))
+	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
 	if ((er = db_begin(db)) != APP_OK)
 		return failed(err, er);

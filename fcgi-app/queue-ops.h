@@ -120,7 +120,7 @@ int		 qops_target_valid(const char *url);
 
 /*
  * The shop domains list in its normal form: entries as parsed by
- * shop_domains_parse() (urlcheck.h), written "host[:port]" for https and
+ * url_shop_domains_parse() (urlcheck.h), written "host[:port]" for https and
  * "http://host[:port]" for http, lower case, without the scheme's default
  * port, in the given order, duplicates dropped, separated by ",".
  * Returns a new string the caller frees ("" for an empty list), or NULL

@@ -11,14 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
-#include "jsonbody.h"
-#include "token.h"
-#include "log.h"
 #include "page-gateway.h"
 #include "page-info.h"
 #include "page-join.h"
@@ -216,7 +211,7 @@ static int
 cors(struct req *r, const char *allow)
 {
 	const char	*want;
-	int		 ok = origin_allowed(r->origin, &r->qe->domains);
+	int		 ok = url_origin_allowed(r->origin, &r->qe->domains);
 
 	if (r->method != METHOD_OPTIONS) {
 		if (ok)
@@ -319,7 +314,7 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 	    "content=\"width=device-width, initial-scale=1\">"
 	    "<title>No such waiting room</title></head><body><main>"
 	    "<h1>No such waiting room</h1><p>");
-	if (slug_valid(slug)) {
+	if (db_queue_slug_valid(slug)) {
 		html_raw(&b, "There is no waiting room called &ldquo;");
 		html_text(&b, slug);
 		html_raw(&b, "&rdquo; here.");
@@ -390,7 +385,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		goto out;
 	}
 	if (rt->flags & RF_QUEUE) {
-		if (!slug_valid(slug)) {
+		if (!db_queue_slug_valid(slug)) {
 			queue_not_found(&r, rt->handler, slug);
 			goto out;
 		}
@@ -427,166 +422,4 @@ out:
 	if (!r.responded)
 		http_error(&r, 500, "internal_error", "Internal error.");
 	req_free(&r);
-}
-
-int
-status_fill(struct json_object *o, const struct qentry *e, int64_t number,
-    int64_t now, int with_active)
-{
-	struct adm_status	 st;
-
-	adm_status(&e->q->adm, number, now, &st);
-	if (with_active)
-		json_object_object_add(o, "active",
-		    json_object_new_boolean(e->q->adm.active));
-	json_object_object_add(o, "number", json_object_new_int64(number));
-	json_object_object_add(o, "serving",
-	    json_object_new_int64(st.serving));
-	json_object_object_add(o, "ahead", json_object_new_int64(st.ahead));
-	json_object_object_add(o, "admitted",
-	    json_object_new_boolean(st.admitted));
-	/* null while paused: nobody knows when the queue resumes. */
-	json_object_object_add(o, "estimatedWaitSeconds", st.wait_s < 0 ?
-	    NULL : json_object_new_int64(st.wait_s));
-	json_object_object_add(o, "retryAfterSeconds",
-	    json_object_new_int(st.retry_after_s));
-	return st.retry_after_s;
-}
-
-int
-body_json(struct req *r, struct json_object **out, int required)
-{
-	enum body_err	 be;
-	const char	*ct;
-
-	*out = NULL;
-	switch ((be = req_read_body(r))) {
-	case BODY_OK:
-		break;
-	case BODY_LENGTH_REQUIRED:
-		http_error(r, 411, "length_required",
-		    "A request body needs a Content-Length.");
-		return -1;
-	case BODY_BAD_LENGTH:
-		http_error(r, 400, "invalid_content_length",
-		    "Content-Length is not a plain decimal number.");
-		return -1;
-	case BODY_TOO_LARGE:
-		http_error(r, 413, "body_too_large",
-		    "The request body is larger than %lld bytes.",
-		    (long long)r->cfg->max_body);
-		return -1;
-	case BODY_INCOMPLETE:
-		http_error(r, 400, "incomplete_body",
-		    "The request body is shorter than its Content-Length.");
-		return -1;
-	case BODY_NOMEM:
-		http_error(r, 500, "internal_error", "Out of memory.");
-		return -1;
-	}
-	if (r->bodylen == 0 && !required)
-		return 0;
-	ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
-	if (r->bodylen > 0 && !req_is_json(ct)) {
-		http_error(r, 415, "unsupported_media_type",
-		    "Send the body as application/json.");
-		return -1;
-	}
-	if ((*out = json_parse_strict(r->body, r->bodylen)) == NULL ||
-	    !json_object_is_type(*out, json_type_object)) {
-		json_object_put(*out);
-		*out = NULL;
-		http_error(r, 400, "invalid_json",
-		    "The body must be one strict JSON object.");
-		return -1;
-	}
-	return 0;
-}
-
-char *
-issue_token(struct req *r, int64_t number)
-{
-	const struct qentry	*e = r->qe;
-
-	return token_sign(e->q->slug, e->secret, SECRET_LEN, number,
-	    r->now_ms / 1000, e->q->token_ttl_s, 0);
-}
-
-int
-admitted_now(struct req *r, int64_t number, int trusted, int *admitted)
-{
-	struct qentry	*e = r->qe;
-	enum app_err	 er;
-	int		 done;
-
-	*admitted = 0;
-	/*
-	 * A token is never decided from a state older than token-state-ms:
-	 * an operator's pause or rate change holds for /token on every
-	 * process within that bound (SPEC section 3).
-	 */
-	if (trusted && (r->now_ms - e->state_ms > r->cfg->token_state_ms ||
-	    r->now_ms < e->state_ms)) {
-		er = qcache_refresh(r, e, 0, &done);
-		if (er == APP_NOTFOUND) {
-			http_error(r, 404, "queue_not_found",
-			    "No such queue.");
-			return -1;
-		}
-		if (er != APP_OK) {
-			http_db_down(r);
-			return -1;
-		}
-	}
-	if (number > e->q->adm.last_number) {
-		er = qcache_refresh(r, e, !trusted, &done);
-		if (er == APP_BUSY) {
-			http_busy(r);
-			return -1;
-		}
-		if (er == APP_DB_DOWN || er == APP_DB) {
-			http_db_down(r);
-			return -1;
-		}
-		if (number > e->q->adm.last_number) {
-			http_error(r, 404, "number_not_found",
-			    "This number has not been issued.");
-			return -1;
-		}
-	}
-	*admitted = number <= adm_serving(&e->q->adm, r->now_ms);
-	return 0;
-}
-
-enum app_err
-queue_join(struct req *r, int64_t *number, int *admitted)
-{
-	struct qentry		*e = r->qe;
-	enum app_err		 er;
-	int64_t			 growth = 0;
-	int			 done;
-
-	*admitted = 0;
-	/* Joins stuck on the database never hold every worker. */
-	if (writers_enter() != APP_OK)
-		return APP_BUSY;
-	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
-	    &growth);
-	writers_leave();
-	if (er == APP_NOTFOUND) {
-		/* Paused (or gone): look again to say which. */
-		er = qcache_refresh(r, e, 0, &done);
-		if (er == APP_OK)
-			return e->q->adm.active ? APP_NOTFOUND : APP_INVALID;
-		return er == APP_NOTFOUND ? APP_NOTFOUND : APP_DB_DOWN;
-	}
-	if (er != APP_OK)
-		return APP_DB_DOWN;
-	/*
-	 * The statement said what the row is now (number, growth term,
-	 * admitted): the cache takes it without a second round trip.
-	 */
-	r->now_ms = db_clock_ms(r->db);
-	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
-	return APP_OK;
 }

@@ -111,7 +111,7 @@ time_claim(struct json_object *claims, const char *name, int required,
 {
 	int	 rc;
 
-	rc = json_get_int(claims, name, 0, TIME_MAX, out);
+	rc = jsonbody_get_int(claims, name, 0, TIME_MAX, out);
 	if (rc == 0)
 		return 1;
 	if (rc == -1 && !required)
@@ -135,7 +135,7 @@ check_header(struct json_object *hdr)
 
 	if (!json_object_is_type(hdr, json_type_object))
 		return TOKEN_MALFORMED;
-	alg = json_get_str(hdr, "alg", &alglen);
+	alg = jsonbody_get_str(hdr, "alg", &alglen);
 	if (alg == NULL || alglen != 5 || memcmp(alg, "HS256", 5) != 0)
 		return TOKEN_BAD_ALG;
 	if (json_object_object_get_ex(hdr, "typ", &v) &&
@@ -162,11 +162,11 @@ check_claims(struct json_object *claims, const char *slug, int64_t now_s,
 
 	if (!json_object_is_type(claims, json_type_object))
 		return TOKEN_MALFORMED;
-	iss = json_get_str(claims, "iss", &isslen);
-	aud = json_get_str(claims, "aud", &audlen);
+	iss = jsonbody_get_str(claims, "iss", &isslen);
+	aud = jsonbody_get_str(claims, "aud", &audlen);
 	if (iss == NULL || aud == NULL)
 		return TOKEN_MALFORMED_CLAIM;
-	if (json_get_int(claims, "qnr", 0, INT64_MAX, &qnr) != 0 ||
+	if (jsonbody_get_int(claims, "qnr", 0, INT64_MAX, &qnr) != 0 ||
 	    time_claim(claims, "iat", 1, &iat) != 1 ||
 	    time_claim(claims, "exp", 1, &exp) != 1 ||
 	    (has_nbf = time_claim(claims, "nbf", 0, &nbf)) == -1)
@@ -199,7 +199,7 @@ check_claims(struct json_object *claims, const char *slug, int64_t now_s,
  * See token.h for the order of the checks.  libjwt is not used here:
  * jwt_decode() reads the algorithm from the token itself and checks no
  * claims, so the compact form is split, decoded and parsed by hand with
- * b64url_decode() and json_parse_strict().
+ * crypto_b64url_decode() and jsonbody_parse_strict().
  */
 enum token_reason
 token_verify(const char *token, size_t len, const char *slug,
@@ -237,12 +237,14 @@ token_verify(const char *token, size_t len, const char *slug,
 	slen = len - hlen - plen - 2;
 	if (hlen == 0 || plen == 0)
 		return TOKEN_MALFORMED;
-	if ((hn = b64url_decode(token, hlen, hbuf, sizeof(hbuf))) <= 0 ||
-	    (pn = b64url_decode(dot1 + 1, plen, pbuf, sizeof(pbuf))) <= 0 ||
-	    (sn = b64url_decode(dot2 + 1, slen, sig, sizeof(sig))) < 0)
+	if ((hn = crypto_b64url_decode(token, hlen, hbuf, sizeof(hbuf))) <= 0 ||
+	    (pn = crypto_b64url_decode(dot1 + 1, plen, pbuf,
+	    sizeof(pbuf))) <= 0 ||
+	    (sn = crypto_b64url_decode(dot2 + 1, slen, sig, sizeof(sig))) < 0)
 		return TOKEN_MALFORMED;
 
-	if ((hdr = json_parse_strict((const char *)hbuf, (size_t)hn)) == NULL)
+	if ((hdr = jsonbody_parse_strict((const char *)hbuf,
+	    (size_t)hn)) == NULL)
 		return TOKEN_MALFORMED;
 	r = check_header(hdr);
 	json_object_put(hdr);
@@ -251,12 +253,12 @@ token_verify(const char *token, size_t len, const char *slug,
 
 	if (key == NULL || keylen == 0 || sn != HMAC_LEN)
 		return TOKEN_BAD_SIGNATURE;
-	if (hmac_sha256(key, keylen, token, hlen + 1 + plen, mac) == -1)
+	if (crypto_hmac_sha256(key, keylen, token, hlen + 1 + plen, mac) == -1)
 		return TOKEN_BAD_SIGNATURE;
-	if (!ct_equal(mac, sig, HMAC_LEN))
+	if (!crypto_ct_equal(mac, sig, HMAC_LEN))
 		return TOKEN_BAD_SIGNATURE;
 
-	if ((claims = json_parse_strict((const char *)pbuf,
+	if ((claims = jsonbody_parse_strict((const char *)pbuf,
 	    (size_t)pn)) == NULL)
 		return TOKEN_MALFORMED;
 	if (leeway_s < 0)
@@ -294,7 +296,7 @@ ticket_mac(const void *key, size_t keylen, const char *slug, int64_t number,
 	n += slen;
 	for (i = 0; i < 8; i++)
 		msg[n++] = (unsigned char)(u >> (56 - 8 * i));
-	rc = hmac_sha256(key, keylen, msg, n, mac);
+	rc = crypto_hmac_sha256(key, keylen, msg, n, mac);
 	return rc;
 }
 
@@ -303,7 +305,7 @@ ticket_mac(const void *key, size_t keylen, const char *slug, int64_t number,
  * or -1 (out is then the empty string).
  */
 int
-ticket_make(const void *key, size_t keylen, const char *slug,
+token_ticket_make(const void *key, size_t keylen, const char *slug,
     int64_t number, char out[TICKET_LEN + 1])
 {
 	uint8_t	 mac[HMAC_LEN];
@@ -312,8 +314,8 @@ ticket_make(const void *key, size_t keylen, const char *slug,
 	out[0] = '\0';
 	if (ticket_mac(key, keylen, slug, number, mac) == -1)
 		return -1;
-	s = b64url_encode(mac, TICKET_MAC_LEN);
-	wipe(mac, sizeof(mac));
+	s = crypto_b64url_encode(mac, TICKET_MAC_LEN);
+	crypto_wipe(mac, sizeof(mac));
 	if (s == NULL)
 		return -1;
 	if (strlen(s) != TICKET_LEN) {
@@ -321,17 +323,17 @@ ticket_make(const void *key, size_t keylen, const char *slug,
 		return -1;
 	}
 	memcpy(out, s, TICKET_LEN + 1);
-	wipe(s, TICKET_LEN);
+	crypto_wipe(s, TICKET_LEN);
 	free(s);
 	return 0;
 }
 
 /*
  * Compute the expected ticket and compare: the length is public, the
- * content is compared with ct_equal().  Returns 1 on a match, else 0.
+ * content is compared with crypto_ct_equal().  Returns 1 on a match, else 0.
  */
 int
-ticket_check(const void *key, size_t keylen, const char *slug,
+token_ticket_check(const void *key, size_t keylen, const char *slug,
     int64_t number, const char *ticket)
 {
 	char	 want[TICKET_LEN + 1];
@@ -339,10 +341,10 @@ ticket_check(const void *key, size_t keylen, const char *slug,
 
 	if (ticket == NULL)
 		return 0;
-	if (ticket_make(key, keylen, slug, number, want) == -1)
+	if (token_ticket_make(key, keylen, slug, number, want) == -1)
 		return 0;
 	eq = strnlen(ticket, TICKET_LEN + 1) == TICKET_LEN &&
-	    ct_equal(want, ticket, TICKET_LEN);
-	wipe(want, sizeof(want));
+	    crypto_ct_equal(want, ticket, TICKET_LEN);
+	crypto_wipe(want, sizeof(want));
 	return eq;
 }

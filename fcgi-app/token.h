@@ -77,14 +77,14 @@ enum token_reason token_verify(const char *token, size_t len,
  * || number as 8 bytes big-endian), base64url, written NUL-terminated into
  * out[TICKET_LEN + 1].  Returns 0, or -1 on failure.
  */
-int	 ticket_make(const void *key, size_t keylen, const char *slug,
+int	 token_ticket_make(const void *key, size_t keylen, const char *slug,
 	    int64_t number, char out[TICKET_LEN + 1]);
 
 /*
  * Whether ticket (any length, may be NULL) is the ticket of (slug,
  * number), compared in constant time.  Returns 1 if so, else 0.
  */
-int	 ticket_check(const void *key, size_t keylen, const char *slug,
+int	 token_ticket_check(const void *key, size_t keylen, const char *slug,
 	    int64_t number, const char *ticket);
 
 #endif /* TOKEN_H */

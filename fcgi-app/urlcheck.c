@@ -278,7 +278,7 @@ entry_parse(const char *s, size_t len, struct shop_origin *o)
 }
 
 int
-shop_domains_parse(const char *list, struct shop_domains *out)
+url_shop_domains_parse(const char *list, struct shop_domains *out)
 {
 	const char	*p;
 	size_t		 len;
@@ -345,7 +345,7 @@ pct_decode_once(char *s, size_t len)
  * out of memory (the caller refuses the URL).
  */
 int
-token_param_name(const char *raw, size_t len)
+url_token_param_name(const char *raw, size_t len)
 {
 	static const char	 want[] = TOKEN_PARAM;
 	char			*s;
@@ -381,7 +381,7 @@ token_param_name(const char *raw, size_t len)
 /*
  * Whether the query of rest (path, query, fragment of a URL) already
  * holds a parameter that a shop reads as TOKEN_PARAM (see
- * token_param_name(); '&' and ';' both separate parameters, as some
+ * url_token_param_name(); '&' and ';' both separate parameters, as some
  * parsers split on either): a crafted link could otherwise make the
  * shop see two tokens (CASES C07 treats that as invalid) and send an
  * admitted visitor back to the queue.  Returns 1 if so (or when out of
@@ -403,7 +403,7 @@ has_token_param(const char *rest, size_t rlen)
 			;
 		for (nlen = 0; seg + nlen < p && seg[nlen] != '='; nlen++)
 			;
-		if (token_param_name(seg, nlen) != 0)
+		if (url_token_param_name(seg, nlen) != 0)
 			return 1;
 		if (p == end)
 			break;
@@ -412,7 +412,7 @@ has_token_param(const char *rest, size_t rlen)
 }
 
 char *
-return_url_check(const char *url, const struct shop_domains *d)
+url_return_check(const char *url, const struct shop_domains *d)
 {
 	struct shop_origin	 o;
 	char			 org[ORIGIN_MAX];
@@ -468,7 +468,7 @@ return_url_check(const char *url, const struct shop_domains *d)
 }
 
 int
-origin_allowed(const char *origin, const struct shop_domains *d)
+url_origin_allowed(const char *origin, const struct shop_domains *d)
 {
 	char	 org[ORIGIN_MAX];
 	size_t	 i;
@@ -570,7 +570,7 @@ present_not(const char *v, const char *want)
 }
 
 int
-fetch_is_deliberate(const struct fetch_meta *m)
+url_fetch_is_deliberate(const struct fetch_meta *m)
 {
 	if (m == NULL)
 		return 0;
@@ -617,12 +617,12 @@ same_origin(const struct fetch_meta *m)
 }
 
 int
-fetch_origin_ok(const struct fetch_meta *m, const struct shop_domains *d)
+url_fetch_origin_ok(const struct fetch_meta *m, const struct shop_domains *d)
 {
 	if (m == NULL || d == NULL)
 		return 0;
 	if (m->origin != NULL && *m->origin != '\0') {
-		if (origin_allowed(m->origin, d))
+		if (url_origin_allowed(m->origin, d))
 			return 1;
 		return same_origin(m);
 	}

@@ -37,7 +37,7 @@ struct shop_domains {
  * 63), or there are more than DOMAINS_MAX; *out is then unspecified.
  * An empty list is valid (n = 0).
  */
-int	 shop_domains_parse(const char *list, struct shop_domains *out);
+int	 url_shop_domains_parse(const char *list, struct shop_domains *out);
 
 /*
  * Validate a return URL (already percent-decoded exactly once, as it came
@@ -56,7 +56,7 @@ int	 shop_domains_parse(const char *list, struct shop_domains *out);
  * none was given) that the caller frees, or NULL when invalid or out of
  * memory.
  */
-char	*return_url_check(const char *url, const struct shop_domains *d);
+char	*url_return_check(const char *url, const struct shop_domains *d);
 
 /*
  * Whether the Origin header value equals, exactly (RFC 6454 serialisation:
@@ -64,7 +64,7 @@ char	*return_url_check(const char *url, const struct shop_domains *d);
  * one entry of *d.  The default port must not be written out.
  * Returns 1 if allowed, 0 otherwise (also for NULL or empty origin).
  */
-int	 origin_allowed(const char *origin, const struct shop_domains *d);
+int	 url_origin_allowed(const char *origin, const struct shop_domains *d);
 
 /*
  * Append "name=value" to url's query: before any '#fragment', with '?'
@@ -83,11 +83,11 @@ char	*url_append_param(const char *url, const char *name,
  * stable), '+' as a space, ASCII case ignored, leading white space
  * dropped, ' ' and '.' read as '_', and "[..." ignored (PHP's rules for
  * $_GET names; WHATWG URLSearchParams decodes the same way).  Returns 1
- * if so, 0 if not, -1 when out of memory.  return_url_check() refuses a
+ * if so, 0 if not, -1 when out of memory.  url_return_check() refuses a
  * return URL holding such a parameter (before '#'; '&' and ';' both
  * separate parameters).
  */
-int	 token_param_name(const char *raw, size_t len);
+int	 url_token_param_name(const char *raw, size_t len);
 
 /*
  * The request headers that tell who made a request (Fetch Metadata
@@ -117,17 +117,17 @@ struct fetch_meta {
  * Sec-Fetch-Dest present and not "document").  A client that sends none
  * of these headers counts as deliberate.  Returns 1 or 0.
  */
-int	 fetch_is_deliberate(const struct fetch_meta *m);
+int	 url_fetch_is_deliberate(const struct fetch_meta *m);
 
 /*
  * Whether a state-changing request (POST /join) may come from where it
  * comes from: an Origin must be one of the queue's shop origins (exactly,
- * as origin_allowed()) or the request's own origin (scheme and Host);
+ * as url_origin_allowed()) or the request's own origin (scheme and Host);
  * without an Origin, only Sec-Fetch-Site "cross-site" refuses it.
  * Clients that send neither header are allowed.  Returns 1 if allowed,
  * 0 if not (answer 403 origin_not_allowed).
  */
-int	 fetch_origin_ok(const struct fetch_meta *m,
+int	 url_fetch_origin_ok(const struct fetch_meta *m,
 	    const struct shop_domains *d);
 
 #endif /* URLCHECK_H */

@@ -22,9 +22,9 @@
 static void
 enc_is(const void *s, size_t n, const char *want)
 {
-	char	*got = b64url_encode(s, n);
+	char	*got = crypto_b64url_encode(s, n);
 
-	is_str(got, want, "b64url_encode(%zu bytes) = \"%s\"", n, want);
+	is_str(got, want, "crypto_b64url_encode(%zu bytes) = \"%s\"", n, want);
 	free(got);
 }
 
@@ -36,10 +36,10 @@ dec_is(const char *text, const void *want, size_t n)
 	int64_t		 got;
 
 	memset(out, 0xa5, sizeof(out));
-	got = b64url_decode(text, strlen(text), out, sizeof(out));
-	is_int(got, (int64_t)n, "b64url_decode(\"%s\") length", text);
+	got = crypto_b64url_decode(text, strlen(text), out, sizeof(out));
+	is_int(got, (int64_t)n, "crypto_b64url_decode(\"%s\") length", text);
 	ok(got == (int64_t)n && memcmp(out, want, n) == 0,
-	    "b64url_decode(\"%s\") bytes", text);
+	    "crypto_b64url_decode(\"%s\") bytes", text);
 }
 
 /* Decoding len bytes of text must fail with -1. */
@@ -48,7 +48,7 @@ dec_bad(const char *text, size_t len, const char *what)
 {
 	unsigned char	 out[64];
 
-	is_int(b64url_decode(text, len, out, sizeof(out)), -1,
+	is_int(crypto_b64url_decode(text, len, out, sizeof(out)), -1,
 	    "b64url_decode refuses %s", what);
 }
 
@@ -111,17 +111,17 @@ test_b64url(void)
 	dec_bad("Zh", 2, "non-zero unused bits (\"Zh\")");
 	dec_bad("Zm9", 3, "non-zero unused bits (\"Zm9\")");
 	dec_bad("_x", 2, "non-zero unused bits (\"_x\")");
-	is_int(b64url_decode(NULL, 4, out, sizeof(out)), -1,
+	is_int(crypto_b64url_decode(NULL, 4, out, sizeof(out)), -1,
 	    "b64url_decode refuses NULL text");
 
 	/* Capacity: exactly enough passes, one byte less fails. */
-	is_int(b64url_decode("Zm9vYmFy", 8, out, 6), 6,
+	is_int(crypto_b64url_decode("Zm9vYmFy", 8, out, 6), 6,
 	    "b64url_decode fits in exactly 6 bytes");
-	is_int(b64url_decode("Zm9vYmFy", 8, out, 5), -1,
+	is_int(crypto_b64url_decode("Zm9vYmFy", 8, out, 5), -1,
 	    "b64url_decode refuses output capacity 5 for 6 bytes");
-	is_int(b64url_decode("Zm9vYmE", 7, out, 4), -1,
+	is_int(crypto_b64url_decode("Zm9vYmE", 7, out, 4), -1,
 	    "b64url_decode refuses output capacity 4 for 5 bytes");
-	is_int(b64url_decode("", 0, NULL, 0), 0,
+	is_int(crypto_b64url_decode("", 0, NULL, 0), 0,
 	    "b64url_decode of empty text is 0 bytes");
 
 	/* Round trips of every length 0..300, across the decode chunks. */
@@ -129,9 +129,9 @@ test_b64url(void)
 		big[n] = (unsigned char)(n * 7 + 3);
 	all = 1;
 	for (n = 0; n <= 300; n++) {
-		s = b64url_encode(big, n);
+		s = crypto_b64url_encode(big, n);
 		if (s == NULL || strlen(s) != (4 * n + 2) / 3 ||
-		    b64url_decode(s, strlen(s), back, sizeof(back)) !=
+		    crypto_b64url_decode(s, strlen(s), back, sizeof(back)) !=
 		    (int64_t)n || memcmp(back, big, n) != 0 ||
 		    strpbrk(s, "+/=") != NULL)
 			all = 0;
@@ -139,10 +139,10 @@ test_b64url(void)
 	}
 	ok(all, "b64url round trip for every length 0..300");
 	ok(crypto_random(big, sizeof(big)) == 0, "crypto_random 1000 bytes");
-	s = b64url_encode(big, sizeof(big));
+	s = crypto_b64url_encode(big, sizeof(big));
 	ok(s != NULL && strlen(s) == 1334, "1000 random bytes give 1334 "
 	    "characters");
-	is_int(b64url_decode(s, strlen(s), back, sizeof(back)), 1000,
+	is_int(crypto_b64url_decode(s, strlen(s), back, sizeof(back)), 1000,
 	    "1000 random bytes decode back to 1000");
 	ok(memcmp(back, big, sizeof(big)) == 0,
 	    "1000 random bytes round trip exactly");
@@ -164,17 +164,17 @@ test_hmac(void)
 	char			 hex[2 * HMAC_LEN + 1];
 	size_t			 i;
 
-	is_int(hmac_sha256("Jefe", 4, msg, strlen(msg), mac), 0,
+	is_int(crypto_hmac_sha256("Jefe", 4, msg, strlen(msg), mac), 0,
 	    "hmac_sha256 RFC 4231 case 2 succeeds");
 	for (i = 0; i < HMAC_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", mac[i]);
 	is_str(hex, "5bdcc146bf60754e6a042426089575c7"
 	    "5a003f089d2739839dec58b964ec3843",
 	    "hmac_sha256 RFC 4231 case 2 value");
-	is_int(ct_equal(mac, want, HMAC_LEN), 1,
+	is_int(crypto_ct_equal(mac, want, HMAC_LEN), 1,
 	    "ct_equal on the RFC 4231 MAC");
-	hmac_sha256("Jefe", 4, msg, strlen(msg) - 1, mac);
-	is_int(ct_equal(mac, want, HMAC_LEN), 0,
+	crypto_hmac_sha256("Jefe", 4, msg, strlen(msg) - 1, mac);
+	is_int(crypto_ct_equal(mac, want, HMAC_LEN), 0,
 	    "a shorter message gives another MAC");
 }
 
@@ -182,10 +182,13 @@ test_hmac(void)
 static void
 test_ct_equal(void)
 {
-	is_int(ct_equal("abcdef", "abcdef", 6), 1, "ct_equal: equal");
-	is_int(ct_equal("abcdef", "abcdeg", 6), 0, "ct_equal: last differs");
-	is_int(ct_equal("abcdef", "xbcdef", 6), 0, "ct_equal: first differs");
-	is_int(ct_equal("a", "b", 0), 1, "ct_equal: zero length is equal");
+	is_int(crypto_ct_equal("abcdef", "abcdef", 6), 1, "ct_equal: equal");
+	is_int(crypto_ct_equal("abcdef", "abcdeg", 6), 0,
+	    "ct_equal: last differs");
+	is_int(crypto_ct_equal("abcdef", "xbcdef", 6), 0,
+	    "ct_equal: first differs");
+	is_int(crypto_ct_equal("a", "b", 0), 1,
+	    "ct_equal: zero length is equal");
 }
 
 /* seal/unseal round trip; any change to blob, aad or key fails. */
@@ -202,54 +205,54 @@ test_seal(void)
 	memset(key2, 0x11, sizeof(key2));
 	key2[31] ^= 1;
 
-	n = seal(key, "queue-secret:42", pt, ptlen, box, sizeof(box));
+	n = crypto_seal(key, "queue-secret:42", pt, ptlen, box, sizeof(box));
 	is_int(n, (int64_t)ptlen + SEAL_OVERHEAD, "seal length is pt + 28");
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), (int64_t)ptlen, "unseal gives the plaintext length");
 	ok(memcmp(open, pt, ptlen) == 0, "unseal gives the plaintext back");
 	ok(memmem(box, (size_t)n, "Zm9vYmFy", 8) == NULL,
 	    "the sealed blob does not hold the plaintext");
 
-	n2 = seal(key, "queue-secret:42", pt, ptlen, box2, sizeof(box2));
+	n2 = crypto_seal(key, "queue-secret:42", pt, ptlen, box2, sizeof(box2));
 	ok(n2 == n && memcmp(box, box2, (size_t)n) != 0,
 	    "two seals of one plaintext differ (fresh nonce)");
 	ok(memcmp(box, box2, 12) != 0, "two seals use different nonces");
 
 	box[0] ^= 1;
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), -1, "unseal refuses a changed nonce");
 	box[0] ^= 1;
 	box[12] ^= 0x80;
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), -1, "unseal refuses a changed ciphertext byte");
 	box[12] ^= 0x80;
 	box[n - 1] ^= 1;
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), -1, "unseal refuses a changed tag");
 	box[n - 1] ^= 1;
-	is_int(unseal(key, "queue-secret:43", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:43", box, (size_t)n, open,
 	    sizeof(open)), -1, "unseal refuses another aad");
-	is_int(unseal(key, "", box, (size_t)n, open, sizeof(open)), -1,
+	is_int(crypto_unseal(key, "", box, (size_t)n, open, sizeof(open)), -1,
 	    "unseal refuses an empty aad");
-	is_int(unseal(key2, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key2, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), -1, "unseal refuses another key");
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n - 1, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n - 1, open,
 	    sizeof(open)), -1, "unseal refuses a truncated blob");
-	is_int(unseal(key, "queue-secret:42", box, SEAL_OVERHEAD - 1, open,
-	    sizeof(open)), -1, "unseal refuses a blob shorter than 28");
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, SEAL_OVERHEAD - 1,
+	    open, sizeof(open)), -1, "unseal refuses a blob shorter than 28");
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    ptlen - 1), -1, "unseal refuses a too small output");
-	is_int(unseal(key, "queue-secret:42", box, (size_t)n, open,
+	is_int(crypto_unseal(key, "queue-secret:42", box, (size_t)n, open,
 	    sizeof(open)), (int64_t)ptlen, "the restored blob opens again");
-	is_int(seal(key, "a", pt, ptlen, box, ptlen + SEAL_OVERHEAD - 1), -1,
-	    "seal refuses a too small output");
+	is_int(crypto_seal(key, "a", pt, ptlen, box, ptlen + SEAL_OVERHEAD - 1),
+	    -1, "seal refuses a too small output");
 
-	n = seal(key, "empty", "", 0, box, sizeof(box));
+	n = crypto_seal(key, "empty", "", 0, box, sizeof(box));
 	is_int(n, SEAL_OVERHEAD, "seal of nothing is 28 bytes");
-	is_int(unseal(key, "empty", box, (size_t)n, open, sizeof(open)), 0,
-	    "unseal of a sealed nothing is 0 bytes");
-	is_int(unseal(key, "other", box, (size_t)n, open, sizeof(open)), -1,
-	    "a sealed nothing still binds the aad");
+	is_int(crypto_unseal(key, "empty", box, (size_t)n, open, sizeof(open)),
+	    0, "unseal of a sealed nothing is 0 bytes");
+	is_int(crypto_unseal(key, "other", box, (size_t)n, open, sizeof(open)),
+	    -1, "a sealed nothing still binds the aad");
 }
 
 /*
@@ -283,7 +286,7 @@ load(const char *text, mode_t mode, uint8_t key[MASTER_KEY_LEN])
 
 	if (keyfile(path, text, mode) == -1)
 		return -99;
-	rc = master_key_load(path, key);
+	rc = crypto_master_key_load(path, key);
 	unlink(path);
 	return rc;
 }
@@ -331,9 +334,9 @@ test_master_key(void)
 	snprintf(text, sizeof(text), "g%s", hex + 1);
 	is_int(load(text, 0600, key), -1, "a non-hex digit refused");
 	is_int(load("", 0600, key), -1, "an empty file refused");
-	is_int(master_key_load("/nonexistent/aqueue.key", key), -1,
+	is_int(crypto_master_key_load("/nonexistent/aqueue.key", key), -1,
 	    "a missing file refused");
-	is_int(master_key_load("/tmp", key), -1, "a directory refused");
+	is_int(crypto_master_key_load("/tmp", key), -1, "a directory refused");
 }
 
 /* crypto_random and wipe. */
@@ -347,7 +350,7 @@ test_misc(void)
 	ok(memcmp(a, b, sizeof(a)) != 0, "two random draws differ");
 	is_int(crypto_random(a, 0), 0, "crypto_random of 0 bytes");
 	memset(z, 0, sizeof(z));
-	wipe(a, sizeof(a));
+	crypto_wipe(a, sizeof(a));
 	ok(memcmp(a, z, sizeof(a)) == 0, "wipe zeroes the buffer");
 }
 

@@ -21,7 +21,7 @@ parses(const char *s, size_t len)
 {
 	struct json_object	*o;
 
-	if ((o = json_parse_strict(s, len)) == NULL)
+	if ((o = jsonbody_parse_strict(s, len)) == NULL)
 		return 0;
 	json_object_put(o);
 	return 1;
@@ -127,7 +127,8 @@ test_c17(void)
 	REFUSED("", "an empty body");
 	REFUSED("   \n", "white space only");
 	REFUSED("null", "a bare null (no value to return)");
-	is_int(json_parse_strict(NULL, 5) == NULL, 1, "refused: NULL buffer");
+	is_int(jsonbody_parse_strict(NULL, 5) == NULL, 1,
+	    "refused: NULL buffer");
 	/* The parse must end at len: a shorter len cuts the body. */
 	is_int(parses("{\"a\":1}", 6), 0, "refused: a body cut by len");
 	is_int(parses("{\"a\":1}garbage", 7), 1,
@@ -168,20 +169,20 @@ test_accepted(void)
 	const char		*s;
 	size_t			 len = 99;
 
-	o = json_parse_strict(body, sizeof(body) - 1);
+	o = jsonbody_parse_strict(body, sizeof(body) - 1);
 	ok(o != NULL, "positive control of C17 parses");
 	ok(o != NULL && json_object_object_get_ex(o, "pow", &pow) &&
 	    json_object_is_type(pow, json_type_object),
 	    "pow is an object");
-	s = json_get_str(pow, "challenge", &len);
+	s = jsonbody_get_str(pow, "challenge", &len);
 	is_str(s, "c", "challenge is \"c\"");
 	is_int(len, 1, "challenge length is 1");
-	is_str(json_get_str(pow, "nonce", NULL), "n", "nonce is \"n\"");
-	is_str(json_get_str(pow, "missing", &len), NULL,
+	is_str(jsonbody_get_str(pow, "nonce", NULL), "n", "nonce is \"n\"");
+	is_str(jsonbody_get_str(pow, "missing", &len), NULL,
 	    "json_get_str: missing member is NULL");
-	is_str(json_get_str(o, "pow", &len), NULL,
+	is_str(jsonbody_get_str(o, "pow", &len), NULL,
 	    "json_get_str: an object member is NULL");
-	is_str(json_get_str(NULL, "pow", &len), NULL,
+	is_str(jsonbody_get_str(NULL, "pow", &len), NULL,
 	    "json_get_str: NULL object is NULL");
 	json_object_put(o);
 
@@ -210,42 +211,45 @@ test_get_int(void)
 	struct json_object	*o, *arr;
 	int64_t			 v;
 
-	o = json_parse_strict(body, sizeof(body) - 1);
+	o = jsonbody_parse_strict(body, sizeof(body) - 1);
 	ok(o != NULL, "json_get_int test object parses");
 
 	v = 7;
-	is_int(json_get_int(o, "one", 1, 100, &v), 0, "1 is an integer");
+	is_int(jsonbody_get_int(o, "one", 1, 100, &v), 0, "1 is an integer");
 	is_int(v, 1, "1 reads as 1");
 	v = 7;
-	is_int(json_get_int(o, "str", 0, 100, &v), -2, "\"1\" is -2");
-	is_int(json_get_int(o, "real", 0, 100, &v), -2, "1.0 is -2");
-	is_int(json_get_int(o, "t", 0, 100, &v), -2, "true is -2");
-	is_int(json_get_int(o, "nul", 0, 100, &v), -2, "null is -2");
-	is_int(json_get_int(o, "arr", 0, 100, &v), -2, "[1] is -2");
-	is_int(json_get_int(o, "missing", 0, 100, &v), -1, "missing is -1");
+	is_int(jsonbody_get_int(o, "str", 0, 100, &v), -2, "\"1\" is -2");
+	is_int(jsonbody_get_int(o, "real", 0, 100, &v), -2, "1.0 is -2");
+	is_int(jsonbody_get_int(o, "t", 0, 100, &v), -2, "true is -2");
+	is_int(jsonbody_get_int(o, "nul", 0, 100, &v), -2, "null is -2");
+	is_int(jsonbody_get_int(o, "arr", 0, 100, &v), -2, "[1] is -2");
+	is_int(jsonbody_get_int(o, "missing", 0, 100, &v), -1, "missing is -1");
 	is_int(v, 7, "*out unchanged on failure");
-	is_int(json_get_int(o, "p53", 0, INT64_MAX, &v), 0, "2^53 is read");
+	is_int(jsonbody_get_int(o, "p53", 0, INT64_MAX, &v), 0, "2^53 is read");
 	is_int(v, INT64_C(9007199254740992), "2^53 is exact");
-	is_int(json_get_int(o, "p53", 0, INT64_C(9007199254740991), &v),
+	is_int(jsonbody_get_int(o, "p53", 0, INT64_C(9007199254740991), &v),
 	    -2, "2^53 above max is -2");
-	is_int(json_get_int(o, "huge", INT64_MIN, INT64_MAX, &v), -2,
+	is_int(jsonbody_get_int(o, "huge", INT64_MIN, INT64_MAX, &v), -2,
 	    "12345678901234567890 is -2, not clamped");
-	is_int(json_get_int(o, "max", INT64_MIN, INT64_MAX, &v), -2,
+	is_int(jsonbody_get_int(o, "max", INT64_MIN, INT64_MAX, &v), -2,
 	    "INT64_MAX is -2 (can't be told from a clamp)");
-	is_int(json_get_int(o, "min", INT64_MIN, INT64_MAX, &v), -2,
+	is_int(jsonbody_get_int(o, "min", INT64_MIN, INT64_MAX, &v), -2,
 	    "INT64_MIN is -2 (can't be told from a clamp)");
-	is_int(json_get_int(o, "under", INT64_MIN, INT64_MAX, &v), -2,
+	is_int(jsonbody_get_int(o, "under", INT64_MIN, INT64_MAX, &v), -2,
 	    "-99999999999999999999 is -2, not clamped");
-	is_int(json_get_int(o, "neg", 1, 100, &v), -2, "-1 with min 1 is -2");
+	is_int(jsonbody_get_int(o, "neg", 1, 100, &v), -2,
+	    "-1 with min 1 is -2");
 	v = 7;
-	is_int(json_get_int(o, "neg", -5, 100, &v), 0, "-1 with min -5");
+	is_int(jsonbody_get_int(o, "neg", -5, 100, &v), 0, "-1 with min -5");
 	is_int(v, -1, "-1 reads as -1");
-	is_int(json_get_int(o, "zero", 1, 100, &v), -2, "0 with min 1 is -2");
-	is_int(json_get_int(o, "one", 2, 100, &v), -2, "1 with min 2 is -2");
-	is_int(json_get_int(o, "one", 0, 0, &v), -2, "1 with max 0 is -2");
-	is_int(json_get_int(NULL, "one", 0, 100, &v), -1, "NULL object");
+	is_int(jsonbody_get_int(o, "zero", 1, 100, &v), -2,
+	    "0 with min 1 is -2");
+	is_int(jsonbody_get_int(o, "one", 2, 100, &v), -2,
+	    "1 with min 2 is -2");
+	is_int(jsonbody_get_int(o, "one", 0, 0, &v), -2, "1 with max 0 is -2");
+	is_int(jsonbody_get_int(NULL, "one", 0, 100, &v), -1, "NULL object");
 	ok(json_object_object_get_ex(o, "arr", &arr), "arr present");
-	is_int(json_get_int(arr, "one", 0, 100, &v), -1,
+	is_int(jsonbody_get_int(arr, "one", 0, 100, &v), -1,
 	    "an array has no members");
 	json_object_put(o);
 }

@@ -204,8 +204,8 @@ secret_opens(const struct cfg *c, const struct queue *q, const char *secret)
 	int64_t	 n;
 
 	aad = xasprintf("queue-secret:%s", q->slug);
-	n = unseal(c->master_key, aad, q->secret_sealed, q->secret_sealed_len,
-	    buf, sizeof(buf) - 1);
+	n = crypto_unseal(c->master_key, aad, q->secret_sealed,
+	    q->secret_sealed_len, buf, sizeof(buf) - 1);
 	free(aad);
 	if (n < 0)
 		return 0;

@@ -42,8 +42,8 @@ forge(const char *header, const char *payload, const char *key,
 	unsigned int	 maclen = 0;
 	char		*h, *p, *s, *signing, *tok;
 
-	h = b64url_encode(header, strlen(header));
-	p = b64url_encode(payload, strlen(payload));
+	h = crypto_b64url_encode(header, strlen(header));
+	p = crypto_b64url_encode(payload, strlen(payload));
 	signing = xasprintf("%s.%s", h, p);
 	switch (sig) {
 	case SIG_HS256:
@@ -62,7 +62,7 @@ forge(const char *header, const char *payload, const char *key,
 		maclen = sizeof(mac);
 		break;
 	}
-	s = b64url_encode(mac, maclen);
+	s = crypto_b64url_encode(mac, maclen);
 	tok = xasprintf("%s.%s", signing, s);
 	free(h);
 	free(p);
@@ -129,9 +129,9 @@ part_json(const char *part, size_t len)
 	char	 buf[TOKEN_MAX];
 	int64_t	 n;
 
-	if ((n = b64url_decode(part, len, buf, sizeof(buf))) < 0)
+	if ((n = crypto_b64url_decode(part, len, buf, sizeof(buf))) < 0)
 		return NULL;
-	return json_parse_strict(buf, (size_t)n);
+	return jsonbody_parse_strict(buf, (size_t)n);
 }
 
 /* libjwt-signed tokens: verify, claims, header, signature. */
@@ -169,15 +169,15 @@ test_sign(void)
 		return;
 	}
 	hdr = part_json(tok, (size_t)(dot1 - tok));
-	is_str(json_get_str(hdr, "alg", NULL), "HS256", "header alg HS256");
-	is_str(json_get_str(hdr, "typ", NULL), "JWT", "header typ JWT");
+	is_str(jsonbody_get_str(hdr, "alg", NULL), "HS256", "header alg HS256");
+	is_str(jsonbody_get_str(hdr, "typ", NULL), "JWT", "header typ JWT");
 	json_object_put(hdr);
 	pl = part_json(dot1 + 1, (size_t)(dot2 - dot1 - 1));
-	is_str(json_get_str(pl, "iss", NULL), "aditus-queue", "claim iss");
-	is_str(json_get_str(pl, "aud", NULL), "sale", "claim aud");
+	is_str(jsonbody_get_str(pl, "iss", NULL), "aditus-queue", "claim iss");
+	is_str(jsonbody_get_str(pl, "aud", NULL), "sale", "claim aud");
 	ok(pl != NULL && !json_object_object_get_ex(pl, "bypass", NULL),
 	    "no bypass claim on a normal token");
-	is_str(json_get_str(pl, "jti", NULL), "sale:42",
+	is_str(jsonbody_get_str(pl, "jti", NULL), "sale:42",
 	    "claim jti = slug:number");
 	json_object_put(pl);
 
@@ -185,7 +185,7 @@ test_sign(void)
 	HMAC(EVP_sha256(), SALE_KEY, (int)strlen(SALE_KEY),
 	    (const unsigned char *)tok, (size_t)(dot2 - tok), mac, NULL);
 	len = strlen(dot2 + 1);
-	is_int(b64url_decode(dot2 + 1, len, sig, sizeof(sig)), HMAC_LEN,
+	is_int(crypto_b64url_decode(dot2 + 1, len, sig, sizeof(sig)), HMAC_LEN,
 	    "the signature is 32 bytes");
 	ok(memcmp(sig, mac, HMAC_LEN) == 0,
 	    "the signature is the independent HMAC-SHA256");
@@ -240,11 +240,11 @@ test_sign(void)
 			d = strchr(t3, '.') + 1;
 			p3 = part_json(d, (size_t)(strchr(d, '.') - d));
 		}
-		is_str(json_get_str(p1, "jti", NULL), "sale:9",
+		is_str(jsonbody_get_str(p1, "jti", NULL), "sale:9",
 		    "number 9: jti sale:9");
-		is_str(json_get_str(p2, "jti", NULL), "sale:9",
+		is_str(jsonbody_get_str(p2, "jti", NULL), "sale:9",
 		    "number 9 again, later: the same jti");
-		is_str(json_get_str(p3, "jti", NULL), "sale:10",
+		is_str(jsonbody_get_str(p3, "jti", NULL), "sale:10",
 		    "number 10: jti sale:10");
 		is_str(t2 == NULL ? NULL : token_reason_str(vfy(t2, NOW + 100,
 		    0)), "valid", "a token with jti verifies");
@@ -496,12 +496,12 @@ resig(const char *tok, size_t n, const char *want, const char *what)
 	char		*s, *t;
 
 	memset(sig, 0, sizeof(sig));
-	if (b64url_decode(dot + 1, strlen(dot + 1), sig, sizeof(sig)) !=
+	if (crypto_b64url_decode(dot + 1, strlen(dot + 1), sig, sizeof(sig)) !=
 	    HMAC_LEN || n > sizeof(sig)) {
 		ok(0, "C07 %s: decoding the signature", what);
 		return;
 	}
-	s = b64url_encode(sig, n);
+	s = crypto_b64url_encode(sig, n);
 	t = xasprintf("%.*s.%s", (int)(dot - tok), tok, s);
 	raw_is(t, strlen(t), want, what);
 	free(s);
@@ -661,8 +661,8 @@ test_ticket(void)
 	size_t		 n = 0, i;
 	int		 k;
 
-	is_int(ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t), 0,
-	    "ticket_make succeeds");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t),
+	    0, "ticket_make succeeds");
 	is_int(strlen(t), TICKET_LEN, "ticket is 22 characters");
 	is_str(t, "A6DjjSdMYwHc4LppdV4FiQ",
 	    "ticket known answer (computed with Python hmac)");
@@ -690,59 +690,59 @@ test_ticket(void)
 	}
 	is_str(t, (char *)b64, "ticket equals an independent OpenSSL HMAC");
 
-	is_int(ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t2), 0,
-	    "ticket_make again");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    t2), 0, "ticket_make again");
 	is_str(t2, t, "ticket_make is deterministic");
-	ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 43, t2);
+	token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "sale", 43, t2);
 	ok(strcmp(t, t2) != 0, "another number gives another ticket");
-	ticket_make(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t2);
+	token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t2);
 	ok(strcmp(t, t2) != 0, "another slug gives another ticket");
-	ticket_make("other-key", 9, "sale", 42, t2);
+	token_ticket_make("other-key", 9, "sale", 42, t2);
 	ok(strcmp(t, t2) != 0, "another key gives another ticket");
 
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, t), 1,
-	    "ticket_check accepts the ticket");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 43, t), 0,
-	    "ticket_check: wrong number");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", -42, t), 0,
-	    "ticket_check: negated number");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t), 0,
-	    "ticket_check: wrong slug");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sal", 42, t), 0,
-	    "ticket_check: slug prefix");
-	is_int(ticket_check("other-key", 9, "sale", 42, t), 0,
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    t), 1, "ticket_check accepts the ticket");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 43,
+	    t), 0, "ticket_check: wrong number");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", -42,
+	    t), 0, "ticket_check: negated number");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "vip", 42, t),
+	    0, "ticket_check: wrong slug");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sal", 42, t),
+	    0, "ticket_check: slug prefix");
+	is_int(token_ticket_check("other-key", 9, "sale", 42, t), 0,
 	    "ticket_check: wrong key");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, NULL),
-	    0, "ticket_check: NULL");
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, ""), 0,
-	    "ticket_check: empty");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    NULL), 0, "ticket_check: NULL");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    ""), 0, "ticket_check: empty");
 	snprintf(bad, sizeof(bad), "%.*s", TICKET_LEN - 1, t);
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: truncated");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: truncated");
 	snprintf(bad, sizeof(bad), "%sA", t);
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: one character appended");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: one character appended");
 	snprintf(bad, sizeof(bad), "%s", t);
 	bad[10] = bad[10] == 'x' ? 'y' : 'x';
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: one character changed");
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: one character changed");
 	snprintf(bad, sizeof(bad), "%s", t);
 	bad[TICKET_LEN - 1] = bad[TICKET_LEN - 1] == 'Q' ? 'R' : 'Q';
-	is_int(ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42, bad),
-	    0, "ticket_check: last character changed");
-	is_int(ticket_check(NULL, 0, "sale", 42, t), 0,
+	is_int(token_ticket_check(TICKET_KEY, strlen(TICKET_KEY), "sale", 42,
+	    bad), 0, "ticket_check: last character changed");
+	is_int(token_ticket_check(NULL, 0, "sale", 42, t), 0,
 	    "ticket_check: no key");
 
 	memset(longslug, 'a', 256);
 	longslug[256] = '\0';
-	is_int(ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1, t2),
-	    -1, "ticket_make refuses a 256-byte slug");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1,
+	    t2), -1, "ticket_make refuses a 256-byte slug");
 	longslug[255] = '\0';
-	is_int(ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1, t2),
-	    0, "ticket_make takes a 255-byte slug");
-	is_int(ticket_make(TICKET_KEY, strlen(TICKET_KEY), "", 1, t2), -1,
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), longslug, 1,
+	    t2), 0, "ticket_make takes a 255-byte slug");
+	is_int(token_ticket_make(TICKET_KEY, strlen(TICKET_KEY), "", 1, t2), -1,
 	    "ticket_make refuses an empty slug");
-	is_int(ticket_make(NULL, 0, "sale", 1, t2), -1,
+	is_int(token_ticket_make(NULL, 0, "sale", 1, t2), -1,
 	    "ticket_make refuses no key");
 }
 

@@ -47,7 +47,7 @@ show(const char *s)
 }
 
 /*
- * Check return_url_check(in, d) against want (NULL: must be rejected),
+ * Check url_return_check(in, d) against want (NULL: must be rejected),
  * then free the result.
  */
 static void
@@ -55,20 +55,20 @@ url_is(const struct shop_domains *d, const char *in, const char *want)
 {
 	char	*got;
 
-	got = return_url_check(in, d);
-	is_str(got, want, "return_url_check(\"%s\") -> %s", show(in),
+	got = url_return_check(in, d);
+	is_str(got, want, "url_return_check(\"%s\") -> %s", show(in),
 	    want == NULL ? "NULL" : want);
 	free(got);
 }
 
-/* Check that return_url_check(in, &shop) returns in unchanged. */
+/* Check that url_return_check(in, &shop) returns in unchanged. */
 static void
 url_same(const char *in)
 {
 	url_is(&shop, in, in);
 }
 
-/* Check that return_url_check(in, &shop) rejects in. */
+/* Check that url_return_check(in, &shop) rejects in. */
 static void
 url_bad(const char *in)
 {
@@ -76,7 +76,7 @@ url_bad(const char *in)
 }
 
 /*
- * Check that return_url_check(in, &shop) gives norm and that the admitted
+ * Check that url_return_check(in, &shop) gives norm and that the admitted
  * visitor's URL is then exactly landing.
  */
 static void
@@ -84,8 +84,8 @@ url_lands(const char *in, const char *norm, const char *landing)
 {
 	char	*got, *land;
 
-	got = return_url_check(in, &shop);
-	is_str(got, norm, "return_url_check(\"%s\") -> %s", in, norm);
+	got = url_return_check(in, &shop);
+	is_str(got, norm, "url_return_check(\"%s\") -> %s", in, norm);
 	if (got == NULL) {
 		ok(0, "no landing URL for \"%s\"", in);
 		return;
@@ -107,18 +107,18 @@ append_is(const char *url, const char *want)
 	free(got);
 }
 
-/* Check that shop_domains_parse(list) fails. */
+/* Check that url_shop_domains_parse(list) fails. */
 static void
 domains_bad(const char *list)
 {
 	struct shop_domains	 d;
 
-	is_int(shop_domains_parse(list, &d), -1,
-	    "shop_domains_parse(\"%s\") refused", show(list));
+	is_int(url_shop_domains_parse(list, &d), -1,
+	    "url_shop_domains_parse(\"%s\") refused", show(list));
 }
 
 /*
- * Check that shop_domains_parse(list) gives exactly one entry with the
+ * Check that url_shop_domains_parse(list) gives exactly one entry with the
  * given scheme, host and port.
  */
 static void
@@ -128,8 +128,8 @@ domain_is(const char *list, const char *scheme, const char *host, int port)
 	int			 rc;
 
 	memset(&d, 0, sizeof(d));
-	rc = shop_domains_parse(list, &d);
-	is_int(rc, 0, "shop_domains_parse(\"%s\") accepted", list);
+	rc = url_shop_domains_parse(list, &d);
+	is_int(rc, 0, "url_shop_domains_parse(\"%s\") accepted", list);
 	is_int(d.n, 1, "\"%s\": one entry", list);
 	is_str(d.o[0].scheme, scheme, "\"%s\": scheme", list);
 	is_str(d.o[0].host, host, "\"%s\": host", list);
@@ -145,13 +145,13 @@ test_domains(void)
 	char			 label[70];
 	size_t			 i;
 
-	is_int(shop_domains_parse("", &d), 0, "empty list valid");
+	is_int(url_shop_domains_parse("", &d), 0, "empty list valid");
 	is_int(d.n, 0, "empty list: n = 0");
-	is_int(shop_domains_parse(" ,\n, \r\n ", &d), 0,
+	is_int(url_shop_domains_parse(" ,\n, \r\n ", &d), 0,
 	    "separators only valid");
 	is_int(d.n, 0, "separators only: n = 0");
 
-	is_int(shop_domains_parse("shop.example, www.shop.example\n"
+	is_int(url_shop_domains_parse("shop.example, www.shop.example\n"
 	    "http://127.0.0.1:8080", &d), 0, "three entries");
 	is_int(d.n, 3, "three entries: n = 3");
 	is_str(d.o[0].scheme, "https", "entry 0 scheme");
@@ -229,12 +229,12 @@ test_domains(void)
 	memset(label, 'a', 64);
 	label[63] = '\0';
 	snprintf(buf, sizeof(buf), "%s.example", label);
-	is_int(shop_domains_parse(buf, &d), 0, "63-octet label accepted");
+	is_int(url_shop_domains_parse(buf, &d), 0, "63-octet label accepted");
 	is_int(strlen(d.o[0].host), 63 + 8, "63-octet label kept whole");
 	label[63] = 'a';
 	label[64] = '\0';
 	snprintf(buf, sizeof(buf), "%s.example", label);
-	is_int(shop_domains_parse(buf, &d), -1, "64-octet label refused");
+	is_int(url_shop_domains_parse(buf, &d), -1, "64-octet label refused");
 
 	/* Host of 253 octets accepted, 254 refused. */
 	memset(label, 'a', 63);
@@ -242,11 +242,11 @@ test_domains(void)
 	snprintf(buf, sizeof(buf), "%s.%s.%s.%.61s", label, label, label,
 	    label);
 	is_int(strlen(buf), 253, "253-octet host built");
-	is_int(shop_domains_parse(buf, &d), 0, "253-octet host accepted");
+	is_int(url_shop_domains_parse(buf, &d), 0, "253-octet host accepted");
 	is_str(d.o[0].host, buf, "253-octet host kept whole");
 	snprintf(buf, sizeof(buf), "%s.%s.%s.%.62s", label, label, label,
 	    label);
-	is_int(shop_domains_parse(buf, &d), -1, "254-octet host refused");
+	is_int(url_shop_domains_parse(buf, &d), -1, "254-octet host refused");
 
 	/* C25: a 300-character entry is refused, never truncated. */
 	snprintf(buf, sizeof(buf), "shop.example.");
@@ -256,18 +256,19 @@ test_domains(void)
 	while (strlen(buf) < 300)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "x");
 	is_int(strlen(buf), 300, "300-character entry built");
-	is_int(shop_domains_parse(buf, &d), -1, "300-character entry refused");
+	is_int(url_shop_domains_parse(buf, &d), -1,
+	    "300-character entry refused");
 
 	/* DOMAINS_MAX entries accepted, one more refused. */
 	buf[0] = '\0';
 	for (i = 0; i < DOMAINS_MAX; i++)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 		    "s%zu.example,", i);
-	is_int(shop_domains_parse(buf, &d), 0, "DOMAINS_MAX entries");
+	is_int(url_shop_domains_parse(buf, &d), 0, "DOMAINS_MAX entries");
 	is_int(d.n, DOMAINS_MAX, "DOMAINS_MAX entries: n");
 	is_str(d.o[DOMAINS_MAX - 1].host, "s31.example", "last entry kept");
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "one.more");
-	is_int(shop_domains_parse(buf, &d), -1, "DOMAINS_MAX + 1 refused");
+	is_int(url_shop_domains_parse(buf, &d), -1, "DOMAINS_MAX + 1 refused");
 }
 
 /* C09: relative and malformed return URLs never pass. */
@@ -420,7 +421,7 @@ test_length(void)
 	memcpy(buf, "https://shop.example/", pre);
 	memset(buf + pre, 'a', URL_MAX - pre);
 	buf[URL_MAX] = '\0';
-	got = return_url_check(buf, &shop);
+	got = url_return_check(buf, &shop);
 	ok(got != NULL && strcmp(got, buf) == 0,
 	    "URL of URL_MAX bytes accepted unchanged");
 	free(got);
@@ -436,58 +437,58 @@ test_origin(void)
 {
 	struct shop_domains	 d, empty;
 
-	is_int(shop_domains_parse("shop.example", &d), 0, "C12 domains");
-	is_int(origin_allowed("https://shop.example", &d), 1,
+	is_int(url_shop_domains_parse("shop.example", &d), 0, "C12 domains");
+	is_int(url_origin_allowed("https://shop.example", &d), 1,
 	    "https://shop.example allowed");
-	is_int(origin_allowed("https://evilshop.example", &d), 0,
+	is_int(url_origin_allowed("https://evilshop.example", &d), 0,
 	    "https://evilshop.example refused");
-	is_int(origin_allowed("https://shop.example.evil.test", &d), 0,
+	is_int(url_origin_allowed("https://shop.example.evil.test", &d), 0,
 	    "https://shop.example.evil.test refused");
-	is_int(origin_allowed("https://shopXexample", &d), 0,
+	is_int(url_origin_allowed("https://shopXexample", &d), 0,
 	    "https://shopXexample refused");
-	is_int(origin_allowed("http://shop.example", &d), 0,
+	is_int(url_origin_allowed("http://shop.example", &d), 0,
 	    "http://shop.example refused");
-	is_int(origin_allowed("https://shop.example:8443", &d), 0,
+	is_int(url_origin_allowed("https://shop.example:8443", &d), 0,
 	    "https://shop.example:8443 refused");
-	is_int(origin_allowed("https://sub.shop.example", &d), 0,
+	is_int(url_origin_allowed("https://sub.shop.example", &d), 0,
 	    "https://sub.shop.example refused");
-	is_int(origin_allowed("https://shop.example/", &d), 0,
+	is_int(url_origin_allowed("https://shop.example/", &d), 0,
 	    "trailing slash refused");
-	is_int(origin_allowed("HTTPS://SHOP.EXAMPLE", &d), 0,
+	is_int(url_origin_allowed("HTTPS://SHOP.EXAMPLE", &d), 0,
 	    "upper case refused");
-	is_int(origin_allowed("https://shop.example:443", &d), 0,
+	is_int(url_origin_allowed("https://shop.example:443", &d), 0,
 	    "explicit default port refused");
-	is_int(origin_allowed("https://shop.example ", &d), 0,
+	is_int(url_origin_allowed("https://shop.example ", &d), 0,
 	    "trailing space refused");
-	is_int(origin_allowed("https://shop.exampl", &d), 0,
+	is_int(url_origin_allowed("https://shop.exampl", &d), 0,
 	    "prefix refused");
-	is_int(origin_allowed("shop.example", &d), 0, "bare host refused");
-	is_int(origin_allowed("null", &d), 0, "null refused");
-	is_int(origin_allowed("", &d), 0, "empty origin refused");
-	is_int(origin_allowed(NULL, &d), 0, "NULL origin refused");
+	is_int(url_origin_allowed("shop.example", &d), 0, "bare host refused");
+	is_int(url_origin_allowed("null", &d), 0, "null refused");
+	is_int(url_origin_allowed("", &d), 0, "empty origin refused");
+	is_int(url_origin_allowed(NULL, &d), 0, "NULL origin refused");
 
-	is_int(origin_allowed("http://127.0.0.1:8080", &local), 1,
+	is_int(url_origin_allowed("http://127.0.0.1:8080", &local), 1,
 	    "local demo origin allowed");
-	is_int(origin_allowed("http://127.0.0.1", &local), 0,
+	is_int(url_origin_allowed("http://127.0.0.1", &local), 0,
 	    "local demo without port refused");
-	is_int(origin_allowed("https://127.0.0.1:8080", &local), 0,
+	is_int(url_origin_allowed("https://127.0.0.1:8080", &local), 0,
 	    "local demo over https refused");
-	is_int(origin_allowed("http://127.0.0.1:8080/", &local), 0,
+	is_int(url_origin_allowed("http://127.0.0.1:8080/", &local), 0,
 	    "local demo with slash refused");
 
-	is_int(shop_domains_parse("shop.example:8443 http://shop.example:80",
-	    &d), 0, "port entries");
-	is_int(origin_allowed("https://shop.example:8443", &d), 1,
+	is_int(url_shop_domains_parse(
+	    "shop.example:8443 http://shop.example:80", &d), 0, "port entries");
+	is_int(url_origin_allowed("https://shop.example:8443", &d), 1,
 	    "non-default port written out");
-	is_int(origin_allowed("https://shop.example", &d), 0,
+	is_int(url_origin_allowed("https://shop.example", &d), 0,
 	    "port entry does not allow default port");
-	is_int(origin_allowed("http://shop.example", &d), 1,
+	is_int(url_origin_allowed("http://shop.example", &d), 1,
 	    "http entry with default port");
-	is_int(origin_allowed("http://shop.example:80", &d), 0,
+	is_int(url_origin_allowed("http://shop.example:80", &d), 0,
 	    "http default port written out refused");
 
-	is_int(shop_domains_parse("", &empty), 0, "empty list");
-	is_int(origin_allowed("https://shop.example", &empty), 0,
+	is_int(url_shop_domains_parse("", &empty), 0, "empty list");
+	is_int(url_origin_allowed("https://shop.example", &empty), 0,
 	    "empty list allows nothing");
 	url_is(&empty, "https://shop.example/", NULL);
 }
@@ -551,16 +552,16 @@ test_param_spelling(void)
 	url_same("https://shop.example/a?aditus%5F_queue_token=1");
 	url_same("https://shop.example/a#aditus%5Fqueue_token=1");
 	url_same("https://shop.example/a?q=%26aditus_queue_token%3D1");
-	is_int(token_param_name("aditus%5Fqueue_token", 20), 1,
+	is_int(url_token_param_name("aditus%5Fqueue_token", 20), 1,
 	    "token_param_name: %%5F");
-	is_int(token_param_name("Aditus.Queue+Token", 18), 1,
+	is_int(url_token_param_name("Aditus.Queue+Token", 18), 1,
 	    "token_param_name: case, '.', '+'");
-	is_int(token_param_name("aditus_queue_token[]", 20), 1,
+	is_int(url_token_param_name("aditus_queue_token[]", 20), 1,
 	    "token_param_name: []");
-	is_int(token_param_name("aditus_queue_tokenX", 19), 0,
+	is_int(url_token_param_name("aditus_queue_tokenX", 19), 0,
 	    "token_param_name: a longer name");
-	is_int(token_param_name("", 0), 0, "token_param_name: empty");
-	is_int(token_param_name("[aditus_queue_token", 19), 0,
+	is_int(url_token_param_name("", 0), 0, "token_param_name: empty");
+	is_int(url_token_param_name("[aditus_queue_token", 19), 0,
 	    "token_param_name: '[' first");
 }
 
@@ -571,47 +572,50 @@ test_fetch_deliberate(void)
 	struct fetch_meta	 m;
 
 	memset(&m, 0, sizeof(m));
-	is_int(fetch_is_deliberate(&m), 1, "no headers: deliberate");
+	is_int(url_fetch_is_deliberate(&m), 1, "no headers: deliberate");
 	m.mode = "navigate";
 	m.dest = "document";
 	m.site = "none";
-	is_int(fetch_is_deliberate(&m), 1, "a typed URL: deliberate");
+	is_int(url_fetch_is_deliberate(&m), 1, "a typed URL: deliberate");
 	m.site = "cross-site";
-	is_int(fetch_is_deliberate(&m), 1, "a link from a mail: deliberate");
+	is_int(url_fetch_is_deliberate(&m), 1,
+	    "a link from a mail: deliberate");
 	m.sec_purpose = "prefetch";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch");
 	m.sec_purpose = "prefetch;prerender";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: prefetch;prerender");
+	is_int(url_fetch_is_deliberate(&m), 0,
+	    "Sec-Purpose: prefetch;prerender");
 	m.sec_purpose = "prefetch;anonymous-client-ip";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Purpose: anonymous prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0,
+	    "Sec-Purpose: anonymous prefetch");
 	m.sec_purpose = NULL;
 	m.purpose = "prefetch";
-	is_int(fetch_is_deliberate(&m), 0, "Purpose: prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0, "Purpose: prefetch");
 	m.purpose = "Prefetch";
-	is_int(fetch_is_deliberate(&m), 0, "Purpose: Prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0, "Purpose: Prefetch");
 	m.purpose = "prefetcher";
-	is_int(fetch_is_deliberate(&m), 1, "Purpose: another word");
+	is_int(url_fetch_is_deliberate(&m), 1, "Purpose: another word");
 	m.purpose = NULL;
 	m.x_purpose = "preview";
-	is_int(fetch_is_deliberate(&m), 0, "X-Purpose: preview");
+	is_int(url_fetch_is_deliberate(&m), 0, "X-Purpose: preview");
 	m.x_purpose = NULL;
 	m.x_moz = "prefetch";
-	is_int(fetch_is_deliberate(&m), 0, "X-Moz: prefetch");
+	is_int(url_fetch_is_deliberate(&m), 0, "X-Moz: prefetch");
 	m.x_moz = NULL;
 	m.mode = "cors";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: cors");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: cors");
 	m.mode = "no-cors";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: no-cors");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Fetch-Mode: no-cors");
 	m.mode = "navigate";
 	m.dest = "iframe";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: iframe");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: iframe");
 	m.dest = "image";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: image");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: image");
 	m.dest = NULL;
-	is_int(fetch_is_deliberate(&m), 1, "navigate without a dest");
+	is_int(url_fetch_is_deliberate(&m), 1, "navigate without a dest");
 	m.mode = NULL;
 	m.dest = "empty";
-	is_int(fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: empty alone");
+	is_int(url_fetch_is_deliberate(&m), 0, "Sec-Fetch-Dest: empty alone");
 }
 
 /* Fetch metadata and Origin: who may take a number with POST /join. */
@@ -623,58 +627,59 @@ test_fetch_origin(void)
 	memset(&m, 0, sizeof(m));
 	m.scheme = "https";
 	m.host = "queue.example";
-	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, no metadata");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "no Origin, no metadata");
 	m.site = "same-origin";
-	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, same-origin");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "no Origin, same-origin");
 	m.site = "none";
-	is_int(fetch_origin_ok(&m, &shop), 1, "no Origin, site none");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "no Origin, site none");
 	m.site = "cross-site";
-	is_int(fetch_origin_ok(&m, &shop), 0, "no Origin, cross-site");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "no Origin, cross-site");
 	m.origin = "https://evil.test";
-	is_int(fetch_origin_ok(&m, &shop), 0,
+	is_int(url_fetch_origin_ok(&m, &shop), 0,
 	    "CASES C29: evil.test, cross-site");
 	m.site = NULL;
-	is_int(fetch_origin_ok(&m, &shop), 0, "evil.test without metadata");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "evil.test without metadata");
 	m.origin = "null";
-	is_int(fetch_origin_ok(&m, &shop), 0, "Origin: null");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "Origin: null");
 	m.origin = "https://shop.example";
 	m.site = "cross-site";
-	is_int(fetch_origin_ok(&m, &shop), 1, "a shop origin, cross-site");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "a shop origin, cross-site");
 	m.origin = "https://www.shop.example";
 	m.site = "same-site";
-	is_int(fetch_origin_ok(&m, &shop), 1, "a shop origin, same-site");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "a shop origin, same-site");
 	m.origin = "http://shop.example";
-	is_int(fetch_origin_ok(&m, &shop), 0, "a shop host over http");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "a shop host over http");
 	m.origin = "https://queue.example";
 	m.site = "same-origin";
-	is_int(fetch_origin_ok(&m, &shop), 1, "same origin");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "same origin");
 	m.site = NULL;
-	is_int(fetch_origin_ok(&m, &shop), 1, "same origin, no metadata");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "same origin, no metadata");
 	m.origin = "https://QUEUE.example";
-	is_int(fetch_origin_ok(&m, &shop), 1, "same origin, host case");
+	is_int(url_fetch_origin_ok(&m, &shop), 1, "same origin, host case");
 	m.origin = "http://queue.example";
-	is_int(fetch_origin_ok(&m, &shop), 0, "same host, other scheme");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "same host, other scheme");
 	m.site = "same-origin";
-	is_int(fetch_origin_ok(&m, &shop), 1,
+	is_int(url_fetch_origin_ok(&m, &shop), 1,
 	    "same host, other scheme, browser says same-origin");
 	m.origin = "https://queue.example:444";
-	is_int(fetch_origin_ok(&m, &shop), 0, "same host, other port");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "same host, other port");
 	m.origin = "https://queue.example/";
-	is_int(fetch_origin_ok(&m, &shop), 0, "origin with a path");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "origin with a path");
 	m.origin = "https://sub.queue.example";
 	m.site = "same-site";
-	is_int(fetch_origin_ok(&m, &shop), 0, "a sibling host, same-site");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "a sibling host, same-site");
 	m.host = NULL;
 	m.origin = "https://queue.example";
 	m.site = NULL;
-	is_int(fetch_origin_ok(&m, &shop), 0, "no Host: not same origin");
+	is_int(url_fetch_origin_ok(&m, &shop), 0, "no Host: not same origin");
 }
 
 int
 main(void)
 {
-	if (shop_domains_parse("shop.example www.shop.example", &shop) != 0 ||
-	    shop_domains_parse("http://127.0.0.1:8080", &local) != 0) {
+	if (url_shop_domains_parse("shop.example www.shop.example",
+	    &shop) != 0 ||
+	    url_shop_domains_parse("http://127.0.0.1:8080", &local) != 0) {
 		printf("Bail out! fixture domains refused\n");
 		return 1;
 	}

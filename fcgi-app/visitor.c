@@ -1,0 +1,205 @@
+/*
+ * visitor.c - what the visitor endpoints share (see visitor.h): the
+ * status fields, the strict JSON body, the admission check against the
+ * cached state, the join and the token.  Nothing here answers a request
+ * except visitor_error().
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "extern.h"
+#include "jsonbody.h"
+#include "token.h"
+#include "visitor.h"
+
+void
+visitor_error(struct req *r, enum visitor_err err)
+{
+	switch (err) {
+	case VISITOR_OK:
+	case VISITOR__MAX:
+	case VISITOR_NOMEM:
+		http_error(r, 500, "internal_error", "Internal error.");
+		break;
+	case VISITOR_LENGTH_REQUIRED:
+		http_error(r, 411, "length_required",
+		    "A request body needs a Content-Length.");
+		break;
+	case VISITOR_BAD_LENGTH:
+		http_error(r, 400, "invalid_content_length",
+		    "Content-Length is not a plain decimal number.");
+		break;
+	case VISITOR_TOO_LARGE:
+		http_error(r, 413, "body_too_large",
+		    "The request body is larger than %lld bytes.",
+		    (long long)r->cfg->max_body);
+		break;
+	case VISITOR_INCOMPLETE:
+		http_error(r, 400, "incomplete_body",
+		    "The request body is shorter than its Content-Length.");
+		break;
+	case VISITOR_MEDIA_TYPE:
+		http_error(r, 415, "unsupported_media_type",
+		    "Send the body as application/json.");
+		break;
+	case VISITOR_INVALID_JSON:
+		http_error(r, 400, "invalid_json",
+		    "The body must be one strict JSON object.");
+		break;
+	case VISITOR_QUEUE_NOT_FOUND:
+		http_error(r, 404, "queue_not_found", "No such queue.");
+		break;
+	case VISITOR_NUMBER_NOT_FOUND:
+		http_error(r, 404, "number_not_found",
+		    "This number has not been issued.");
+		break;
+	case VISITOR_BUSY:
+		http_busy(r);
+		break;
+	case VISITOR_DB_DOWN:
+		http_db_down(r);
+		break;
+	}
+}
+
+int
+visitor_status_fill(struct json_object *o, const struct qentry *e,
+    int64_t number, int64_t now, int with_active)
+{
+	struct adm_status	 st;
+
+	adm_status(&e->q->adm, number, now, &st);
+	if (with_active)
+		json_object_object_add(o, "active",
+		    json_object_new_boolean(e->q->adm.active));
+	json_object_object_add(o, "number", json_object_new_int64(number));
+	json_object_object_add(o, "serving",
+	    json_object_new_int64(st.serving));
+	json_object_object_add(o, "ahead", json_object_new_int64(st.ahead));
+	json_object_object_add(o, "admitted",
+	    json_object_new_boolean(st.admitted));
+	/* null while paused: nobody knows when the queue resumes. */
+	json_object_object_add(o, "estimatedWaitSeconds", st.wait_s < 0 ?
+	    NULL : json_object_new_int64(st.wait_s));
+	json_object_object_add(o, "retryAfterSeconds",
+	    json_object_new_int(st.retry_after_s));
+	return st.retry_after_s;
+}
+
+enum visitor_err
+visitor_body_json(struct req *r, struct json_object **out, int required)
+{
+	const char	*ct;
+
+	*out = NULL;
+	switch (req_read_body(r)) {
+	case BODY_OK:
+		break;
+	case BODY_LENGTH_REQUIRED:
+		return VISITOR_LENGTH_REQUIRED;
+	case BODY_BAD_LENGTH:
+		return VISITOR_BAD_LENGTH;
+	case BODY_TOO_LARGE:
+		return VISITOR_TOO_LARGE;
+	case BODY_INCOMPLETE:
+		return VISITOR_INCOMPLETE;
+	case BODY_NOMEM:
+		return VISITOR_NOMEM;
+	}
+	if (r->bodylen == 0 && !required)
+		return VISITOR_OK;
+	ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
+	if (r->bodylen > 0 && !req_is_json(ct))
+		return VISITOR_MEDIA_TYPE;
+	if ((*out = jsonbody_parse_strict(r->body, r->bodylen)) == NULL ||
+	    !json_object_is_type(*out, json_type_object)) {
+		json_object_put(*out);
+		*out = NULL;
+		return VISITOR_INVALID_JSON;
+	}
+	return VISITOR_OK;
+}
+
+char *
+visitor_token(struct req *r, int64_t number)
+{
+	const struct qentry	*e = r->qe;
+
+	return token_sign(e->q->slug, e->secret, SECRET_LEN, number,
+	    r->now_ms / 1000, e->q->token_ttl_s, 0);
+}
+
+enum visitor_err
+visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
+{
+	struct qentry	*e = r->qe;
+	enum app_err	 er;
+	int		 done;
+
+	*admitted = 0;
+	/*
+	 * A token is never decided from a state older than token-state-ms:
+	 * an operator's pause or rate change holds for /token on every
+	 * process within that bound (SPEC section 3).
+	 */
+	if (trusted && (r->now_ms - e->state_ms > r->cfg->token_state_ms ||
+	    r->now_ms < e->state_ms)) {
+		er = qcache_refresh(r, e, 0, &done);
+		if (er == APP_NOTFOUND)
+			return VISITOR_QUEUE_NOT_FOUND;
+		if (er != APP_OK)
+			return VISITOR_DB_DOWN;
+	}
+	if (number > e->q->adm.last_number) {
+		er = qcache_refresh(r, e, !trusted, &done);
+		if (er == APP_BUSY)
+			return VISITOR_BUSY;
+		if (er == APP_NOTFOUND)
+			return VISITOR_QUEUE_NOT_FOUND;
+		if (er != APP_OK)
+			return VISITOR_DB_DOWN;
+		if (number > e->q->adm.last_number)
+			return VISITOR_NUMBER_NOT_FOUND;
+	}
+	*admitted = number <= adm_serving(&e->q->adm, r->now_ms);
+	return VISITOR_OK;
+}
+
+enum app_err
+visitor_join(struct req *r, int64_t *number, int *admitted)
+{
+	struct qentry		*e = r->qe;
+	enum app_err		 er;
+	int64_t			 growth = 0;
+	int			 done;
+
+	*admitted = 0;
+	/* Joins stuck on the database never hold every worker. */
+	if (writers_enter() != APP_OK)
+		return APP_BUSY;
+	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
+	    &growth);
+	writers_leave();
+	if (er == APP_NOTFOUND) {
+		/* Paused (or gone): look again to say which. */
+		er = qcache_refresh(r, e, 0, &done);
+		if (er == APP_OK)
+			return e->q->adm.active ? APP_NOTFOUND : APP_INVALID;
+		return er == APP_NOTFOUND ? APP_NOTFOUND : APP_DB_DOWN;
+	}
+	if (er != APP_OK)
+		return APP_DB_DOWN;
+	/*
+	 * The statement said what the row is now (number, growth term,
+	 * admitted): the cache takes it without a second round trip.
+	 */
+	r->now_ms = db_clock_ms(r->db);
+	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
+	return APP_OK;
+}

@@ -1,0 +1,96 @@
+/*
+ * visitor.h - what the visitor endpoints share: the status fields, the
+ * JSON body, the admission check, the join and the token.  These return
+ * errors instead of answering; the page modules send the answer (for an
+ * error, with visitor_error()).
+ */
+#ifndef VISITOR_H
+#define VISITOR_H
+
+#include <stdint.h>
+
+#include "aqueue.h"
+
+struct json_object;
+struct qentry;
+struct req;
+
+/* Why a visitor helper gave up; visitor_error() answers each. */
+enum visitor_err {
+	VISITOR_OK = 0,
+	VISITOR_LENGTH_REQUIRED,	/* 411 length_required */
+	VISITOR_BAD_LENGTH,		/* 400 invalid_content_length */
+	VISITOR_TOO_LARGE,		/* 413 body_too_large */
+	VISITOR_INCOMPLETE,		/* 400 incomplete_body */
+	VISITOR_MEDIA_TYPE,		/* 415 unsupported_media_type */
+	VISITOR_INVALID_JSON,		/* 400 invalid_json */
+	VISITOR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
+	VISITOR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
+	VISITOR_BUSY,			/* 503 busy (paced look-ups used up) */
+	VISITOR_DB_DOWN,		/* 503 service_unavailable */
+	VISITOR_NOMEM,			/* 500 internal_error */
+	VISITOR__MAX
+};
+
+/*
+ * Answer err (not VISITOR_OK) as its JSON error: the status and code in
+ * the comments of enum visitor_err, with Retry-After on 503.  Can't
+ * fail.
+ */
+void	 visitor_error(struct req *, enum visitor_err err);
+
+/*
+ * Add the status fields for number to obj ("active" too when
+ * with_active), computed from e's cached state at now (Unix ms of the
+ * database's clock).  Returns retryAfterSeconds, for the Retry-After
+ * header.  Can't fail.
+ */
+int	 visitor_status_fill(struct json_object *obj, const struct qentry *e,
+	    int64_t number, int64_t now, int with_active);
+
+/*
+ * Read the request body (CASES C22) and, when there is one (or required
+ * is set), parse it as one strict JSON object (CASES C17).  On success
+ * returns VISITOR_OK with *out the object (NULL for an absent, not
+ * required body; the caller releases it with json_object_put).
+ * Otherwise *out is NULL and the error tells what to answer
+ * (LENGTH_REQUIRED, BAD_LENGTH, TOO_LARGE, INCOMPLETE, MEDIA_TYPE,
+ * INVALID_JSON, NOMEM).  Sends nothing.
+ */
+enum visitor_err visitor_body_json(struct req *, struct json_object **out,
+	    int required);
+
+/*
+ * Sign an access token for number on the route's queue, valid for the
+ * queue's token lifetime from now.  Returns the JWT (caller frees) or
+ * NULL on failure (logged).
+ */
+char	*visitor_token(struct req *, int64_t number);
+
+/*
+ * Decide whether number (>= 1) is admitted now on the route's queue.  A
+ * number above the cached last number forces a fresh read (rate-limited
+ * unless trusted, i.e. its ticket was checked); when trusted, a state
+ * older than token-state-ms is read again first.  Returns VISITOR_OK
+ * with *admitted set, else NUMBER_NOT_FOUND (never issued),
+ * QUEUE_NOT_FOUND (deleted meanwhile), BUSY or DB_DOWN.  Sends nothing.
+ */
+enum visitor_err visitor_admitted(struct req *, int64_t number, int trusted,
+	    int *admitted);
+
+/*
+ * Issue the next number on the route's queue (db_queue_join, stamped
+ * with the database's clock) in one round trip; *admitted tells whether
+ * it is admitted at the join's instant, as the statement computed it.
+ * The cache takes the state the statement reported (qcache_note_join);
+ * nothing is read again.
+ * Returns APP_OK with *number and *admitted set, APP_INVALID when the
+ * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
+ * database does not answer (or gave up on the statement: nothing was
+ * issued; also for an answer without a number), APP_BUSY when the
+ * writes of the pool are stuck on the database (writers.c: answer 503
+ * busy at once, nothing was issued).  Sends nothing.
+ */
+enum app_err visitor_join(struct req *, int64_t *number, int *admitted);
+
+#endif /* VISITOR_H */
