@@ -12,6 +12,13 @@
 #                  answer carries a signed token)
 #                  vs the bare increment responder (e2e/join-nginx-poolN)
 #
+# The pool runs POOL + 1 workers: it keeps one worker out of database
+# writes at all times (writers.c, so that status answers while joins are
+# stuck on a locked row), so POOL + 1 workers give POOL concurrent
+# writers, as many as the bare increment's pool of POOL has.  With
+# innodb_flush_log_at_trx_commit = 1 the join is bound by how many
+# commits share one fsync, i.e. by that number.
+#
 # wrk sends GET only, so the join server block rewrites the FastCGI
 # REQUEST_METHOD to POST and REQUEST_URI to the join endpoint.  Run it
 # with test/bench/run.
@@ -35,7 +42,7 @@ product_e2e_setup() {
 	cat >"$conf" <<CONF
 listen = unix:$W/run/aqueue.sock
 listen-mode = 0666
-workers = $POOL
+workers = $((POOL + 1))
 db-socket = $DB_SOCK
 db-user = bench
 db-password = bench
