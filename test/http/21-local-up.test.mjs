@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as pathJoin } from 'node:path';
-import { env, sleep } from './lib.mjs';
+import { env, sleep, waitFor } from './lib.mjs';
 
 const PORT = 18585;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -188,6 +188,7 @@ async function runUp(how, signal) {
 	child.stdout.on('data', (d) => { out += d; });
 	const exited = new Promise((r) => child.on('exit', r));
 	let pids = [];
+	let upPid = 0;
 	try {
 		const end = Date.now() + 120000;
 		while (!(await healthy())) {
@@ -197,10 +198,15 @@ async function runUp(how, signal) {
 			    `up exited early: ${readFileSync(log, 'utf8')}`);
 			await sleep(250);
 		}
-		const upPid = Number(out.split('\n')[0]);
+		upPid = Number(out.split('\n')[0]);
 		assert.ok(upPid > 0 && alive(upPid), 'up runs');
+		// nginx answers a moment before up prints its closing lines.
+		const ready = /aditus-queue runs locally \(Ctrl-C or "kill \d+" stops it\)/;
+		await waitFor(() => ready.test(readFileSync(log, 'utf8')) &&
+		    /aqueuectl -f \S+ list/.test(readFileSync(log, 'utf8')),
+		    30000, 100, 'up prints how to stop it');
 		const text = readFileSync(log, 'utf8');
-		assert.match(text, /aditus-queue runs locally \(Ctrl-C or "kill \d+" stops it\)/);
+		assert.match(text, ready);
 		assert.match(text, /fcgi-app\/aqueuectl -f \S+\/aqueue.conf list/);
 		pids = started();
 		assert.ok(pids.length >= 5, `pids: ${pids}`);
@@ -223,6 +229,9 @@ async function runUp(how, signal) {
 	} finally {
 		if (child.exitCode === null)
 			child.kill('SIGKILL');
+		// up itself runs in the background of that script.
+		if (upPid > 0 && alive(upPid))
+			process.kill(upPid, 'SIGKILL');
 		spawnSync(env.stack, ['down', upVar()], { stdio: 'ignore' });
 	}
 }
