@@ -85,18 +85,26 @@ export function api(path, opts = {}) {
 	return fetch(env.base + path, { redirect: 'manual', ...opts });
 }
 
-// req(path, opts): api() and read the body; returns
-// {status, headers, text, json} (json null when the body is not JSON).
-export async function req(path, opts = {}) {
-	const res = await api(path, opts);
-	const text = await res.text();
-	let json = null;
+// jsonOrNull(text): text parsed as JSON, null when it is not JSON.
+function jsonOrNull(text) {
 	try {
-		json = JSON.parse(text);
+		return JSON.parse(text);
 	} catch {
-		json = null;
+		return null;
 	}
-	return { status: res.status, headers: res.headers, text, json };
+}
+
+// readResponse(res): read a Response's body; returns
+// {status, headers, text, json} (json null when the body is not JSON).
+async function readResponse(res) {
+	const text = await res.text();
+	return { status: res.status, headers: res.headers, text,
+	    json: jsonOrNull(text) };
+}
+
+// req(path, opts): api() and read the body with readResponse().
+export async function req(path, opts = {}) {
+	return readResponse(await api(path, opts));
 }
 
 export function postJSON(path, body, opts = {}) {
@@ -362,13 +370,7 @@ function parseResponse(raw, stderr) {
 	}
 	const status = headers.status !== undefined ?
 	    parseInt(headers.status, 10) : 200;
-	let json = null;
-	try {
-		json = JSON.parse(body);
-	} catch {
-		json = null;
-	}
-	return { status, headers, body, json, stderr };
+	return { status, headers, body, json: jsonOrNull(body), stderr };
 }
 
 // fcgiParams(method, uri, extra): the CGI parameters nginx would send.
@@ -436,15 +438,7 @@ export function navigate(path, opts = {}) {
 // navigateReq(path, opts): navigate() read like req(): {status, headers,
 // text, json}.
 export async function navigateReq(path, opts = {}) {
-	const res = await navigate(path, opts);
-	const text = await res.text();
-	let json = null;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		json = null;
-	}
-	return { status: res.status, headers: res.headers, text, json };
+	return readResponse(await navigate(path, opts));
 }
 
 // ---- the stack's database, as its administrator ----------------------------
