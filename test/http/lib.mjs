@@ -9,8 +9,8 @@ import { spawn as spawnChild } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import {
-	appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync,
-	writeFileSync,
+	appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync,
+	rmSync, writeFileSync,
 } from 'node:fs';
 import net from 'node:net';
 import { userInfo } from 'node:os';
@@ -476,6 +476,25 @@ export function dbSession(sql) {
 export function dbStatus(name) {
 	const rows = dbSQL(`SHOW GLOBAL STATUS LIKE '${name}'`);
 	return Number(rows[0][1]);
+}
+
+// childPids(pid): the live (not zombie) children of pid, sorted.
+export function childPids(pid) {
+	const out = [];
+	for (const d of readdirSync('/proc')) {
+		if (!/^\d+$/.test(d))
+			continue;
+		let stat;
+		try {
+			stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+		} catch {
+			continue;
+		}
+		const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(rest[1]) === pid && rest[0] !== 'Z')
+			out.push(Number(d));
+	}
+	return out.sort((a, b) => a - b);
 }
 
 // stackConf(key): a key of the stack's aqueue.conf (null when not set).
