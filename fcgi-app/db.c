@@ -510,6 +510,38 @@ prepared(struct db *db, enum stmt s)
 }
 
 /*
+ * Prepare statement s on first use, bind param (when not NULL), execute,
+ * and bind res (when not NULL) for the fetches.  Returns APP_OK with *stp
+ * set, else what fail() says (a failed result binding freed while still
+ * connected).
+ */
+static enum app_err
+execute(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
+    MYSQL_STMT **stp)
+{
+	MYSQL_STMT	*st;
+	enum app_err	 er;
+
+	if ((er = prepared(db, s)) != APP_OK)
+		return er;
+	st = *stp = db->st[s];
+	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
+		return fail(db, mysql_stmt_errno(st), "bind",
+		    mysql_stmt_error(st));
+	if (mysql_stmt_execute(st) != 0)
+		return fail(db, mysql_stmt_errno(st), "execute",
+		    mysql_stmt_error(st));
+	if (res != NULL && mysql_stmt_bind_result(st, res) != 0) {
+		er = fail(db, mysql_stmt_errno(st), "bind result",
+		    mysql_stmt_error(st));
+		if (db->my != NULL)
+			mysql_stmt_free_result(st);
+		return er;
+	}
+	return APP_OK;
+}
+
+/*
  * One attempt of db_run(): prepare on first use, bind, execute, fetch.
  */
 static enum app_err
@@ -521,24 +553,8 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	int		 rc;
 
 	db->last_errno = 0;
-	if ((er = prepared(db, s)) != APP_OK)
+	if ((er = execute(db, s, param, res, &st)) != APP_OK || res == NULL)
 		return er;
-	st = db->st[s];
-	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
-		return fail(db, mysql_stmt_errno(st), "bind",
-		    mysql_stmt_error(st));
-	if (mysql_stmt_execute(st) != 0)
-		return fail(db, mysql_stmt_errno(st), "execute",
-		    mysql_stmt_error(st));
-	if (res == NULL)
-		return APP_OK;
-	if (mysql_stmt_bind_result(st, res) != 0) {
-		er = fail(db, mysql_stmt_errno(st), "bind result",
-		    mysql_stmt_error(st));
-		if (db->my != NULL)
-			mysql_stmt_free_result(st);
-		return er;
-	}
 	rc = mysql_stmt_fetch(st);
 	if (rc == 1) {
 		er = fail(db, mysql_stmt_errno(st), "fetch",
@@ -588,23 +604,8 @@ run_each_once(struct db *db, enum stmt s, MYSQL_BIND *param,
 	int		 rc;
 
 	*rows = 0;
-	if ((er = prepared(db, s)) != APP_OK)
+	if ((er = execute(db, s, param, res, &st)) != APP_OK)
 		return er;
-	st = db->st[s];
-	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
-		return fail(db, mysql_stmt_errno(st), "bind",
-		    mysql_stmt_error(st));
-	if (mysql_stmt_execute(st) != 0)
-		return fail(db, mysql_stmt_errno(st), "execute",
-		    mysql_stmt_error(st));
-	if (mysql_stmt_bind_result(st, res) != 0) {
-		er = fail(db, mysql_stmt_errno(st), "bind result",
-		    mysql_stmt_error(st));
-		if (db->my != NULL)
-			mysql_stmt_free_result(st);
-		return er;
-	}
-	er = APP_OK;
 	/* After a refused row, the rest is still fetched (and dropped). */
 	while ((rc = mysql_stmt_fetch(st)) == 0) {
 		(*rows)++;

@@ -5,8 +5,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { busyQueue, createQueue, ctl, launch, goto, roomUrl, waitText,
-    traceScript, sleep, CACHE_MS } from './lib.mjs';
+import { busyQueue, createQueue, ctl, launch, roomUrl, waitText,
+    tracedPage, sleep, CACHE_MS } from './lib.mjs';
 
 const RANDOM = 0.25;
 
@@ -19,23 +19,16 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function tracedPage(t, url) {
-	const context = await browser.newContext();
-	t.after(() => context.close());
-	await context.addInitScript(traceScript({ random: RANDOM, speed: 10 }));
-	const page = await context.newPage();
-	const errors = [];
-	page.on('pageerror', (e) => errors.push(String(e)));
-	await goto(page, url);
-	return { page, errors };
-}
+// The trace of every page: exact draws, waits ten times shorter.
+const TRACE = { random: RANDOM, speed: 10 };
 
 const trace = (page) => page.evaluate(() => window.__aqTrace);
 
 test('the first poll after a join is spread over 30-130 % of the ' +
     'interval, later ones over +-30 %', async (t) => {
 	const q = await busyQueue();
-	const { page, errors } = await tracedPage(t, roomUrl(q.slug));
+	const { page, errors } = await tracedPage(browser, t,
+	    roomUrl(q.slug), TRACE);
 	let tr;
 	for (let i = 0; i < 100; i++) {
 		tr = await trace(page);
@@ -65,7 +58,8 @@ test('a paused room asks again after 10 s +-30 %', async (t) => {
 	const q = createQueue({ rate: 600 });
 	ctl('pause', q.slug);
 	await sleep(CACHE_MS);
-	const { page, errors } = await tracedPage(t, roomUrl(q.slug));
+	const { page, errors } = await tracedPage(browser, t,
+	    roomUrl(q.slug), TRACE);
 	const want = 'The waiting room is paused: no new numbers right now. ' +
 	    'This page retries by itself.';
 	assert.equal(await waitText(page, '#state', want), want);

@@ -245,6 +245,27 @@ export function stack(cmd) {
 	    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+// For a file that stops the stack's MariaDB (test/run runs one file at a
+// time): dbStop() and dbStart() remember whether it is down, and
+// dbStartIfStopped() (for an after() hook, so also on failure) starts it
+// again only then.
+let dbStopped = false;
+
+export function dbStop() {
+	dbStopped = true;
+	stack('db-stop');
+}
+
+export function dbStart() {
+	stack('db-start');
+	dbStopped = false;
+}
+
+export function dbStartIfStopped() {
+	if (dbStopped)
+		dbStart();
+}
+
 // The room script's timers and answers, in order, recorded inside the
 // page: {t: 'res', url, status, retryAfter} for every fetch answer (before
 // the script sees it) and {t: 'timer', ms} for every setTimeout.  With
@@ -270,4 +291,18 @@ export function traceScript({ random = null, speed = 1 } = {}) {
 	if (${JSON.stringify(random)} !== null)
 		Math.random = () => ${JSON.stringify(random)};
 })();`;
+}
+
+// tracedPage(browser, t, url, trace): a page in a new context (closed
+// after test t) with traceScript(trace) added, loading url; returns
+// {page, errors} (errors: its uncaught page errors).
+export async function tracedPage(browser, t, url, trace = {}) {
+	const context = await browser.newContext();
+	t.after(() => context.close());
+	await context.addInitScript(traceScript(trace));
+	const page = await context.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(String(e)));
+	await goto(page, url);
+	return { page, errors };
 }

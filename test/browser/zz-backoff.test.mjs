@@ -7,26 +7,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createQueue, ctl, launch, goto, roomUrl, waitText, traceScript,
-    stack, sleep, CACHE_MS } from './lib.mjs';
+import { createQueue, ctl, launch, roomUrl, waitText, tracedPage,
+    dbStop, dbStart, dbStartIfStopped, sleep, CACHE_MS } from './lib.mjs';
 
 let browser;
-let dbStopped = false;
-
-function dbStop() {
-	dbStopped = true;
-	stack('db-stop');
-}
-
-function dbStart() {
-	stack('db-start');
-	dbStopped = false;
-}
-
 before(async () => { browser = await launch(); });
 after(async () => {
-	if (dbStopped)
-		dbStart();
+	dbStartIfStopped();
 	await browser?.close();
 });
 
@@ -44,13 +31,8 @@ test('errors back off exponentially to 60 s, never sooner than ' +
 	const q = createQueue({ rate: 600 });
 	ctl('pause', q.slug);
 	await sleep(CACHE_MS);
-	const context = await browser.newContext();
-	t.after(() => context.close());
-	await context.addInitScript(traceScript({ random: RANDOM, speed: 10 }));
-	const page = await context.newPage();
-	const errors = [];
-	page.on('pageerror', (e) => errors.push(String(e)));
-	await goto(page, roomUrl(q.slug));
+	const { page, errors } = await tracedPage(browser, t, roomUrl(q.slug),
+	    { random: RANDOM, speed: 10 });
 	assert.equal(await waitText(page, '#state', PAUSED), PAUSED);
 
 	dbStop();

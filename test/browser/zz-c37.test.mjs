@@ -9,26 +9,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createQueue, join, launch, roomUrl, stack, sleep, env }
-    from './lib.mjs';
+import { createQueue, join, launch, roomUrl, dbStop, dbStart,
+    dbStartIfStopped, sleep, env } from './lib.mjs';
 
 let browser;
-let dbStopped = false;
-
-function dbStop() {
-	dbStopped = true;
-	stack('db-stop');
-}
-
-function dbStart() {
-	stack('db-start');
-	dbStopped = false;
-}
-
 before(async () => { browser = await launch(); });
 after(async () => {
-	if (dbStopped)
-		dbStart();
+	dbStartIfStopped();
 	await browser?.close();
 });
 

@@ -9,8 +9,8 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { env, createQueue, fcgiRequest, fcgiParams, sleep, waitFor }
-    from './lib.mjs';
+import { env, createQueue, fcgiRequest, fcgiParams, sleep, waitFor,
+    childPids } from './lib.mjs';
 
 const dir = fs.mkdtempSync(path.join(env.vardir, 'pool-'));
 const sock = path.join(dir, 'fcgi.sock');
@@ -27,25 +27,6 @@ function writeConf(extra = '') {
 	    .join('\n');
 	fs.writeFileSync(conf, `${base}\nlisten = unix:${sock}\n` +
 	    `pid-file = ${pidFile}\nworkers = 2\n${extra}`, { mode: 0o600 });
-}
-
-// PIDs of the live children of pid.
-function children(pid) {
-	const out = [];
-	for (const d of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(d))
-			continue;
-		let stat;
-		try {
-			stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-		} catch {
-			continue;
-		}
-		const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		if (Number(rest[1]) === pid && rest[0] !== 'Z')
-			out.push(Number(d));
-	}
-	return out.sort((a, b) => a - b);
 }
 
 function alive(pid) {
@@ -76,7 +57,7 @@ before(async () => {
 	master = spawn(binary, ['-f', conf], { stdio: ['ignore', 'ignore',
 	    'pipe'] });
 	master.stderr.on('data', (d) => fs.appendFileSync(path.join(dir, 'master.log'), d));
-	await waitFor(async () => children(master.pid).length === 2 &&
+	await waitFor(async () => childPids(master.pid).length === 2 &&
 	    fs.existsSync(sock), 10000);
 });
 
@@ -90,7 +71,7 @@ after(() => {
 test('the pool answers with two workers and writes its pid file', async () => {
 	assert.equal(Number(fs.readFileSync(pidFile, 'utf8').trim()),
 	    master.pid);
-	assert.equal(children(master.pid).length, 2);
+	assert.equal(childPids(master.pid).length, 2);
 	const r = await healthz();
 	assert.equal(r.status, 200);
 	assert.deepEqual(r.json, { status: 'ok' });
@@ -99,13 +80,13 @@ test('the pool answers with two workers and writes its pid file', async () => {
 });
 
 test('a killed worker is replaced and nobody notices', async () => {
-	const before = children(master.pid);
+	const before = childPids(master.pid);
 	process.kill(before[0], 'SIGKILL');
 	await waitFor(() => {
-		const now = children(master.pid);
+		const now = childPids(master.pid);
 		return now.length === 2 && !now.includes(before[0]);
 	}, 5000);
-	const now = children(master.pid);
+	const now = childPids(master.pid);
 	assert.equal(now.length, 2);
 	assert.ok(now.includes(before[1]), 'the other worker was left alone');
 	for (let i = 0; i < 10; i++)
@@ -113,20 +94,20 @@ test('a killed worker is replaced and nobody notices', async () => {
 });
 
 test('SIGHUP with a bad config keeps the running workers', async () => {
-	const before = children(master.pid);
+	const before = childPids(master.pid);
 	writeConf('no-such-key = 1\n');
 	process.kill(master.pid, 'SIGHUP');
 	await sleep(500);
-	assert.deepEqual(children(master.pid), before);
+	assert.deepEqual(childPids(master.pid), before);
 	assert.equal((await healthz()).status, 200);
 });
 
 test('SIGHUP re-reads the config and replaces the workers', async () => {
-	const before = children(master.pid);
+	const before = childPids(master.pid);
 	writeConf('status-cache-ms = 500\n');
 	process.kill(master.pid, 'SIGHUP');
 	await waitFor(() => {
-		const now = children(master.pid);
+		const now = childPids(master.pid);
 		return now.length === 2 && now.every((p) => !before.includes(p));
 	}, 10000);
 	assert.ok(alive(master.pid), 'the master stays');
@@ -148,17 +129,17 @@ test('SIGHUP: new workers answer while an old one finishes its request',
 	assert.equal(during.status, 200, 'answered during the reload');
 	assert.equal(r.status, 200, 'the old worker finished the request');
 	assert.equal(r.json.number, 1);
-	await waitFor(() => children(master.pid).length === 2, 5000);
+	await waitFor(() => childPids(master.pid).length === 2, 5000);
 });
 
 test('a body that stops coming does not hold a worker past ' +
     'request-timeout', async () => {
 	const { slug } = createQueue({ rate: 600 });
 	writeConf('request-timeout = 1\n');
-	const before = children(master.pid);
+	const before = childPids(master.pid);
 	process.kill(master.pid, 'SIGHUP');
 	await waitFor(() => {
-		const now = children(master.pid);
+		const now = childPids(master.pid);
 		return now.length === 2 && now.every((p) => !before.includes(p));
 	}, 12000);
 	// CONTENT_LENGTH=100, 5 bytes, and the stream stays open.
@@ -177,7 +158,7 @@ test('a body that stops coming does not hold a worker past ' +
 	assert.ok(took >= 900 && took < 5000, `answered after ${took} ms`);
 	writeConf();
 	process.kill(master.pid, 'SIGHUP');
-	await waitFor(() => children(master.pid).length === 2, 12000);
+	await waitFor(() => childPids(master.pid).length === 2, 12000);
 });
 
 // The room page through our pool.
@@ -191,7 +172,7 @@ async function reload(before) {
 		process.kill(master.pid, 'SIGHUP');
 		const end = Date.now() + 1500;
 		while (Date.now() < end) {
-			const now = children(master.pid);
+			const now = childPids(master.pid);
 			if (now.length === 2 &&
 			    now.every((p) => !before.includes(p)))
 				return;
@@ -212,7 +193,7 @@ test('SIGHUP with a template missing keeps the loaded templates, also ' +
 	const marker = '<!-- templates of this test -->';
 	fs.appendFileSync(path.join(tdir, 'waiting-room.html'), marker);
 	writeConf(`templates-dir = ${tdir}\n`);
-	let before = children(master.pid);
+	let before = childPids(master.pid);
 	await reload(before);
 	let r = await roomPage(slug);
 	assert.equal(r.status, 200);
@@ -221,17 +202,17 @@ test('SIGHUP with a template missing keeps the loaded templates, also ' +
 	// A reload whose templates cannot all be read changes nothing.
 	fs.rmSync(path.join(tdir, 'unavailable.html'));
 	writeConf(`templates-dir = ${tdir}\nstatus-cache-ms = 700\n`);
-	before = children(master.pid);
+	before = childPids(master.pid);
 	process.kill(master.pid, 'SIGHUP');
 	await sleep(700);
-	assert.deepEqual(children(master.pid), before,
+	assert.deepEqual(childPids(master.pid), before,
 	    'the running workers stay');
 	assert.match(fs.readFileSync(path.join(dir, 'master.log'), 'utf8'),
 	    /SIGHUP: templates did not load; configuration not reloaded/);
 	// A worker started after the failed reload has the old templates.
 	process.kill(before[0], 'SIGKILL');
 	await waitFor(() => {
-		const now = children(master.pid);
+		const now = childPids(master.pid);
 		return now.length === 2 && !now.includes(before[0]);
 	}, 5000);
 	for (let i = 0; i < 6; i++) {
@@ -240,7 +221,7 @@ test('SIGHUP with a template missing keeps the loaded templates, also ' +
 		assert.ok(r.body.endsWith(marker), 'the loaded templates');
 	}
 	writeConf();
-	before = children(master.pid);
+	before = childPids(master.pid);
 	await reload(before);
 	r = await roomPage(slug);
 	assert.equal(r.status, 200);

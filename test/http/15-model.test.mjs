@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import jwt from 'jsonwebtoken';
 import {
-	createQueue, ctl, join, status, token, sleep, waitFor, sql,
-	startPool, fcgiRequest, fcgiParams, CACHE_MS, verify, navigate,
+	createQueue, ctl, join, status, token, sleep, waitFor, dbSQL,
+	startExtraPool, fcgiRequest, fcgiParams, CACHE_MS, verify, navigate,
 } from './lib.mjs';
 
 const JOIN_KEYS = ['admitted', 'ahead', 'estimatedWaitSeconds', 'name',
@@ -122,7 +122,7 @@ test('estimates: time until serving reaches the number', async () => {
 
 test('claim window: a ticket mints tokens only for a while', async () => {
 	const q = createQueue({ rate: 600, burst: 1 });
-	sql(`UPDATE queue SET claim_window_s = 2 WHERE slug = '${q.slug}'`);
+	dbSQL(`UPDATE queue SET claim_window_s = 2 WHERE slug = '${q.slug}'`);
 	const j1 = await join(q.slug);
 	const t0 = Date.now();
 	assert.equal(j1.json.admitted, true);
@@ -169,13 +169,13 @@ test('the schema refuses what the code clamps', () => {
 	    'serving_floor = -1',
 	];
 	for (const set of bad)
-		assert.throws(() => sql(`UPDATE queue SET ${set} ` +
+		assert.throws(() => dbSQL(`UPDATE queue SET ${set} ` +
 		    `WHERE slug = '${q.slug}'`), /CONSTRAINT|constraint/,
 		    set);
-	const row = sql('SELECT rate_per_minute, burst, token_ttl_s, ' +
-	    `claim_window_s FROM queue WHERE slug = '${q.slug}'`).trim();
-	assert.equal(row, '60\t0\t600\t600');
-	sql(`UPDATE queue SET rate_per_minute = 1000000, burst = 1000000, ` +
+	const rows = dbSQL('SELECT rate_per_minute, burst, token_ttl_s, ' +
+	    `claim_window_s FROM queue WHERE slug = '${q.slug}'`);
+	assert.deepEqual(rows, [['60', '0', '600', '600']]);
+	dbSQL(`UPDATE queue SET rate_per_minute = 1000000, burst = 1000000, ` +
 	    `token_ttl_s = 86400, claim_window_s = 86400 ` +
 	    `WHERE slug = '${q.slug}'`);
 });
@@ -193,7 +193,7 @@ function poolPost(sock, uri, body) {
 }
 
 test('two pools, one an hour behind, agree: time is the DB\'s', async () => {
-	const b = await startPool({ name: 'behind', clockOffset: '-1h' });
+	const b = await startExtraPool({ clockOffset: '-1h' });
 	try {
 		// The pool runs under libfaketime (its clock an hour behind).
 		const maps = fs.readFileSync(`/proc/${b.pid}/maps`, 'utf8');

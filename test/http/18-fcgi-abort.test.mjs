@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import {
 	env, createQueue, fcgiRequest, fcgiParams, join, show, sleep,
+	childPids,
 } from './lib.mjs';
 
 function record(type, content = Buffer.alloc(0)) {
@@ -57,23 +58,8 @@ function sendAndClose(bytes) {
 
 // The live children of the pool's master.
 function workers() {
-	const master = Number(fs.readFileSync(
-	    `${env.vardir}/run/aqueue-fcgi.pid`, 'utf8').trim());
-	const out = [];
-	for (const d of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(d))
-			continue;
-		let stat;
-		try {
-			stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-		} catch {
-			continue;
-		}
-		const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		if (Number(rest[1]) === master && rest[0] !== 'Z')
-			out.push(Number(d));
-	}
-	return out.sort((a, b) => a - b);
+	return childPids(Number(fs.readFileSync(
+	    `${env.vardir}/run/aqueue-fcgi.pid`, 'utf8').trim()));
 }
 
 async function answeredAtOnce(slug) {

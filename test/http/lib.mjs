@@ -9,8 +9,8 @@ import { spawn as spawnChild } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import {
-	appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync,
-	writeFileSync,
+	appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync,
+	rmSync, writeFileSync,
 } from 'node:fs';
 import net from 'node:net';
 import { userInfo } from 'node:os';
@@ -85,18 +85,26 @@ export function api(path, opts = {}) {
 	return fetch(env.base + path, { redirect: 'manual', ...opts });
 }
 
-// req(path, opts): api() and read the body; returns
-// {status, headers, text, json} (json null when the body is not JSON).
-export async function req(path, opts = {}) {
-	const res = await api(path, opts);
-	const text = await res.text();
-	let json = null;
+// jsonOrNull(text): text parsed as JSON, null when it is not JSON.
+function jsonOrNull(text) {
 	try {
-		json = JSON.parse(text);
+		return JSON.parse(text);
 	} catch {
-		json = null;
+		return null;
 	}
-	return { status: res.status, headers: res.headers, text, json };
+}
+
+// readResponse(res): read a Response's body; returns
+// {status, headers, text, json} (json null when the body is not JSON).
+async function readResponse(res) {
+	const text = await res.text();
+	return { status: res.status, headers: res.headers, text,
+	    json: jsonOrNull(text) };
+}
+
+// req(path, opts): api() and read the body with readResponse().
+export async function req(path, opts = {}) {
+	return readResponse(await api(path, opts));
 }
 
 export function postJSON(path, body, opts = {}) {
@@ -362,13 +370,7 @@ function parseResponse(raw, stderr) {
 	}
 	const status = headers.status !== undefined ?
 	    parseInt(headers.status, 10) : 200;
-	let json = null;
-	try {
-		json = JSON.parse(body);
-	} catch {
-		json = null;
-	}
-	return { status, headers, body, json, stderr };
+	return { status, headers, body, json: jsonOrNull(body), stderr };
 }
 
 // fcgiParams(method, uri, extra): the CGI parameters nginx would send.
@@ -436,15 +438,7 @@ export function navigate(path, opts = {}) {
 // navigateReq(path, opts): navigate() read like req(): {status, headers,
 // text, json}.
 export async function navigateReq(path, opts = {}) {
-	const res = await navigate(path, opts);
-	const text = await res.text();
-	let json = null;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		json = null;
-	}
-	return { status: res.status, headers: res.headers, text, json };
+	return readResponse(await navigate(path, opts));
 }
 
 // ---- the stack's database, as its administrator ----------------------------
@@ -484,6 +478,25 @@ export function dbStatus(name) {
 	return Number(rows[0][1]);
 }
 
+// childPids(pid): the live (not zombie) children of pid, sorted.
+export function childPids(pid) {
+	const out = [];
+	for (const d of readdirSync('/proc')) {
+		if (!/^\d+$/.test(d))
+			continue;
+		let stat;
+		try {
+			stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+		} catch {
+			continue;
+		}
+		const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(rest[1]) === pid && rest[0] !== 'Z')
+			out.push(Number(d));
+	}
+	return out.sort((a, b) => a - b);
+}
+
 // stackConf(key): a key of the stack's aqueue.conf (null when not set).
 export function stackConf(key) {
 	const text = readFileSync(`${env.vardir}/aqueue.conf`, 'utf8');
@@ -493,15 +506,28 @@ export function stackConf(key) {
 
 // ---- a second pool on the stack's database --------------------------------
 
-// startExtraPool({listen, workers, extra}): start one more aqueue-fcgi on
-// the stack's database with the stack's config, its own listen address
-// (default: a unix socket in a new folder under AQ_VAR), pid file and
-// pool size, plus the lines in extra.  Resolves {dir, sock, conf, pid,
-// log, stop()} once every worker runs and the socket answers; sock is a
-// path for a unix socket or {host, port} for TCP (for fcgiRequest).
-// stop() sends SIGTERM and resolves when the master has exited.
-export async function startExtraPool({ listen, workers = 2, extra = '' } =
-    {}) {
+// startExtraPool({listen, workers, extra, clockOffset}): start one more
+// aqueue-fcgi on the stack's database with the stack's config, its own
+// listen address (default: a unix socket in a new folder under AQ_VAR),
+// pid file and pool size, plus the lines in extra.  clockOffset (e.g.
+// '-1h', '+600') runs it under libfaketime (Debian's faketime), so its
+// own clock is that far off.  Resolves {dir, sock, conf, pid, log,
+// stop()} once the socket answers; sock is a path for a unix socket or
+// {host, port} for TCP (for fcgiRequest).  stop() sends SIGTERM and
+// resolves when the master has exited.
+export async function startExtraPool({ listen, workers = 2, extra = '',
+    clockOffset = null } = {}) {
+	const childEnv = { ...process.env };
+	if (clockOffset !== null) {
+		childEnv.LD_PRELOAD = [
+		    '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+		    '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+		].find((p) => existsSync(p));
+		if (childEnv.LD_PRELOAD === undefined)
+			throw new Error('libfaketime not installed (faketime)');
+		childEnv.FAKETIME = clockOffset;
+		childEnv.DONT_FAKE_MONOTONIC = '1';
+	}
 	const dir = mkdtempSync(`${env.vardir}/extra-pool-`);
 	const conf = `${dir}/aqueue.conf`;
 	const log = `${dir}/pool.log`;
@@ -514,7 +540,8 @@ export async function startExtraPool({ listen, workers = 2, extra = '' } =
 	    `pid-file = ${dir}/master.pid\nworkers = ${workers}\n${extra}\n`,
 	    { mode: 0o600 });
 	const child = spawnChild(`${env.root}/fcgi-app/aqueue-fcgi`,
-	    ['-f', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+	    ['-f', conf], { env: childEnv,
+	    stdio: ['ignore', 'ignore', 'pipe'] });
 	child.stderr.on('data', (d) => appendFileSync(log, d));
 	const exited = new Promise((resolve) => child.on('exit',
 	    (code, sig) => resolve({ code, sig })));
@@ -556,69 +583,6 @@ export async function startExtraPool({ listen, workers = 2, extra = '' } =
 				child.kill('SIGKILL');
 			rmSync(dir, { recursive: true, force: true });
 			return how;
-		},
-	};
-}
-
-// sql(query): run SQL on the stack's database "aqueue" as its
-// administrator (the private socket, unix_socket authentication); returns
-// stdout (tab-separated, no column names).  For tests that set what no
-// command sets yet.
-export function sql(query) {
-	return execFileSync('mariadb', ['--no-defaults',
-	    `--socket=${env.vardir}/db/mysqld.sock`,
-	    `--user=${process.env.USER ?? execFileSync('id', ['-un'],
-		{ encoding: 'utf8' }).trim()}`,
-	    '--batch', '--skip-column-names', 'aqueue', '-e', query],
-	    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-// startPool({ name, workers, clockOffset }): a second aqueue-fcgi pool on
-// the stack's database, with its own config, socket and pid file under
-// AQ_VAR/<name>.  clockOffset (e.g. '-1h', '+600') runs it under
-// libfaketime (Debian's faketime), so its own clock is that far off.
-// Resolves { sock, dir, pid, stop() } once the socket is there; stop()
-// sends SIGTERM and waits for the master to exit.
-export async function startPool({ name = 'pool2', workers = 2,
-    clockOffset = null } = {}) {
-	const { spawn } = await import('node:child_process');
-	const fs = await import('node:fs');
-	const path = await import('node:path');
-	const dir = fs.mkdtempSync(path.join(env.vardir, `${name}-`));
-	const sock = path.join(dir, 'fcgi.sock');
-	const conf = path.join(dir, 'aqueue.conf');
-	const base = fs.readFileSync(path.join(env.vardir, 'aqueue.conf'),
-	    'utf8').split('\n')
-	    .filter((l) => !/^\s*(listen|pid-file|workers)\s*=/.test(l))
-	    .join('\n');
-	fs.writeFileSync(conf, `${base}\nlisten = unix:${sock}\n` +
-	    `pid-file = ${path.join(dir, 'master.pid')}\n` +
-	    `workers = ${workers}\n`, { mode: 0o600 });
-	const bin = path.join(env.root, 'fcgi-app', 'aqueue-fcgi');
-	const childEnv = { ...process.env };
-	if (clockOffset !== null) {
-		childEnv.LD_PRELOAD = [
-		    '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
-		    '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
-		].find((p) => fs.existsSync(p));
-		if (childEnv.LD_PRELOAD === undefined)
-			throw new Error('libfaketime not installed (faketime)');
-		childEnv.FAKETIME = clockOffset;
-		childEnv.DONT_FAKE_MONOTONIC = '1';
-	}
-	const log = fs.openSync(path.join(dir, 'aqueue-fcgi.log'), 'a');
-	const child = spawn(bin, ['-f', conf], { env: childEnv,
-	    stdio: ['ignore', log, log] });
-	fs.closeSync(log);
-	const exited = new Promise((r) => child.on('exit', r));
-	await waitFor(() => fs.existsSync(sock), 10000, 50,
-	    `${name} socket`);
-	return {
-		sock, dir, pid: child.pid,
-		async stop() {
-			if (child.exitCode === null && child.signalCode === null)
-				child.kill('SIGTERM');
-			await exited;
 		},
 	};
 }

@@ -18,6 +18,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
+#include "dbtest.h"
 #include "tap.h"
 
 static uint64_t	 rng = 0x9e3779b97f4a7c15ULL;
@@ -36,53 +37,6 @@ static int64_t
 pick(int64_t lo, int64_t hi)
 {
 	return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
-}
-
-/* Force the full admission state of queue id (test only). */
-static int
-set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
-{
-	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
-	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
-	    "last_number = ?, skip_count = ?, active = ?, serving_floor = ?, "
-	    "claim_window_s = ?, prev_anchor_number = ?, "
-	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ?, "
-	    "ck_number = ?, ck_time_ms = ?, ck_expired = ? WHERE id = ?";
-	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[17];
-	int64_t		 v[17];
-	size_t		 i;
-	int		 rc;
-
-	v[0] = a->rate_per_minute;
-	v[1] = a->burst;
-	v[2] = a->anchor_number;
-	v[3] = a->anchor_time_ms;
-	v[4] = a->last_number;
-	v[5] = a->skip;
-	v[6] = a->active;
-	v[7] = a->floor;
-	v[8] = a->claim_window_s;
-	v[9] = a->prev_anchor_number;
-	v[10] = a->prev_anchor_time_ms;
-	v[11] = a->prev_rate;
-	v[12] = a->prev_frontier;
-	v[13] = a->ck_number;
-	v[14] = a->ck_time_ms;
-	v[15] = a->ck_expired;
-	v[16] = id;
-	memset(b, 0, sizeof(b));
-	for (i = 0; i < 17; i++) {
-		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
-		b[i].buffer = &v[i];
-	}
-	rc = st != NULL && mysql_stmt_prepare(st, sql, sizeof(sql) - 1) == 0 &&
-	    mysql_stmt_bind_param(st, b) == 0 && mysql_stmt_execute(st) == 0;
-	if (!rc && st != NULL)
-		printf("# set_state: %s\n", mysql_stmt_error(st));
-	if (st != NULL)
-		mysql_stmt_close(st);
-	return rc ? 0 : -1;
 }
 
 /* Whether two states hold the same values in every field. */
@@ -205,7 +159,7 @@ test_join_mirror(struct db *db, const char *prefix)
 			now = a.anchor_time_ms + pick(0, 600000);
 			break;
 		}
-		if (set_state(db_mysql(db), q.id, &a) == -1) {
+		if (dbtest_set_state(db_mysql(db), q.id, &a) == -1) {
 			bad++;
 			continue;
 		}
@@ -288,7 +242,7 @@ test_db_time(struct db *db, const char *prefix)
 	is_int(insert(db, &q, slug, "db time"), APP_OK, "insert queue row");
 	/* Idle for years: the join re-anchors, so T := the join's now. */
 	adm_init(&a, 60, 0, 1000000);
-	ok(set_state(db_mysql(db), q.id, &a) == 0, "old state set");
+	ok(dbtest_set_state(db_mysql(db), q.id, &a) == 0, "old state set");
 	is_int(db_now_ms(db, &t0), APP_OK, "db_now_ms");
 	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted, &growth),
 	    APP_OK, "join at the database's clock");

@@ -18,6 +18,7 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "db.h"
+#include "dbtest.h"
 #include "queue-ops.h"
 #include "tap.h"
 
@@ -147,39 +148,6 @@ test_fields(void)
 	is_int(qops_reason_status(QOPS_R_EXISTS), 409, "exists: 409");
 	is_str(qops_warning_code(QOPS_W_TARGET_OUTSIDE),
 	    "target_outside_domains", "warning code");
-}
-
-/* Force the admission state of queue id (test only). */
-static int
-set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
-{
-	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
-	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
-	    "last_number = ?, skip_count = ?, active = ? WHERE id = ?";
-	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[8];
-	int64_t		 v[8];
-	size_t		 i;
-	int		 rc;
-
-	v[0] = a->rate_per_minute;
-	v[1] = a->burst;
-	v[2] = a->anchor_number;
-	v[3] = a->anchor_time_ms;
-	v[4] = a->last_number;
-	v[5] = a->skip;
-	v[6] = a->active;
-	v[7] = id;
-	memset(b, 0, sizeof(b));
-	for (i = 0; i < 8; i++) {
-		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
-		b[i].buffer = &v[i];
-	}
-	rc = st != NULL && mysql_stmt_prepare(st, sql, sizeof(sql) - 1) == 0 &&
-	    mysql_stmt_bind_param(st, b) == 0 && mysql_stmt_execute(st) == 0;
-	if (st != NULL)
-		mysql_stmt_close(st);
-	return rc ? 0 : -1;
 }
 
 /* Read queue slug (must exist); NULL after a failed check. */
@@ -322,15 +290,19 @@ test_state(struct db *db, const char *slug)
 
 	if ((q = get(db, slug)) == NULL)
 		return;
-	/* 10.5 s of credit at 1/s: serving = A + 10 = 15 (L + burst 25). */
-	memset(&a, 0, sizeof(a));
+	/*
+	 * 10.5 s of credit at 1/s: serving = A + 10 = 15 (L + burst 25).
+	 * The fields not set here are written back as read.
+	 */
+	a = q->adm;
 	a.rate_per_minute = 60;
 	a.burst = 5;
 	a.anchor_number = 5;
 	a.anchor_time_ms = now_ms() - 10500;
 	a.last_number = 20;
+	a.skip = 0;
 	a.active = 1;
-	ok(set_state(db_mysql(db), q->id, &a) == 0, "state forced");
+	ok(dbtest_set_state(db_mysql(db), q->id, &a) == 0, "state forced");
 	qops_queue_free(q);
 
 	t0 = now_ms();
