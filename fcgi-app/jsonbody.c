@@ -60,6 +60,29 @@ value_ok(struct json_object *v)
 }
 
 /*
+ * Whether buf (len bytes, accepted by json-c) holds a single quote
+ * outside a double-quoted string: json-c's strict mode still takes
+ * single-quoted member names ({'a':1}), which RFC 8259 does not know
+ * (and which would hide a name from the member count below).
+ * Returns 1 if so, 0 otherwise.
+ */
+static int
+single_quoted(const char *buf, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\'')
+			return 1;
+		if (buf[i] == '"')
+			for (i++; i < len && buf[i] != '"'; i++)
+				if (buf[i] == '\\')
+					i++;
+	}
+	return 0;
+}
+
+/*
  * Count the members of every object of buf (len bytes, text that json-c
  * has already accepted as strict JSON) in document order of the opening
  * braces: one ':' outside strings per member.  This is a count over
@@ -233,7 +256,8 @@ jsonbody_parse_strict(const char *buf, size_t len)
 		json_object_put(obj);
 		return NULL;
 	}
-	if (!value_ok(obj) || !names_unique(buf, len, obj)) {
+	if (single_quoted(buf, len) || !value_ok(obj) ||
+	    !names_unique(buf, len, obj)) {
 		json_object_put(obj);
 		return NULL;
 	}

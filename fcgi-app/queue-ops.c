@@ -271,22 +271,7 @@ qops_name_valid(const char *name)
 int
 qops_target_valid(const char *s)
 {
-	size_t	 i, len, n, alen;
-
-	if (s == NULL || (len = strlen(s)) > URL_MAX)
-		return 0;
-	if (strncmp(s, "https://", 8) == 0)
-		n = 8;
-	else if (strncmp(s, "http://", 7) == 0)
-		n = 7;
-	else
-		return 0;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] >= 0x7f ||
-		    s[i] == '\\')
-			return 0;
-	alen = strcspn(s + n, "/?#");
-	return alen > 0 && memchr(s + n, '@', alen) == NULL;
+	return url_target_valid(s);
 }
 
 /*

@@ -411,6 +411,44 @@ has_token_param(const char *rest, size_t rlen)
 	return 0;
 }
 
+/*
+ * Whether byte c may stand raw in a URL we accept or hand on: printable
+ * ASCII without white space, backslash, '"', '<' and '>' (a serialised
+ * URL never holds these raw: the WHATWG URL Standard percent-encodes
+ * them in every component, and RFC 3986 excludes them).  Returns 1 or 0.
+ */
+static int
+url_char_ok(int c)
+{
+	return c > 0x20 && c < 0x7f && c != '\\' && c != '"' && c != '<' &&
+	    c != '>';
+}
+
+int
+url_target_valid(const char *url)
+{
+	struct shop_origin	 o;
+	size_t			 len, i, n, alen;
+
+	if (url == NULL)
+		return 0;
+	len = strnlen(url, URL_MAX + 1);
+	if (len == 0 || len > URL_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!url_char_ok((unsigned char)url[i]))
+			return 0;
+	if (bad_escape(url, len))
+		return 0;
+	if ((n = scheme_parse(url, len, o.scheme)) == 0)
+		return 0;
+	alen = strcspn(url + n, "/?#");
+	if (memchr(url + n, '@', alen) != NULL ||
+	    memchr(url + n, '%', alen) != NULL)
+		return 0;
+	return authority_parse(url + n, alen, &o) == 0;
+}
+
 char *
 url_return_check(const char *url, const struct shop_domains *d)
 {
@@ -419,7 +457,6 @@ url_return_check(const char *url, const struct shop_domains *d)
 	const char		*auth, *rest;
 	char			*res;
 	size_t			 len, i, n, alen, olen, rlen, slash;
-	int			 c;
 
 	if (url == NULL || d == NULL)
 		return NULL;
@@ -432,11 +469,9 @@ url_return_check(const char *url, const struct shop_domains *d)
 	 * space and raw non-ASCII bytes (a browser's href never holds
 	 * them), and backslashes.
 	 */
-	for (i = 0; i < len; i++) {
-		c = (unsigned char)url[i];
-		if (c <= 0x20 || c >= 0x7f || c == '\\')
+	for (i = 0; i < len; i++)
+		if (!url_char_ok((unsigned char)url[i]))
 			return NULL;
-	}
 	if (bad_escape(url, len))
 		return NULL;
 

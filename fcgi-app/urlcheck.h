@@ -59,6 +59,16 @@ int	 url_shop_domains_parse(const char *list, struct shop_domains *out);
 char	*url_return_check(const char *url, const struct shop_domains *d);
 
 /*
+ * Whether url is usable as a queue's target URL: at most URL_MAX bytes
+ * of printable ASCII without white space, backslash, '"', '<' or '>'
+ * (RFC 3986 section 2; never raw in a WHATWG-serialised URL), no
+ * encoded backslash or white space, scheme http or https, a host of
+ * letters, digits, '-' and '.' (no IPv6 literal, no userinfo, no
+ * percent-escape) and an optional port from 1 to 65535.  Returns 1 or 0.
+ */
+int	 url_target_valid(const char *url);
+
+/*
  * Whether the Origin header value equals, exactly (RFC 6454 serialisation:
  * scheme "://" host [":" port], no path, no trailing slash), the origin of
  * one entry of *d.  The default port must not be written out.

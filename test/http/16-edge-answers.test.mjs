@@ -76,7 +76,8 @@ test('duplicate JSON member names: 400 invalid_json, nothing issued',
     async (t) => {
 	for (const body of ['{"pow":1,"pow":2}',
 	    '{"pow":{"challenge":"c","nonce":"n","nonce":"m"}}',
-	    '{"a":[{"b":1,"b":1}]}']) {
+	    '{"a":[{"b":1,"b":1}]}', '{\'"\':1,\'"\':2}',
+	    '{\'pow\':1}']) {
 		await t.test(`join ${body}`, async () => {
 			await noNumberUsed(async () => {
 				assertError(await postRaw(
@@ -92,6 +93,10 @@ test('duplicate JSON member names: 400 invalid_json, nothing issued',
 		`{"number":${number},"ticket":"x","ticket":"${ticket}"}`,
 		`{"number":${number},"ticket":"${ticket}",` +
 		    `"return":"https://shop.example/","return":"https://shop.example/"}`,
+		// Single-quoted names once hid a duplicate from the check.
+		`{'"':0,"number":1,'"':0,"number":${number},` +
+		    `"ticket":"${ticket}"}`,
+		`{'number':${number},"ticket":"${ticket}"}`,
 	]) {
 		await t.test(`token ${body}`, async () => {
 			assertError(await postRaw(`/queue/${q.slug}/token`,

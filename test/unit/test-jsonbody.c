@@ -106,6 +106,11 @@ test_c17(void)
 	REFUSED("{a:1}", "an unquoted key");
 	REFUSED("{\"a\" 1}", "a missing colon");
 	REFUSED("'a'", "a single-quoted string");
+	REFUSED("{'number':5}", "a single-quoted member name");
+	REFUSED("{'\"':0,\"number\":9,'\"':0,\"number\":5}",
+	    "a duplicate hidden behind single-quoted names");
+	REFUSED("{\"a\":{'b':1}}", "a single-quoted name in a nested object");
+	ACCEPTED("{\"it's\":\"don't\"}", "single quotes inside strings");
 	REFUSED("{\"a\":01}", "a leading zero");
 	REFUSED("{\"a\":0x10}", "a hex number");
 	REFUSED("{\"a\":+1}", "a leading plus");

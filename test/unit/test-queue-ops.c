@@ -90,6 +90,17 @@ test_validators(void)
 	ok(!qops_target_valid("https://shop.example/a b"),
 	    "target: space refused");
 	ok(!qops_target_valid("//shop.example/"), "target: relative refused");
+	ok(!qops_target_valid("http://[::1/"), "target: broken IPv6 refused");
+	ok(!qops_target_valid("http://127.0.0.1:99999/x"),
+	    "target: port above 65535 refused");
+	ok(!qops_target_valid("http://127.0.0.1:0/x"),
+	    "target: port 0 refused");
+	ok(!qops_target_valid("https://shop.example/\"><script>x</script>"),
+	    "target: quote and angle brackets refused");
+	ok(!qops_target_valid("https://sh%6fp.example/"),
+	    "target: escaped host refused");
+	ok(qops_target_valid("https://shop.example:8443/a?b={c}|d^e"),
+	    "target: port, and braces, bar, caret in the query");
 
 	ok(qops_target_in_domains("https://shop.example/x",
 	    "www.shop.example,shop.example"), "target in domains");

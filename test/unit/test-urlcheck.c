@@ -276,6 +276,9 @@ static void
 test_c09(void)
 {
 	url_bad("//evil.test/");
+	/* Raw '"', '<', '>' never stand in a serialised URL. */
+	url_bad("https://shop.example/\"><script>x</script>");
+	url_bad("https://shop.example/?q=<b>");
 	url_bad("/\\evil.test/");
 	url_bad("\\/evil.test");
 	url_bad("/\\/\\evil.test");
