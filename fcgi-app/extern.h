@@ -68,6 +68,12 @@ struct field_val {
 	size_t			 len;
 };
 
+/* A token bucket (qcache.c): tokens left, and when last refilled. */
+struct qbucket {
+	double	 tokens;
+	int64_t	 at_ms;
+};
+
 /* A queue as the cache holds it, with its secrets opened. */
 struct qentry {
 	char			 slug[SLUG_MAX + 1];
@@ -79,8 +85,7 @@ struct qentry {
 	int64_t			 state_ms;	/* admission state read at */
 	int64_t			 used_ms;	/* last use, for eviction */
 	int64_t			 retry_ms;	/* no re-read before (failed) */
-	double			 forced_tokens;	/* this queue's forced reads */
-	int64_t			 forced_at_ms;	/* their bucket's last refill */
+	struct qbucket		 forced;	/* this queue's forced reads */
 };
 
 /* One request being answered. */
@@ -113,6 +118,14 @@ void	 req_init(struct req *r, FCGX_Request *fr, const struct cfg *,
 	    struct db *);
 /* Release what req_init and the handlers allocated. */
 void	 req_free(struct req *r);
+/*
+ * The path a request is routed on, into buf of size sz: REQUEST_URI up
+ * to '?' (raw), else SCRIPT_NAME + PATH_INFO; empty when it does not fit
+ * (then: 404).  Can't fail.
+ */
+void	 req_path(FCGX_Request *fr, char *buf, size_t sz);
+/* The method named m (REQUEST_METHOD; NULL gives METHOD_OTHER). */
+enum method req_method_of(const char *m);
 
 /*
  * Decode the query string qs into fields[] by the declared names (see
@@ -276,6 +289,12 @@ void	 html_raw(struct buf *, const char *);	/* our own markup only */
 void	 html_text(struct buf *, const char *);	/* escapes & < > */
 void	 html_attr(struct buf *, const char *);	/* also " and ' */
 void	 html_url_arg(struct buf *, const char *);	/* percent-encodes */
+/*
+ * A query value (RFC 3986 section 3.4, as form-urlencoded parsers read
+ * it): unreserved characters and "/?:@!$()*," kept, everything else
+ * (notably & = + # % ;) as %XX, so a URL carried in it grows little.
+ */
+void	 html_query_value(struct buf *, const char *);
 
 /* tmpl.c */
 struct tmpl;
@@ -311,6 +330,12 @@ const struct tmpl *tmpl_set_get(const struct tmpl_set *ts,
 /* routes.c */
 /* Answer one accepted request.  Can't fail (errors become responses). */
 void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
+/*
+ * Whether fr is for a route that may take a number (a database write:
+ * the join, the gateway), decided from the same table route_request()
+ * uses.  Returns 1 or 0.
+ */
+int	 route_writes(FCGX_Request *fr);
 /*
  * Load the templates the pages need from the config's templates-dir.
  * The new set replaces the current one only once it is complete: on

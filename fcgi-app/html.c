@@ -59,8 +59,13 @@ html_attr(struct buf *b, const char *s)
 	escape(b, s, 1);
 }
 
-void
-html_url_arg(struct buf *b, const char *s)
+/*
+ * Append s to b percent-encoded: unreserved characters (RFC 3986
+ * section 2.3) and those in keep stay as they are, every other byte
+ * becomes %XX.
+ */
+static void
+url_escape(struct buf *b, const char *s, const char *keep)
 {
 	static const char	 hex[] = "0123456789ABCDEF";
 	const unsigned char	*p;
@@ -69,7 +74,7 @@ html_url_arg(struct buf *b, const char *s)
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
-		    *p == '.' || *p == '~')
+		    *p == '.' || *p == '~' || strchr(keep, *p) != NULL)
 			buf_add(b, p, 1);
 		else {
 			enc[0] = '%';
@@ -78,4 +83,16 @@ html_url_arg(struct buf *b, const char *s)
 			buf_add(b, enc, 3);
 		}
 	}
+}
+
+void
+html_url_arg(struct buf *b, const char *s)
+{
+	url_escape(b, s, "");
+}
+
+void
+html_query_value(struct buf *b, const char *s)
+{
+	url_escape(b, s, "/?:@!$()*,");
 }

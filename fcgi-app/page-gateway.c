@@ -30,34 +30,6 @@
 #define ROOM_FRAG_MAX	(sizeof("#number=&ticket=") - 1 + 19 + TICKET_LEN)
 
 /*
- * Append s to b escaped for a query value (RFC 3986 section 3.4, read by
- * application/x-www-form-urlencoded parsers): unreserved characters and
- * "/?:@!$()*," stay as they are, everything else (notably & = + # % ;)
- * becomes %XX.  A return URL is printable ASCII, so only a few bytes
- * grow.
- */
-static void
-query_value(struct buf *b, const char *s)
-{
-	static const char	 hex[] = "0123456789ABCDEF";
-	static const char	 keep[] = "-._~/?:@!$()*,";
-	const unsigned char	*p;
-	char			 enc[3];
-
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr(keep, *p) != NULL)
-			buf_add(b, p, 1);
-		else {
-			enc[0] = '%';
-			enc[1] = hex[*p >> 4];
-			enc[2] = hex[*p & 15];
-			buf_add(b, enc, 3);
-		}
-	}
-}
-
-/*
  * Write the waiting room's path for e into room: "/queue/<slug>", with
  * "?return=<ret>" when ret is set and the Location, with the longest
  * fragment, still fits LOCATION_MAX.  Returns 1 when the return URL was
@@ -73,7 +45,7 @@ room_path(struct buf *room, const struct qentry *e, const char *ret)
 		return 0;
 	base = room->len;
 	buf_puts(room, "?return=");
-	query_value(room, ret);
+	html_query_value(room, ret);
 	if (room->len + ROOM_FRAG_MAX <= LOCATION_MAX)
 		return 1;
 	room->len = base;

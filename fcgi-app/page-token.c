@@ -23,38 +23,6 @@
 
 #define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
-/* How old a cached state may be to refuse a ticket as expired, ms. */
-#define CLAIM_FRESH_MS	100
-
-/*
- * The cached state says number's claim window has passed: confirm it on
- * a state at most CLAIM_FRESH_MS old (the anchor of a cached row may
- * predate the join that admitted the number), reading it again if need
- * be (paced).  Returns 1 when expired, 0 when not; -1 after sending 503
- * (no fresh state to be had).
- */
-static int
-claim_expired_fresh(struct req *r, int64_t number)
-{
-	struct qentry	*e = r->qe;
-	enum app_err	 er;
-	int		 done;
-
-	if (r->now_ms >= e->state_ms && r->now_ms - e->state_ms <=
-	    CLAIM_FRESH_MS)
-		return 1;
-	er = qcache_refresh(r, e, 1, &done);
-	if (er == APP_BUSY) {
-		http_busy(r);
-		return -1;
-	}
-	if (er != APP_OK) {
-		http_db_down(r);
-		return -1;
-	}
-	return adm_claim_expired(&e->q->adm, number, r->now_ms);
-}
-
 void
 page_token(struct req *r)
 {
@@ -64,7 +32,7 @@ page_token(struct req *r)
 	char			*target = NULL, *token = NULL;
 	size_t			 len;
 	int64_t			 number;
-	int			 admitted, expired;
+	int			 admitted;
 	struct adm_status	 st;
 	enum visitor_err	 ve;
 
@@ -107,12 +75,15 @@ page_token(struct req *r)
 		    "This number is not admitted yet.");
 		goto out;
 	}
-	if (adm_claim_expired(&e->q->adm, number, r->now_ms) &&
-	    (expired = claim_expired_fresh(r, number)) != 0) {
-		if (expired == 1)
-			http_error(r, 403, "ticket_expired", "This number "
-			    "was admitted longer ago than its claim window: "
-			    "take a new number.");
+	/*
+	 * visitor_admitted() read the state again when it was older than
+	 * token-state-ms, so the window is judged on a fresh anchor (a
+	 * cached one may predate the join that admitted the number).
+	 */
+	if (adm_claim_expired(&e->q->adm, number, r->now_ms)) {
+		http_error(r, 403, "ticket_expired", "This number was "
+		    "admitted longer ago than its claim window: take a new "
+		    "number.");
 		goto out;
 	}
 	if ((token = visitor_token(r, number)) == NULL) {

@@ -90,28 +90,6 @@ static FCGX_Request		 parked[PARK_MAX];	/* a ring */
 static size_t			 park_head, nparked;
 static int			 in_wait;
 
-/*
- * Whether request fr may write to the database: POST .../join, or
- * .../enter (the gateway takes a number).  Such requests are parked.
- */
-static int
-may_write(FCGX_Request *fr)
-{
-	const char	*m = FCGX_GetParam("REQUEST_METHOD", fr->envp);
-	const char	*u = FCGX_GetParam("REQUEST_URI", fr->envp);
-	size_t		 n;
-
-	if (u == NULL)
-		u = FCGX_GetParam("SCRIPT_NAME", fr->envp);
-	if (u == NULL)
-		return 1;
-	n = strcspn(u, "?");
-	if (n >= 6 && strncmp(u + n - 6, "/enter", 6) == 0)
-		return 1;
-	return m != NULL && strcmp(m, "POST") == 0 && n >= 5 &&
-	    strncmp(u + n - 5, "/join", 5) == 0;
-}
-
 void
 pool_wait(int ms)
 {
@@ -135,7 +113,7 @@ pool_wait(int ms)
 		in_wait = 0;
 		return;
 	}
-	if (may_write(fr)) {
+	if (route_writes(fr)) {
 		nparked++;
 		in_wait = 0;
 		return;

@@ -38,11 +38,6 @@
 #define FORCED_ALL_PER_S	200	/* forced state reads, all queues */
 #define MISSES_PER_S		50	/* reads of unseen slugs per second */
 
-struct bucket {
-	double	 tokens;
-	int64_t	 at_ms;
-};
-
 #define RETRY_MS		1000	/* after a failed re-read of a row */
 
 #define NEGATIVE_SIZE		64	/* remembered unknown slugs */
@@ -56,7 +51,7 @@ static struct qentry	**cache;	/* ncache entries, each its own */
 static size_t		 ncache, capcache;
 static struct negative	 negatives[NEGATIVE_SIZE];
 static size_t		 negative_next;
-static struct bucket	 forced_bucket, miss_bucket;
+static struct qbucket	 forced_bucket, miss_bucket;
 static int		 frozen;	/* see qcache_freeze() */
 
 /*
@@ -64,7 +59,7 @@ static int		 frozen;	/* see qcache_freeze() */
  * Returns 1 when one was taken, 0 when the bucket is empty.
  */
 static int
-bucket_take(struct bucket *b, int rate, int64_t now)
+bucket_take(struct qbucket *b, int rate, int64_t now)
 {
 	if (b->at_ms == 0 || now < b->at_ms)
 		b->tokens = rate;
@@ -219,8 +214,7 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	struct queue	*q = NULL;
 	enum app_err	 er;
 	int64_t		 now = r->now_ms, ttl = r->cfg->status_cache_ms;
-	int64_t		 forced_at;
-	double		 forced;
+	struct qbucket	 forced;
 	int		 miss = 0;
 
 	*out = NULL;
@@ -269,11 +263,9 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 		return frozen ? APP_BUSY : APP_ENOMEM;
 	}
 	/* The queue's own pace of forced reads outlives a reload. */
-	forced = e->forced_tokens;
-	forced_at = e->forced_at_ms;
+	forced = e->forced;
 	entry_clear(e);
-	e->forced_tokens = forced;
-	e->forced_at_ms = forced_at;
+	e->forced = forced;
 	snprintf(e->slug, sizeof(e->slug), "%s", slug);
 	if ((er = open_secrets(r->cfg, e, q)) != APP_OK ||
 	    url_shop_domains_parse(q->shop_domains, &e->domains) == -1) {
@@ -295,21 +287,15 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	struct adm_queue	 a;
 	enum app_err		 er;
 	int64_t			 now = r->now_ms;
-	struct bucket		 own;
 
 	*done = 0;
 	if (limited) {
-		own.tokens = e->forced_tokens;
-		own.at_ms = e->forced_at_ms;
-		if (!bucket_take(&own, FORCED_PER_S, now)) {
-			e->forced_tokens = own.tokens;
-			e->forced_at_ms = own.at_ms;
+		if (!bucket_take(&e->forced, FORCED_PER_S, now))
+			return APP_BUSY;
+		if (!bucket_take(&forced_bucket, FORCED_ALL_PER_S, now)) {
+			e->forced.tokens += 1.0;	/* not used after all */
 			return APP_BUSY;
 		}
-		if (!bucket_take(&forced_bucket, FORCED_ALL_PER_S, now))
-			return APP_BUSY;
-		e->forced_tokens = own.tokens;
-		e->forced_at_ms = own.at_ms;
 	}
 	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
 		return er;

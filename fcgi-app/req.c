@@ -119,8 +119,8 @@ req_parse_query(const char *qs, struct field_val fields[FIELD__MAX])
 	}
 }
 
-static enum method
-method_of(const char *m)
+enum method
+req_method_of(const char *m)
 {
 	if (m == NULL)
 		return METHOD_OTHER;
@@ -140,38 +140,44 @@ method_of(const char *m)
 }
 
 void
+req_path(FCGX_Request *fr, char *buf, size_t sz)
+{
+	const char	*uri, *q, *sn, *pi;
+	size_t		 n;
+
+	buf[0] = '\0';
+	/* Route on REQUEST_URI (raw); else SCRIPT_NAME + PATH_INFO. */
+	if ((uri = FCGX_GetParam("REQUEST_URI", fr->envp)) != NULL) {
+		q = strchr(uri, '?');
+		n = q != NULL ? (size_t)(q - uri) : strlen(uri);
+		if (n < sz) {
+			memcpy(buf, uri, n);
+			buf[n] = '\0';
+		}
+		return;
+	}
+	sn = FCGX_GetParam("SCRIPT_NAME", fr->envp);
+	pi = FCGX_GetParam("PATH_INFO", fr->envp);
+	if ((size_t)snprintf(buf, sz, "%s%s", sn != NULL ? sn : "",
+	    pi != NULL ? pi : "") >= sz)
+		buf[0] = '\0';
+}
+
+void
 req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
     struct db *db)
 {
-	const char	*uri, *q;
-	size_t		 n;
-
 	memset(r, 0, sizeof(*r));
 	r->fcgx = fr;
 	r->cfg = c;
 	r->db = db;
 	r->now_ms = db_clock_ms(db);
 	r->method_name = FCGX_GetParam("REQUEST_METHOD", fr->envp);
-	r->method = method_of(r->method_name);
+	r->method = req_method_of(r->method_name);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
 	r->accept = FCGX_GetParam("HTTP_ACCEPT", fr->envp);
 
-	/* Route on REQUEST_URI (raw); else SCRIPT_NAME + PATH_INFO. */
-	if ((uri = FCGX_GetParam("REQUEST_URI", fr->envp)) != NULL) {
-		q = strchr(uri, '?');
-		n = q != NULL ? (size_t)(q - uri) : strlen(uri);
-		if (n < sizeof(r->path)) {
-			memcpy(r->path, uri, n);
-			r->path[n] = '\0';
-		}
-	} else {
-		const char *sn = FCGX_GetParam("SCRIPT_NAME", fr->envp);
-		const char *pi = FCGX_GetParam("PATH_INFO", fr->envp);
-		if ((size_t)snprintf(r->path, sizeof(r->path), "%s%s",
-		    sn != NULL ? sn : "", pi != NULL ? pi : "") >=
-		    sizeof(r->path))
-			r->path[0] = '\0';
-	}
+	req_path(fr, r->path, sizeof(r->path));
 	req_parse_query(FCGX_GetParam("QUERY_STRING", fr->envp), r->fields);
 }
 

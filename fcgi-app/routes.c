@@ -38,6 +38,7 @@ enum auth {
 #define RF_CORS		0x02	/* per-queue CORS, preflights answered */
 #define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
 #define RF_STALE_OK	0x08	/* with the DB down, answer from the old row */
+#define RF_WRITES	0x10	/* may write (take a number): see pool_wait() */
 
 typedef void (*route_fn)(struct req *);
 
@@ -69,11 +70,13 @@ static void	 healthz(struct req *);
 static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
 	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR, page_room },
-	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR, page_join },
+	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR | RF_WRITES,
+	    page_join },
 	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_status },
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
-	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR, page_gateway },
+	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_WRITES,
+	    page_gateway },
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
@@ -334,6 +337,23 @@ healthz(struct req *r)
 
 	http_send(r, 200, "application/json; charset=utf-8", body,
 	    sizeof(body) - 1);
+}
+
+int
+route_writes(FCGX_Request *fr)
+{
+	char		 path[sizeof(((struct req *)0)->path)];
+	char		 slug[SLUG_MAX + 1];
+	enum method	 m;
+	size_t		 i;
+
+	req_path(fr, path, sizeof(path));
+	m = req_method_of(FCGX_GetParam("REQUEST_METHOD", fr->envp));
+	for (i = 0; i < ROUTES__MAX; i++)
+		if ((routes[i].methods & M(m)) &&
+		    route_match(routes[i].pattern, path, slug))
+			return (routes[i].flags & RF_WRITES) != 0;
+	return 0;
 }
 
 void

@@ -18,54 +18,44 @@
 #include "token.h"
 #include "visitor.h"
 
+/* The plain answers of enum visitor_err (BUSY and DB_DOWN have their own). */
+static const struct {
+	int		 status;
+	const char	*code;
+	const char	*message;
+} answers[VISITOR__MAX] = {
+	{ 500, "internal_error", "Internal error." },	/* VISITOR_OK */
+	{ 411, "length_required", "A request body needs a Content-Length." },
+	{ 400, "invalid_content_length",
+	    "Content-Length is not a plain decimal number." },
+	{ 413, "body_too_large", "The request body is too large." },
+	{ 400, "incomplete_body",
+	    "The request body is shorter than its Content-Length." },
+	{ 415, "unsupported_media_type", "Send the body as application/json." },
+	{ 400, "invalid_json", "The body must be one strict JSON object." },
+	{ 404, "queue_not_found", "No such queue." },
+	{ 404, "number_not_found", "This number has not been issued." },
+	{ 503, "busy", NULL },				/* http_busy() */
+	{ 503, "service_unavailable", NULL },		/* http_db_down() */
+	{ 500, "internal_error", "Internal error." },	/* VISITOR_NOMEM */
+};
+
 void
 visitor_error(struct req *r, enum visitor_err err)
 {
-	switch (err) {
-	case VISITOR_OK:
-	case VISITOR__MAX:
-	case VISITOR_NOMEM:
-		http_error(r, 500, "internal_error", "Internal error.");
-		break;
-	case VISITOR_LENGTH_REQUIRED:
-		http_error(r, 411, "length_required",
-		    "A request body needs a Content-Length.");
-		break;
-	case VISITOR_BAD_LENGTH:
-		http_error(r, 400, "invalid_content_length",
-		    "Content-Length is not a plain decimal number.");
-		break;
-	case VISITOR_TOO_LARGE:
+	if (err == VISITOR_BUSY)
+		http_busy(r);
+	else if (err == VISITOR_DB_DOWN)
+		http_db_down(r);
+	else if (err == VISITOR_TOO_LARGE)
 		http_error(r, 413, "body_too_large",
 		    "The request body is larger than %lld bytes.",
 		    (long long)r->cfg->max_body);
-		break;
-	case VISITOR_INCOMPLETE:
-		http_error(r, 400, "incomplete_body",
-		    "The request body is shorter than its Content-Length.");
-		break;
-	case VISITOR_MEDIA_TYPE:
-		http_error(r, 415, "unsupported_media_type",
-		    "Send the body as application/json.");
-		break;
-	case VISITOR_INVALID_JSON:
-		http_error(r, 400, "invalid_json",
-		    "The body must be one strict JSON object.");
-		break;
-	case VISITOR_QUEUE_NOT_FOUND:
-		http_error(r, 404, "queue_not_found", "No such queue.");
-		break;
-	case VISITOR_NUMBER_NOT_FOUND:
-		http_error(r, 404, "number_not_found",
-		    "This number has not been issued.");
-		break;
-	case VISITOR_BUSY:
-		http_busy(r);
-		break;
-	case VISITOR_DB_DOWN:
-		http_db_down(r);
-		break;
-	}
+	else if (err > VISITOR_OK && err < VISITOR__MAX)
+		http_error(r, answers[err].status, answers[err].code, "%s",
+		    answers[err].message);
+	else
+		http_error(r, 500, "internal_error", "Internal error.");
 }
 
 int
