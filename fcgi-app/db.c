@@ -44,56 +44,25 @@
 /* The join's checkpoint condition: a claim window since the last one. */
 #define CK_DUE_SQL "(" NOW_SQL " - ck_time_ms >= claim_window_s * 1000)"
 
-/* Whether a statement only reads (and may be retried after a reconnect). */
-static const int stmt_reads[STMT__MAX] = {
-	1, /* STMT_QUEUE_GET */
-	0, /* STMT_QUEUE_GET_LOCKED: inside a transaction */
-	1, /* STMT_QUEUE_STATE */
-	0, /* STMT_QUEUE_JOIN */
-	0, /* STMT_QUEUE_INSERT */
-	0, /* STMT_QUEUE_SET_STATE */
-	0, /* STMT_QUEUE_SET_SECRET */
-	1, /* STMT_MIGRATION_APPLIED */
-	0, /* STMT_MIGRATION_RECORD */
-	1, /* STMT_QUEUE_LIST */
-	0, /* STMT_QUEUE_DELETE */
-	0, /* STMT_QUEUE_UPDATE */
-	0, /* STMT_MIGRATION_TABLE */
-	0, /* STMT_SESSION_LOCK_WAIT */
-	0, /* STMT_SESSION_STATEMENT_TIME */
-	1, /* STMT_NOW */
-};
-
 /*
- * Parameters ("?") of each statement, as its caller binds them; checked
- * against mysql_stmt_param_count() at prepare time.
+ * The statement table: each statement's SQL, the parameters ("?") its
+ * caller binds (checked against mysql_stmt_param_count() at prepare
+ * time), and whether it only reads (then it may be retried after a
+ * reconnect).
  */
-static const unsigned int stmt_params[STMT__MAX] = {
-	1,	/* STMT_QUEUE_GET: slug */
-	1,	/* STMT_QUEUE_GET_LOCKED: slug */
-	1,	/* STMT_QUEUE_STATE: id */
-	10,	/* STMT_QUEUE_JOIN: now x 9, id */
-	23,	/* STMT_QUEUE_INSERT */
-	12,	/* STMT_QUEUE_SET_STATE */
-	2,	/* STMT_QUEUE_SET_SECRET */
-	1,	/* STMT_MIGRATION_APPLIED */
-	2,	/* STMT_MIGRATION_RECORD */
-	0,	/* STMT_QUEUE_LIST */
-	1,	/* STMT_QUEUE_DELETE: slug */
-	5,	/* STMT_QUEUE_UPDATE */
-	0,	/* STMT_MIGRATION_TABLE */
-	2,	/* STMT_SESSION_LOCK_WAIT */
-	1,	/* STMT_SESSION_STATEMENT_TIME */
-	0,	/* STMT_NOW */
+struct stmt_def {
+	unsigned int	 params;
+	int		 reads;
+	const char	*sql;
 };
 
-static const char *const stmts[STMT__MAX] = {
-	/* STMT_QUEUE_GET */
-	"SELECT " QUEUE_COLS " FROM queue WHERE slug = ?",
-	/* STMT_QUEUE_GET_LOCKED */
-	"SELECT " QUEUE_COLS " FROM queue WHERE slug = ? FOR UPDATE",
-	/* STMT_QUEUE_STATE */
-	"SELECT " STATE_COLS " FROM queue WHERE id = ?",
+static const struct stmt_def stmts[STMT__MAX] = {
+	[STMT_QUEUE_GET] = { 1, 1,
+	    "SELECT " QUEUE_COLS " FROM queue WHERE slug = ?" },
+	[STMT_QUEUE_GET_LOCKED] = { 1, 0,
+	    "SELECT " QUEUE_COLS " FROM queue WHERE slug = ? FOR UPDATE" },
+	[STMT_QUEUE_STATE] = { 1, 1,
+	    "SELECT " STATE_COLS " FROM queue WHERE id = ?" },
 	/*
 	 * STMT_QUEUE_JOIN: the only write on the visitor path.  Assignments
 	 * run left to right and see earlier ones (MySQL and MariaDB without
@@ -114,47 +83,50 @@ static const char *const stmts[STMT__MAX] = {
 	 *    product is out of BIGINT's range: an error, never a wrong
 	 *    number).  The floor is left as it is.
 	 */
-	"UPDATE queue SET "
-	"ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
-	"ck_number = IF(" CK_DUE_SQL ", LEAST(" SERVING_SQL("") ", "
-	"last_number), ck_number), "
-	"ck_time_ms = IF(" CK_DUE_SQL ", " NOW_SQL ", ck_time_ms), "
-	"anchor_number = IF(anchor_number + " CREDIT_SQL " + skip_count >= "
-	"last_number + " BURST_SQL ", GREATEST(last_number + " BURST_SQL
-	", serving_floor) - skip_count, anchor_number), "
-	"anchor_time_ms = IF(anchor_number + skip_count = GREATEST("
-	"last_number + " BURST_SQL ", serving_floor), " NOW_SQL
-	", anchor_time_ms), "
-	"last_number = LAST_INSERT_ID(((last_number + 1) * 4194304 + "
-	"LEAST(GREATEST(anchor_number + " CREDIT_SQL " + skip_count - "
-	"last_number - 1, -1048576), 1048575) + 1048576) * 2 + "
-	"(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 8388608 "
-	"WHERE id = ? AND active = 1",
-	/* STMT_QUEUE_INSERT */
-	"INSERT INTO queue (slug, name, target_url, shop_domains, "
-	"token_ttl_s, secret_sealed, ticket_key_sealed, "
-	"rate_per_minute, burst, anchor_number, anchor_time_ms, last_number, "
-	"skip_count, active, serving_floor, claim_window_s, "
-	"prev_anchor_number, prev_anchor_time_ms, prev_rate, prev_frontier, "
-	"ck_number, ck_time_ms, ck_expired) "
-	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	"?, ?, ?)",
+	[STMT_QUEUE_JOIN] = { 10, 0,
+	    "UPDATE queue SET "
+	    "ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
+	    "ck_number = IF(" CK_DUE_SQL ", LEAST(" SERVING_SQL("") ", "
+	    "last_number), ck_number), "
+	    "ck_time_ms = IF(" CK_DUE_SQL ", " NOW_SQL ", ck_time_ms), "
+	    "anchor_number = IF(anchor_number + " CREDIT_SQL " + skip_count >= "
+	    "last_number + " BURST_SQL ", GREATEST(last_number + " BURST_SQL
+	    ", serving_floor) - skip_count, anchor_number), "
+	    "anchor_time_ms = IF(anchor_number + skip_count = GREATEST("
+	    "last_number + " BURST_SQL ", serving_floor), " NOW_SQL
+	    ", anchor_time_ms), "
+	    "last_number = LAST_INSERT_ID(((last_number + 1) * 4194304 + "
+	    "LEAST(GREATEST(anchor_number + " CREDIT_SQL " + skip_count - "
+	    "last_number - 1, -1048576), 1048575) + 1048576) * 2 + "
+	    "(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 8388608 "
+	    "WHERE id = ? AND active = 1" },
+	[STMT_QUEUE_INSERT] = { 23, 0,
+	    "INSERT INTO queue (slug, name, target_url, shop_domains, "
+	    "token_ttl_s, secret_sealed, ticket_key_sealed, "
+	    "rate_per_minute, burst, anchor_number, anchor_time_ms, "
+	    "last_number, skip_count, active, serving_floor, claim_window_s, "
+	    "prev_anchor_number, prev_anchor_time_ms, prev_rate, "
+	    "prev_frontier, ck_number, ck_time_ms, ck_expired) "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?)" },
 	/* STMT_QUEUE_SET_STATE: what adm_reanchor() and the setters change */
-	"UPDATE queue SET rate_per_minute = ?, burst = ?, anchor_number = ?, "
-	"anchor_time_ms = ?, active = ?, serving_floor = ?, "
-	"claim_window_s = ?, prev_anchor_number = ?, "
-	"prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ? "
-	"WHERE id = ?",
-	/* STMT_QUEUE_SET_SECRET */
-	"UPDATE queue SET secret_sealed = ? WHERE id = ?",
-	/* STMT_MIGRATION_APPLIED */
-	"SELECT COUNT(*) FROM schema_migrations WHERE version = ?",
-	/* STMT_MIGRATION_RECORD */
-	"INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
-	/* STMT_QUEUE_LIST */
-	"SELECT " QUEUE_COLS " FROM queue ORDER BY slug",
-	/* STMT_QUEUE_DELETE */
-	"DELETE FROM queue WHERE slug = ?",
+	[STMT_QUEUE_SET_STATE] = { 12, 0,
+	    "UPDATE queue SET rate_per_minute = ?, burst = ?, "
+	    "anchor_number = ?, anchor_time_ms = ?, active = ?, "
+	    "serving_floor = ?, "
+	    "claim_window_s = ?, prev_anchor_number = ?, "
+	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ? "
+	    "WHERE id = ?" },
+	[STMT_QUEUE_SET_SECRET] = { 2, 0,
+	    "UPDATE queue SET secret_sealed = ? WHERE id = ?" },
+	[STMT_MIGRATION_APPLIED] = { 1, 1,
+	    "SELECT COUNT(*) FROM schema_migrations WHERE version = ?" },
+	[STMT_MIGRATION_RECORD] = { 2, 0,
+	    "INSERT INTO schema_migrations (version, name) VALUES (?, ?)" },
+	[STMT_QUEUE_LIST] = { 0, 1,
+	    "SELECT " QUEUE_COLS " FROM queue ORDER BY slug" },
+	[STMT_QUEUE_DELETE] = { 1, 0,
+	    "DELETE FROM queue WHERE slug = ?" },
 	/*
 	 * STMT_QUEUE_UPDATE: an operator's write of the settings, inside
 	 * the transaction that locked the row; the re-anchored admission
@@ -162,23 +134,27 @@ static const char *const stmts[STMT__MAX] = {
 	 * skip_count are never written here: they belong to the join and
 	 * the worker.
 	 */
-	"UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
-	"token_ttl_s = ? WHERE id = ?",
+	[STMT_QUEUE_UPDATE] = { 5, 0,
+	    "UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
+	    "token_ttl_s = ? WHERE id = ?" },
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
-	"CREATE TABLE IF NOT EXISTS schema_migrations "
-	"(version INT UNSIGNED NOT NULL PRIMARY KEY, name VARCHAR(200) "
-	"NOT NULL, applied_at TIMESTAMP(3) NOT NULL DEFAULT "
-	"CURRENT_TIMESTAMP(3)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 "
-	"COLLATE=utf8mb4_unicode_ci",
+	[STMT_MIGRATION_TABLE] = { 0, 0,
+	    "CREATE TABLE IF NOT EXISTS schema_migrations "
+	    "(version INT UNSIGNED NOT NULL PRIMARY KEY, name VARCHAR(200) "
+	    "NOT NULL, applied_at TIMESTAMP(3) NOT NULL DEFAULT "
+	    "CURRENT_TIMESTAMP(3)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 "
+	    "COLLATE=utf8mb4_unicode_ci" },
 	/*
 	 * STMT_SESSION_LOCK_WAIT: row lock waits (InnoDB) and metadata lock
 	 * waits (a migration, a dump), in seconds.
 	 */
-	"SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?",
+	[STMT_SESSION_LOCK_WAIT] = { 2, 0,
+	    "SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?" },
 	/* STMT_SESSION_STATEMENT_TIME: MariaDB only; seconds, fractional. */
-	"SET SESSION max_statement_time = ?",
-	/* STMT_NOW */
-	"SELECT " DBNOW_SQL,
+	[STMT_SESSION_STATEMENT_TIME] = { 1, 0,
+	    "SET SESSION max_statement_time = ?" },
+	[STMT_NOW] = { 0, 1,
+	    "SELECT " DBNOW_SQL },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -477,8 +453,8 @@ db_prepare_all(struct db *db)
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
 	for (i = 0; i < STMT__MAX; i++)
-		if (db->st[i] == NULL && (er = prepare(db, stmts[i],
-		    stmt_params[i], &db->st[i])) != APP_OK)
+		if (db->st[i] == NULL && (er = prepare(db, stmts[i].sql,
+		    stmts[i].params, &db->st[i])) != APP_OK)
 			return er;
 	return APP_OK;
 }
@@ -505,7 +481,7 @@ prepared(struct db *db, enum stmt s)
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
 	if (db->st[s] == NULL)
-		return prepare(db, stmts[s], stmt_params[s], &db->st[s]);
+		return prepare(db, stmts[s].sql, stmts[s].params, &db->st[s]);
 	return APP_OK;
 }
 
@@ -584,7 +560,7 @@ db_run(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	int		 was_connected = db->my != NULL;
 
 	er = run_once(db, s, param, res, has_row);
-	if (er == APP_DB_DOWN && was_connected && stmt_reads[s]) {
+	if (er == APP_DB_DOWN && was_connected && stmts[s].reads) {
 		db->next_try_ms = 0;
 		er = run_once(db, s, param, res, has_row);
 	}
@@ -634,7 +610,7 @@ db_run_each(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	size_t		 rows;
 
 	er = run_each_once(db, s, param, res, row, arg, &rows);
-	if (er == APP_DB_DOWN && was_connected && stmt_reads[s] &&
+	if (er == APP_DB_DOWN && was_connected && stmts[s].reads &&
 	    rows == 0) {
 		db->next_try_ms = 0;
 		er = run_each_once(db, s, param, res, row, arg, &rows);
