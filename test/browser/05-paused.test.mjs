@@ -59,7 +59,8 @@ test('paused with a number: the place is kept, and no estimate is shown',
 	assert.equal(await waitText(page, '#state', QUEUED), QUEUED);
 	assert.equal(await textOf(page, '#number'), '2');
 	assert.equal(await textOf(page, '#note'), NOTE_KEPT);
-	assert.notEqual(await textOf(page, '#wait'), '–', 'an estimate');
+	// One per minute, number 2 next in line: a minute's estimate.
+	assert.equal(await waitText(page, '#wait', '1 min'), '1 min');
 
 	ctl('pause', q.slug);
 	const KEPT = 'The waiting room is paused. Your place is kept.';

@@ -217,7 +217,9 @@ test('two pools, one an hour behind, agree: time is the DB\'s', async () => {
 		assert.equal(j2.json.number, 2);
 		assert.equal(j2.json.admitted, false);
 		let same = 0;
-		for (let i = 0; i < 20 && same < 5; i++) {
+		const seen = new Set();
+		// Until serving has moved on to 2 between compared instants.
+		for (let i = 0; i < 60 && (same < 5 || !seen.has(2)); i++) {
 			const a1 = await status(slug, 2);
 			const bb = await poolGet(b.sock,
 			    `/queue/${slug}/status?number=2`);
@@ -226,10 +228,13 @@ test('two pools, one an hour behind, agree: time is the DB\'s', async () => {
 				continue;	/* a tick in between */
 			assert.equal(bb.json.serving, a1.json.serving,
 			    `B (clock -1 h) and A agree at ${i}`);
+			seen.add(a1.json.serving);
 			same++;
 			await sleep(150);
 		}
 		assert.ok(same >= 5, `compared ${same} instants`);
+		assert.ok(seen.has(2), `compared after serving reached 2: ` +
+		    `${[...seen]}`);
 
 		// Told admitted by A, number 2 gets its token from B (no 425).
 		await waitFor(async () => (await status(slug, 2)).json.admitted,

@@ -715,6 +715,17 @@ struct sim {
 	int64_t		 unadmitted;	/* never admitted */
 	int64_t		 fifo;		/* adm_t[n] < adm_t[n-1] */
 	int64_t		 maxwait;	/* ms */
+	/*
+	 * After each state change, the allowance the floor carries above
+	 * L: max(0, F - L), at that time.  It only shrinks until the next
+	 * change (joins raise L), and it never exceeds the larger of the
+	 * burst in force before the change and the carry then (F = serving
+	 * <= max(L + that burst, the earlier floor)).
+	 */
+	int64_t		 carry_t[SIM_MAXEV];
+	int64_t		 carry[SIM_MAXEV];
+	size_t		 ncarry;
+	int64_t		 carry_viol;	/* carry above the earlier burst */
 };
 
 /*
@@ -855,6 +866,7 @@ run_sim(struct sim *sm)
 	for (;;) {
 		while (ei < sm->nev && sm->ev[ei].t == t) {
 			before = adm_serving(&q, NOW0 + t);
+			k = adm_burst(&q);
 			if (sm->ev[ei].op == SIM_RATE)
 				adm_set_rate(&q, sm->ev[ei].rate, NOW0 + t);
 			else if (sm->ev[ei].op == SIM_PAUSE)
@@ -864,6 +876,14 @@ run_sim(struct sim *sm)
 			after = adm_serving(&q, NOW0 + t);
 			if (after != before)
 				sm->jumps++;
+			/* Carried forward from the change before, at most. */
+			if (sm->ncarry > 0)
+				k = max64(k, sm->carry[sm->ncarry - 1]);
+			if (q.floor - q.last_number > k)
+				sm->carry_viol++;
+			sm->carry_t[sm->ncarry] = t;
+			sm->carry[sm->ncarry++] = max64(0, q.floor -
+			    q.last_number);
 			ei++;
 		}
 		while (ai < sm->narr && arr_t[ai] == t) {
@@ -934,22 +954,22 @@ sched(const struct sim *sm, int64_t a, int64_t b, int64_t *integ,
 	size_t			 i;
 
 	*integ = *act = *rmax = *bmax = 0;
+	/*
+	 * The floor keeps an earlier, larger allowance after a rate cut
+	 * until joins have used it (the numbers between L and the floor
+	 * stay admitted): at most the carry recorded at the last state
+	 * change before a, which is the only change the floor needs in the
+	 * bound.
+	 */
+	for (i = 0; i < sm->ncarry && sm->carry_t[i] <= a; i++)
+		*bmax = sm->carry[i];
 	for (i = 0; i < sm->nseg; i++) {
 		g = &sm->seg[i];
 		s = g->start;
 		e = i + 1 < sm->nseg ? sm->seg[i + 1].start : INT64_MAX;
-		/*
-		 * The floor keeps an earlier, larger allowance after a
-		 * rate cut until joins have used it: the numbers between
-		 * L and the floor were admitted under the old burst and
-		 * stay so.  So the burst term is the largest burst in
-		 * force at any time up to b, not only within [a, b]; this
-		 * is the only change the floor needs in the bound.
-		 */
-		if (s <= b)
-			*bmax = max64(*bmax, g->burst);
 		if (!(s <= b && e > a))
 			continue;
+		*bmax = max64(*bmax, g->burst);
 		o = min64(e, b) - max64(s, a);
 		if (!g->active || o <= 0)
 			continue;
@@ -1065,6 +1085,8 @@ report_sim(const struct sim *sm)
 	ok(sm->issued + sm->rejected == (int64_t)sm->narr &&
 	    sm->badrej == 0, "%s: every arrival joined or was refused while "
 	    "paused (%lld refused)", sm->name, (long long)sm->rejected);
+	is_int(sm->carry_viol, 0, "%s: the floor never carries more than "
+	    "the allowance before a change", sm->name);
 	is_int(sm->backward, 0, "%s: serving never decreased over %lld "
 	    "steps", sm->name, (long long)sm->steps);
 	is_int(sm->jumps, 0, "%s: serving continuous across %zu control "
