@@ -63,6 +63,23 @@ static const struct cfg_key keys[] = {
 	{ "db-statement-timeout-ms", I(db_statement_timeout_ms), "1000", 100,
 	    59000 },
 	{ "token-state-ms", I(token_state_ms), "100", 0, 1000 },
+	{ "instance-report-ms", I(instance_report_ms), "5000", 1000,
+	    60000 },
+	{ "stats-interval-ms", I(stats_interval_ms), "5000", 0, 3600000 },
+	{ "stats-retention", I(stats_retention_s), "172800", 60,
+	    31536000 },
+	{ "instance-stale-ms", I(instance_stale_ms), "30000", 2000,
+	    3600000 },
+	{ "metrics-allow", S(metrics_allow), "127.0.0.1,::1", 0, 0 },
+	{ "metrics-token", S(metrics_token), "", 0, 0 },
+	{ "argon2-t-cost", I(argon2_t_cost), "3", 1, 64 },
+	{ "argon2-m-cost", I(argon2_m_cost), "65536", 8, 4194304 },
+	{ "argon2-parallelism", I(argon2_parallelism), "1", 1, 64 },
+	{ "session-idle", I(session_idle_s), "1800", 1, 604800 },
+	{ "session-max", I(session_max_s), "43200", 1, 2592000 },
+	{ "login-user-failures", I(login_user_failures), "5", 1, 1000 },
+	{ "login-addr-failures", I(login_addr_failures), "20", 1, 100000 },
+	{ "login-window", I(login_window_s), "900", 1, 86400 },
 };
 
 /*

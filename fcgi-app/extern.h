@@ -106,6 +106,7 @@ struct req {
 	struct buf		 hdrs;		/* extra response headers */
 	int			 responded;
 	int			 stale;		/* qe could not be re-read */
+	int			 status;	/* HTTP status sent, or 0 */
 };
 
 /* req.c */
