@@ -20,6 +20,7 @@
 #include "log.h"
 #include "queue-ops.h"
 #include "schema.h"
+#include "ctl-user.h"
 
 #define EXIT_FAIL	1	/* the operation failed */
 #define EXIT_USAGE	2	/* bad command line or values */
@@ -48,6 +49,8 @@ static const char usage_text[] =
     "  set-rate SLUG N      admit N visitors per minute\n"
     "  rotate-secret SLUG   new signing secret, printed once\n"
     "  delete SLUG --yes    remove a queue for good\n"
+    "  user add|passwd|disable|enable NAME, user list [--json]\n"
+    "                       console users (passwords asked, never argv)\n"
     "\n"
     "options:\n"
     "  -f config            configuration file (default: $AQUEUE_CONF,\n"
@@ -501,6 +504,8 @@ main(int argc, char *argv[])
 		rc = cmd_list(db, argc, argv);
 	else if (strcmp(cmd, "delete") == 0)
 		rc = cmd_delete(db, argc, argv);
+	else if (strcmp(cmd, "user") == 0)
+		rc = ctl_user(db, &c, argc, argv);
 	else if (strcmp(cmd, "exists") == 0 && argc == 2)
 		rc = cmd_show(db, argv[1], 1);
 	else if (strcmp(cmd, "show") == 0 && argc == 2)

@@ -197,6 +197,57 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT sampled_ms, waiting, inflow_per_min, rate_per_minute, "
 	    "serving, issued, active FROM queue_stats WHERE queue_id = ? "
 	    "AND sampled_ms >= ? ORDER BY sampled_ms" },
+	/* STMT_ADMIN_*, STMT_LOGIN_*: console users (db-admin.c). */
+	[STMT_ADMIN_USER_INSERT] = { 2, 0,
+	    "INSERT INTO admin_user (name, password_hash, created_ms) "
+	    "VALUES (?, ?, " DBNOW_SQL ")" },
+	[STMT_ADMIN_USER_GET] = { 1, 1,
+	    "SELECT id, name, password_hash, created_ms, disabled "
+	    "FROM admin_user WHERE name = ?" },
+	[STMT_ADMIN_USER_LIST] = { 0, 1,
+	    "SELECT id, name, password_hash, created_ms, disabled "
+	    "FROM admin_user ORDER BY name" },
+	[STMT_ADMIN_USER_SET_HASH] = { 2, 0,
+	    "UPDATE admin_user SET password_hash = ? WHERE id = ?" },
+	[STMT_ADMIN_USER_SET_DISABLED] = { 2, 0,
+	    "UPDATE admin_user SET disabled = ? WHERE id = ?" },
+	[STMT_ADMIN_SESSION_INSERT] = { 4, 0,
+	    "INSERT INTO admin_session (id_hash, user_id, csrf_token, "
+	    "created_ms, last_seen_ms, client_addr) VALUES (?, ?, ?, "
+	    DBNOW_SQL ", " DBNOW_SQL ", ?)" },
+	/* A live session: within both expiries, its user not disabled. */
+	[STMT_ADMIN_SESSION_GET] = { 3, 1,
+	    "SELECT s.user_id, u.name, s.csrf_token, s.created_ms, "
+	    "s.last_seen_ms FROM admin_session s JOIN admin_user u "
+	    "ON u.id = s.user_id WHERE s.id_hash = ? AND u.disabled = 0 "
+	    "AND s.last_seen_ms > " DBNOW_SQL " - ? "
+	    "AND s.created_ms > " DBNOW_SQL " - ?" },
+	[STMT_ADMIN_SESSION_TOUCH] = { 1, 0,
+	    "UPDATE admin_session SET last_seen_ms = " DBNOW_SQL
+	    " WHERE id_hash = ?" },
+	[STMT_ADMIN_SESSION_DELETE] = { 1, 0,
+	    "DELETE FROM admin_session WHERE id_hash = ?" },
+	[STMT_ADMIN_SESSION_END_USER] = { 1, 0,
+	    "DELETE FROM admin_session WHERE user_id = ?" },
+	[STMT_ADMIN_SESSION_PURGE] = { 2, 0,
+	    "DELETE FROM admin_session WHERE last_seen_ms <= " DBNOW_SQL
+	    " - ? OR created_ms <= " DBNOW_SQL " - ? LIMIT 1000" },
+	[STMT_LOGIN_COUNT_USER] = { 2, 1,
+	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
+	    " FROM login_failure WHERE user_name = ? AND at_ms > "
+	    DBNOW_SQL " - ?" },
+	[STMT_LOGIN_COUNT_ADDR] = { 2, 1,
+	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
+	    " FROM login_failure WHERE client_addr = ? AND at_ms > "
+	    DBNOW_SQL " - ?" },
+	[STMT_LOGIN_FAIL_INSERT] = { 2, 0,
+	    "INSERT INTO login_failure (user_name, client_addr, at_ms) "
+	    "VALUES (?, ?, " DBNOW_SQL ")" },
+	[STMT_LOGIN_FAIL_PURGE] = { 1, 0,
+	    "DELETE FROM login_failure WHERE at_ms <= " DBNOW_SQL " - ? "
+	    "LIMIT 1000" },
+	[STMT_LOGIN_RESET_USER] = { 1, 0,
+	    "DELETE FROM login_failure WHERE user_name = ?" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

@@ -18,6 +18,7 @@
 #include "db.h"
 #include "urlcheck.h"
 
+struct admin_session;
 struct cfg;
 struct json_object;
 
@@ -107,6 +108,8 @@ struct req {
 	int			 responded;
 	int			 stale;		/* qe could not be re-read */
 	int			 status;	/* HTTP status sent, or 0 */
+	char			 slug[SLUG_MAX + 1];	/* the route's :slug */
+	struct admin_session	*session;	/* console session, or NULL */
 };
 
 /* req.c */

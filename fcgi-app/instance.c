@@ -48,6 +48,10 @@ struct inst_shm {
 	atomic_ullong	 bucket[INST_EP__MAX][INST_BUCKETS];
 	atomic_ullong	 sum_us[INST_EP__MAX];
 	atomic_llong	 busy;
+	struct {
+		atomic_llong	 queue_id;	/* 0: free */
+		atomic_ullong	 n;
+	}		 tokens[INST_TOKEN_SLOTS];
 };
 
 static struct inst_shm	*shm;
@@ -352,4 +356,43 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 		    &sampled)) != APP_OK)
 			log_warnx("stats sample failed (%d)", (int)er);
 	}
+}
+
+void
+instance_token_issued(int64_t queue_id)
+{
+	size_t		 i, k;
+	long long	 want;
+
+	if (shm == NULL || queue_id <= 0)
+		return;
+	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
+		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
+		want = 0;
+		if (atomic_load(&shm->tokens[i].queue_id) == queue_id ||
+		    atomic_compare_exchange_strong(&shm->tokens[i].queue_id,
+		    &want, queue_id) || want == queue_id) {
+			atomic_fetch_add(&shm->tokens[i].n, 1);
+			return;
+		}
+	}
+}
+
+uint64_t
+instance_tokens(int64_t queue_id)
+{
+	size_t		 i, k;
+	long long	 id;
+
+	if (shm == NULL || queue_id <= 0)
+		return 0;
+	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
+		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
+		id = atomic_load(&shm->tokens[i].queue_id);
+		if (id == queue_id)
+			return atomic_load(&shm->tokens[i].n);
+		if (id == 0)
+			return 0;
+	}
+	return 0;
 }

@@ -109,6 +109,17 @@ int		 instance_counts(struct inst_counts *out);
 int		 instance_id(const char *kind, char *buf, size_t n);
 
 /*
+ * Tokens issued by this pool, per queue: a table of INST_TOKEN_SLOTS
+ * queues in the shared mapping (queues beyond that are not counted).
+ * instance_token_issued() counts one for queue_id; instance_tokens()
+ * reads the count (0 for a queue never counted).  Both no-ops without
+ * instance_shm_init().  Can't fail.
+ */
+#define INST_TOKEN_SLOTS	1024
+void		 instance_token_issued(int64_t queue_id);
+uint64_t	 instance_tokens(int64_t queue_id);
+
+/*
  * CPU time (user + system, clock ticks as in /proc/<pid>/stat) and
  * resident memory (KiB) of the processes pids[0..n-1], summed; pids
  * that are gone or 0 are skipped.  Linux /proc(5).  Can't fail.

@@ -761,3 +761,59 @@ qops_delete(struct db *db, const char *slug, struct qops_err *err)
 	err_init(err);
 	return failed(err, db_queue_delete(db, slug));
 }
+
+int
+qops_field_range(enum qops_field f, int64_t *min, int64_t *max)
+{
+	if (f >= QOPS_F__MAX || fields[f].type != FT_INT)
+		return 0;
+	*min = fields[f].min;
+	*max = fields[f].max;
+	return 1;
+}
+
+int
+qops_field_text(const struct queue *q, enum qops_field f, char *buf,
+    size_t n)
+{
+	const char	*s = NULL;
+	int64_t		 v = 0;
+	int		 w;
+
+	switch (f) {
+	case QOPS_F_NAME:
+		s = q->name;
+		break;
+	case QOPS_F_TARGET:
+		s = q->target_url != NULL ? q->target_url : "";
+		break;
+	case QOPS_F_DOMAINS:
+		s = q->shop_domains != NULL ? q->shop_domains : "";
+		break;
+	case QOPS_F_RATE:
+		v = q->adm.rate_per_minute;
+		break;
+	case QOPS_F_BURST:
+		v = q->adm.burst;
+		break;
+	case QOPS_F_TOKEN_TTL:
+		v = q->token_ttl_s;
+		break;
+	case QOPS_F_CLAIM_WINDOW:
+		v = q->adm.claim_window_s;
+		break;
+	default:
+		s = "";
+		break;
+	}
+	if (s != NULL)
+		w = snprintf(buf, n, "%s", s);
+	else
+		w = snprintf(buf, n, "%lld", (long long)v);
+	if (w < 0 || (size_t)w >= n) {
+		if (n > 0)
+			buf[0] = '\0';
+		return -1;
+	}
+	return 0;
+}

@@ -214,4 +214,20 @@ void		 qops_list_free(struct queue **, size_t n);
 enum app_err	 qops_delete(struct db *, const char *slug,
 		    struct qops_err *err);
 
+/*
+ * Whether field f takes an integer: returns 1 and sets *min and *max
+ * (its range), or 0 for a text field.  Forms use it to pick the input.
+ */
+int		 qops_field_range(enum qops_field f, int64_t *min,
+		    int64_t *max);
+
+/*
+ * Field f of queue q as text into buf of size n (what a form shows and
+ * qops_spec_set() takes back): the integer in decimal, the string as
+ * stored, "" for a missing target.  A field added to the table gets its
+ * case here.  Returns 0, or -1 when it did not fit (buf is then "").
+ */
+int		 qops_field_text(const struct queue *q, enum qops_field f,
+		    char *buf, size_t n);
+
 #endif /* QUEUE_OPS_H */

@@ -14,6 +14,7 @@
 
 #include "aqueue.h"
 #include "cfg.h"
+#include "console.h"
 #include "extern.h"
 #include "instance.h"
 #include "page-gateway.h"
@@ -82,6 +83,28 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
+	/* The operator console (console.c, page-console.c). */
+	{ GH | P, "/admin/login",	AUTH_NONE, 0,	    console_login },
+	{ P,  "/admin/logout",		AUTH_SESSION, 0,    console_logout },
+	{ GH, "/admin/",		AUTH_SESSION, 0,    console_home },
+	{ GH, "/admin/queues/new",	AUTH_SESSION, 0,    console_queue_new },
+	{ P,  "/admin/queues",		AUTH_SESSION, 0,
+	    console_queue_create },
+	{ GH, "/admin/queue/:slug",	AUTH_SESSION, 0,    console_queue },
+	{ GH | P, "/admin/queue/:slug/edit", AUTH_SESSION, 0,
+	    console_queue_edit },
+	{ GH, "/admin/queue/:slug/live", AUTH_SESSION, 0,
+	    console_queue_live },
+	{ P,  "/admin/queue/:slug/pause", AUTH_SESSION, 0,
+	    console_queue_action },
+	{ P,  "/admin/queue/:slug/resume", AUTH_SESSION, 0,
+	    console_queue_action },
+	{ P,  "/admin/queue/:slug/rate", AUTH_SESSION, 0,
+	    console_queue_action },
+	{ P,  "/admin/queue/:slug/rotate", AUTH_SESSION, 0,
+	    console_queue_action },
+	/* Prometheus (page-metrics.c); its own address/token check. */
+	{ GH, "/metrics",		AUTH_NONE, 0,	    page_metrics },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -90,6 +113,7 @@ static const struct route routes[] = {
 static const char *const tmpl_names[] = {
 	"waiting-room.html",	/* page-room.c */
 	"unavailable.html",	/* page-room.c, for unavailable() */
+	"admin.html",		/* console.c: the console's page shell */
 };
 
 static struct tmpl_set *tmpls;
@@ -444,6 +468,11 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		}
 	}
 	if ((rt->flags & RF_CORS) && cors(&r, allow))
+		goto out;
+	if (strstr(rt->pattern, ":slug") != NULL)
+		memcpy(r.slug, slug, sizeof(r.slug));
+	/* Console routes: a live session, and CSRF for changes. */
+	if (rt->auth == AUTH_SESSION && !console_auth(&r))
 		goto out;
 	(*rt->handler)(&r);
 out:

@@ -14,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "instance.h"
 #include "jsonbody.h"
 #include "token.h"
 #include "visitor.h"
@@ -120,9 +121,14 @@ char *
 visitor_token(struct req *r, int64_t number)
 {
 	const struct qentry	*e = r->qe;
+	char			*t;
 
-	return token_sign(e->q->slug, e->secret, SECRET_LEN, number,
+	t = token_sign(e->q->slug, e->secret, SECRET_LEN, number,
 	    r->now_ms / 1000, e->q->token_ttl_s, 0);
+	/* Counted for /metrics in shared memory: no database work. */
+	if (t != NULL)
+		instance_token_issued(e->q->id);
+	return t;
 }
 
 enum visitor_err

@@ -1,0 +1,20 @@
+/*
+ * ctl-user.h - the "user" commands of the operator CLI.
+ */
+#ifndef CTL_USER_H
+#define CTL_USER_H
+
+struct cfg;
+struct db;
+
+/*
+ * aqueuectl user add NAME | list [--json] | disable NAME | enable NAME |
+ * passwd NAME.  Passwords are read from the terminal with echo off (asked
+ * twice), or as one line from standard input when it is not a terminal;
+ * never from the command line.  argv[0] is "user".  Returns the exit
+ * status: 0 done, 1 failed, 2 bad usage or value, 3 the user exists,
+ * 5 no such user.
+ */
+int	 ctl_user(struct db *, const struct cfg *, int argc, char *argv[]);
+
+#endif /* CTL_USER_H */

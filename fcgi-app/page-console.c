@@ -1,0 +1,748 @@
+/*
+ * page-console.c - the console's queue pages: the list, create and edit
+ * forms generated from the queue-ops field table, the state actions
+ * (pause, resume, rate, secret rotation), and the live dashboard with
+ * its JSON (figures from queue_stats and instance only).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "admin-user.h"
+#include "admission.h"
+#include "aqueue.h"
+#include "cfg.h"
+#include "console.h"
+#include "db-stats.h"
+#include "extern.h"
+#include "log.h"
+#include "queue-ops.h"
+
+#define SERIES_MS	(30 * 60 * 1000)	/* the chart's history */
+#define TEXT_MAX	8200			/* a field's text */
+
+/* Labels of the known fields; others show their option name. */
+static const struct {
+	const char	*opt;
+	const char	*label;
+} labels[] = {
+	{ "name", "Name" },
+	{ "target", "Target URL" },
+	{ "domains", "Shop domains" },
+	{ "rate", "Admission rate (visitors per minute)" },
+	{ "burst", "Burst allowance (0: rate / 6)" },
+	{ "token-ttl", "Token lifetime (seconds)" },
+	{ "claim-window", "Claim window (seconds)" },
+};
+
+static const char *
+field_label(enum qops_field f)
+{
+	const char	*opt = qops_field_opt(f);
+	size_t		 i;
+
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (strcmp(labels[i].opt, opt) == 0)
+			return labels[i].label;
+	return opt;
+}
+
+/* Answer an operation's failure as a page (or JSON for the live part). */
+static void
+op_failed(struct req *r, enum app_err er, const struct qops_err *err)
+{
+	struct buf	 b = { NULL, 0, 0 };
+	int		 status = qops_reason_status(err->reason);
+
+	if (er == APP_DB_DOWN) {
+		http_db_down(r);
+		return;
+	}
+	html_raw(&b, "<p class=\"error\" role=\"alert\">");
+	html_text(&b, qops_reason_text(err->reason));
+	if (err->field >= 0) {
+		html_raw(&b, ": ");
+		html_text(&b, field_label((enum qops_field)err->field));
+		html_raw(&b, " must be ");
+		html_text(&b, qops_field_rule((enum qops_field)err->field));
+	}
+	html_raw(&b, ".</p><p><a href=\"/admin/\">Back to the queues</a>"
+	    "</p>");
+	console_page(r, status, "Not done", NULL, &b);
+	buf_free(&b);
+}
+
+/*
+ * The inputs of every field of the table, prefilled from q (NULL: a new
+ * queue, empty but for the defaults the operations apply), with the
+ * field at fault (bad >= 0) marked and its rule shown.
+ */
+static void
+field_inputs(struct buf *b, const struct queue *q, int bad,
+    const struct req *r, int use_form)
+{
+	char		 text[TEXT_MAX];
+	char		 num[64];
+	int64_t		 min, max;
+	char		*given;
+	size_t		 f;
+	int		 isint;
+
+	for (f = 0; f < QOPS_F__MAX; f++) {
+		const char *opt = qops_field_opt((enum qops_field)f);
+
+		isint = qops_field_range((enum qops_field)f, &min, &max);
+		text[0] = '\0';
+		if (use_form && r->body != NULL &&
+		    (given = console_form(r, opt)) != NULL) {
+			snprintf(text, sizeof(text), "%s", given);
+			free(given);
+		} else if (q != NULL)
+			(void)qops_field_text(q, (enum qops_field)f, text,
+			    sizeof(text));
+		html_raw(b, "<p class=\"field\"><label for=\"f-");
+		html_attr(b, opt);
+		html_raw(b, "\">");
+		html_text(b, field_label((enum qops_field)f));
+		html_raw(b, "</label><input id=\"f-");
+		html_attr(b, opt);
+		html_raw(b, "\" name=\"");
+		html_attr(b, opt);
+		html_raw(b, "\" aria-describedby=\"h-");
+		html_attr(b, opt);
+		html_raw(b, "\"");
+		if (isint) {
+			snprintf(num, sizeof(num), " type=\"number\" "
+			    "min=\"%lld\" max=\"%lld\" step=\"1\"",
+			    (long long)min, (long long)max);
+			html_raw(b, num);
+		} else if (f == QOPS_F_TARGET)
+			html_raw(b, " type=\"url\"");
+		if (f == QOPS_F_NAME || f == QOPS_F_RATE)
+			html_raw(b, " required");
+		if ((int)f == bad)
+			html_raw(b, " aria-invalid=\"true\"");
+		html_raw(b, " value=\"");
+		html_attr(b, text);
+		html_raw(b, "\"><small id=\"h-");
+		html_attr(b, opt);
+		html_raw(b, "\"");
+		if ((int)f == bad)
+			html_raw(b, " class=\"error\"");
+		html_raw(b, ">");
+		html_text(b, (int)f == bad ? "Invalid: must be " : "");
+		html_text(b, qops_field_rule((enum qops_field)f));
+		html_raw(b, "</small></p>");
+	}
+}
+
+/*
+ * Read every field given in the form into spec (empty integers and an
+ * empty name are left out; empty target and domains mean none).  The
+ * strings are stored in held[] (freed by the caller).  Returns APP_OK or
+ * APP_INVALID with err set.
+ */
+static enum app_err
+form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
+    struct qops_err *err)
+{
+	int64_t		 min, max;
+	size_t		 f;
+	enum app_err	 er;
+
+	memset(spec, 0, sizeof(*spec));
+	for (f = 0; f < QOPS_F__MAX; f++) {
+		held[f] = console_form(r, qops_field_opt((enum qops_field)f));
+		if (held[f] == NULL)
+			continue;
+		if (held[f][0] == '\0' && (f == QOPS_F_NAME ||
+		    qops_field_range((enum qops_field)f, &min, &max)))
+			continue;
+		if ((er = qops_spec_set(spec, (enum qops_field)f, held[f],
+		    err)) != APP_OK)
+			return er;
+	}
+	return APP_OK;
+}
+
+static void
+held_free(char *held[QOPS_F__MAX])
+{
+	size_t	 f;
+
+	for (f = 0; f < QOPS_F__MAX; f++)
+		free(held[f]);
+}
+
+/* The create form (with the failure of a previous try, if any). */
+static void
+create_form(struct req *r, int status, const struct qops_err *err)
+{
+	struct buf	 b = { NULL, 0, 0 };
+	char		*slug;
+
+	slug = r->body != NULL ? console_form(r, "slug") : NULL;
+	if (err != NULL) {
+		html_raw(&b, "<p class=\"error\" role=\"alert\">");
+		html_text(&b, qops_reason_text(err->reason));
+		html_raw(&b, ".</p>");
+	}
+	html_raw(&b, "<form method=\"post\" action=\"/admin/queues\" "
+	    "class=\"settings\">");
+	console_csrf_field(r, &b);
+	html_raw(&b, "<p class=\"field\"><label for=\"f-slug\">Slug (the "
+	    "address: /queue/<i>slug</i>)</label><input id=\"f-slug\" "
+	    "name=\"slug\" required maxlength=\"63\" "
+	    "pattern=\"[a-z0-9][a-z0-9\\-]*\" aria-describedby=\"h-slug\"");
+	if (err != NULL && (err->reason == QOPS_R_SLUG ||
+	    err->reason == QOPS_R_EXISTS))
+		html_raw(&b, " aria-invalid=\"true\"");
+	html_raw(&b, " value=\"");
+	html_attr(&b, slug != NULL ? slug : "");
+	html_raw(&b, "\"><small id=\"h-slug\">1-63 of a-z 0-9 -, starting "
+	    "with a letter or digit; cannot be changed later</small></p>");
+	field_inputs(&b, NULL, err != NULL ? err->field : -1, r, 1);
+	html_raw(&b, "<p><button type=\"submit\">Create queue</button></p>"
+	    "</form>");
+	console_page(r, status, "New queue", NULL, &b);
+	buf_free(&b);
+	free(slug);
+}
+
+void
+console_queue_new(struct req *r)
+{
+	create_form(r, 200, NULL);
+}
+
+/* A page that shows a signing secret once. */
+static void
+secret_page(struct req *r, int status, const char *title, const char *slug,
+    const char *secret, const char *what)
+{
+	struct buf	 b = { NULL, 0, 0 };
+
+	html_raw(&b, "<p role=\"status\">");
+	html_text(&b, what);
+	html_raw(&b, "</p><p>Signing secret of <strong>");
+	html_text(&b, slug);
+	html_raw(&b, "</strong> (shown only this once; copy it into the "
+	    "shop's configuration now):</p><p><code id=\"secret\" "
+	    "class=\"secret\">");
+	html_text(&b, secret);
+	html_raw(&b, "</code></p><p><a href=\"/admin/queue/");
+	html_url_arg(&b, slug);
+	html_raw(&b, "\">Open the dashboard</a></p>");
+	console_page(r, status, title, NULL, &b);
+	buf_free(&b);
+}
+
+void
+console_queue_create(struct req *r)
+{
+	struct qops_spec spec;
+	struct qops_err	 err;
+	char		*held[QOPS_F__MAX], *slug, *secret = NULL;
+	int64_t		 id;
+	enum app_err	 er;
+
+	memset(&err, 0, sizeof(err));
+	err.field = -1;
+	slug = console_form(r, "slug");
+	er = form_spec(r, &spec, held, &err);
+	if (er == APP_OK)
+		er = qops_create(r->db, r->cfg, slug != NULL ? slug : "",
+		    &spec, &secret, &id, &err);
+	if (er == APP_OK) {
+		log_info("console: %s created queue %s", r->session->user,
+		    slug);
+		secret_page(r, 201, "Queue created", slug, secret,
+		    "The queue was created.");
+	} else if (er == APP_INVALID)
+		create_form(r, qops_reason_status(err.reason), &err);
+	else
+		op_failed(r, er, &err);
+	qops_secret_free(secret);
+	held_free(held);
+	free(slug);
+}
+
+/* The waiting count and serving of a queue row now. */
+static void
+row_numbers(const struct queue *q, int64_t now, int64_t *serving,
+    int64_t *waiting)
+{
+	*serving = adm_serving(&q->adm, now);
+	*waiting = q->adm.last_number > *serving ?
+	    q->adm.last_number - *serving : 0;
+}
+
+void
+console_home(struct req *r)
+{
+	struct buf	 b = { NULL, 0, 0 };
+	struct queue	**qs = NULL;
+	struct qops_err	 err;
+	size_t		 n = 0, i;
+	int64_t		 now, serving, waiting;
+	char		 num[160];
+	enum app_err	 er;
+
+	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
+		op_failed(r, er, &err);
+		return;
+	}
+	now = qops_now(r->db);
+	html_raw(&b, "<p><a class=\"button\" href=\"/admin/queues/new\">"
+	    "New queue</a></p>");
+	if (n == 0)
+		html_raw(&b, "<p>No queues yet.</p>");
+	else
+		html_raw(&b, "<div class=\"scroll\"><table id=\"queues\">"
+		    "<caption>Queues</caption><thead><tr>"
+		    "<th scope=\"col\">Name</th><th scope=\"col\">Slug</th>"
+		    "<th scope=\"col\">State</th>"
+		    "<th scope=\"col\" class=\"num\">Rate / min</th>"
+		    "<th scope=\"col\" class=\"num\">Waiting</th>"
+		    "<th scope=\"col\" class=\"num\">Serving</th>"
+		    "<th scope=\"col\" class=\"num\">Issued</th>"
+		    "<th scope=\"col\"><span class=\"vh\">Actions</span></th>"
+		    "</tr></thead><tbody>");
+	for (i = 0; i < n; i++) {
+		row_numbers(qs[i], now, &serving, &waiting);
+		html_raw(&b, "<tr data-slug=\"");
+		html_attr(&b, qs[i]->slug);
+		html_raw(&b, "\"><th scope=\"row\"><a href=\"/admin/queue/");
+		html_url_arg(&b, qs[i]->slug);
+		html_raw(&b, "\">");
+		html_text(&b, qs[i]->name);
+		html_raw(&b, "</a></th><td>");
+		html_text(&b, qs[i]->slug);
+		html_raw(&b, qs[i]->adm.active ? "</td><td>running" :
+		    "</td><td>paused");
+		snprintf(num, sizeof(num), "</td><td class=\"num\">%lld</td>"
+		    "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+		    "<td class=\"num\">%lld</td>",
+		    (long long)qs[i]->adm.rate_per_minute,
+		    (long long)waiting, (long long)serving,
+		    (long long)qs[i]->adm.last_number);
+		html_raw(&b, num);
+		html_raw(&b, "<td><a href=\"/admin/queue/");
+		html_url_arg(&b, qs[i]->slug);
+		html_raw(&b, "/edit\">Edit<span class=\"vh\"> ");
+		html_text(&b, qs[i]->name);
+		html_raw(&b, "</span></a></td></tr>");
+	}
+	if (n > 0)
+		html_raw(&b, "</tbody></table></div>");
+	console_page(r, 200, "Queues", NULL, &b);
+	buf_free(&b);
+	qops_list_free(qs, n);
+}
+
+/* Read the route's queue; answers itself and returns NULL on failure. */
+static struct queue *
+route_queue(struct req *r)
+{
+	struct queue	*q = NULL;
+	struct qops_err	 err;
+	enum app_err	 er;
+
+	if ((er = qops_get(r->db, r->slug, &q, &err)) != APP_OK) {
+		op_failed(r, er, &err);
+		return NULL;
+	}
+	return q;
+}
+
+/* The edit form of q, with the failure of a previous try, if any. */
+static void
+edit_form(struct req *r, int status, const struct queue *q,
+    const struct qops_err *err, const char *done)
+{
+	struct buf	 b = { NULL, 0, 0 };
+
+	if (err != NULL) {
+		html_raw(&b, "<p class=\"error\" role=\"alert\">");
+		html_text(&b, qops_reason_text(err->reason));
+		html_raw(&b, ".</p>");
+	} else if (done != NULL) {
+		html_raw(&b, "<p class=\"done\" role=\"status\">");
+		html_text(&b, done);
+		html_raw(&b, "</p>");
+	}
+	html_raw(&b, "<p>Queue <strong>");
+	html_text(&b, q->slug);
+	html_raw(&b, "</strong> &middot; <a href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "\">Dashboard</a></p><form method=\"post\" "
+	    "action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/edit\" class=\"settings\">");
+	console_csrf_field(r, &b);
+	field_inputs(&b, q, err != NULL ? err->field : -1, r, err != NULL);
+	html_raw(&b, "<p><button type=\"submit\">Save</button></p></form>"
+	    "<h2>Signing secret</h2><form method=\"post\" "
+	    "action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/rotate\">");
+	console_csrf_field(r, &b);
+	html_raw(&b, "<p>A new secret is shown once; tokens signed with the "
+	    "old one stop verifying.</p><p><button type=\"submit\">Rotate "
+	    "the secret</button></p></form>");
+	console_page(r, status, "Edit queue", NULL, &b);
+	buf_free(&b);
+}
+
+void
+console_queue_edit(struct req *r)
+{
+	struct queue	*q, *nq = NULL;
+	struct qops_spec spec;
+	struct qops_err	 err;
+	char		*held[QOPS_F__MAX];
+	enum app_err	 er;
+
+	if ((q = route_queue(r)) == NULL)
+		return;
+	if (r->method != METHOD_POST) {
+		edit_form(r, 200, q, NULL, NULL);
+		qops_queue_free(q);
+		return;
+	}
+	memset(&err, 0, sizeof(err));
+	err.field = -1;
+	er = form_spec(r, &spec, held, &err);
+	if (er == APP_OK)
+		er = qops_update(r->db, r->slug, &spec, &err);
+	if (er == APP_OK && qops_get(r->db, r->slug, &nq, &err) == APP_OK) {
+		log_info("console: %s updated queue %s", r->session->user,
+		    r->slug);
+		edit_form(r, 200, nq, NULL, "Saved.");
+	} else if (er == APP_INVALID)
+		edit_form(r, qops_reason_status(err.reason), q, &err, NULL);
+	else
+		op_failed(r, er, &err);
+	held_free(held);
+	qops_queue_free(nq);
+	qops_queue_free(q);
+}
+
+void
+console_queue_action(struct req *r)
+{
+	struct qops_err	 err;
+	const char	*act = strrchr(r->path, '/') + 1;
+	char		*v, *secret = NULL, loc[128];
+	int64_t		 rate;
+	enum app_err	 er;
+
+	memset(&err, 0, sizeof(err));
+	err.field = -1;
+	if (strcmp(act, "pause") == 0)
+		er = qops_pause(r->db, r->slug, &err);
+	else if (strcmp(act, "resume") == 0)
+		er = qops_resume(r->db, r->slug, &err);
+	else if (strcmp(act, "rate") == 0) {
+		v = console_form(r, "rate");
+		if (v == NULL || parse_int64(v, ADM_RATE_MIN, ADM_RATE_MAX,
+		    &rate) == -1) {
+			err.reason = QOPS_R_INVALID;
+			err.field = QOPS_F_RATE;
+			er = APP_INVALID;
+		} else
+			er = qops_set_rate(r->db, r->slug, rate, &err);
+		free(v);
+	} else if (strcmp(act, "rotate") == 0) {
+		er = qops_rotate_secret(r->db, r->cfg, r->slug, &secret,
+		    &err);
+		if (er == APP_OK) {
+			log_info("console: %s rotated the secret of %s",
+			    r->session->user, r->slug);
+			secret_page(r, 200, "New signing secret", r->slug,
+			    secret, "The secret was rotated.");
+			qops_secret_free(secret);
+			return;
+		}
+	} else {
+		http_error(r, 404, "not_found", "No such endpoint.");
+		return;
+	}
+	if (er != APP_OK) {
+		op_failed(r, er, &err);
+		return;
+	}
+	log_info("console: %s: %s on %s", r->session->user, act, r->slug);
+	snprintf(loc, sizeof(loc), "/admin/queue/%s", r->slug);
+	http_header(r, "Location", "%s", loc);
+	http_send(r, 303, NULL, NULL, 0);
+}
+
+/* x >= 0 rounded to tenths (for display). */
+static double
+tenths(double x)
+{
+	return x <= 0 ? 0.0 : (double)(int64_t)(x * 10.0 + 0.5) / 10.0;
+}
+
+/* Seconds a newcomer waits at rate with waiting ahead; -1 paused. */
+static int64_t
+est_wait_s(int64_t waiting, int64_t rate, int active)
+{
+	if (!active || rate <= 0)
+		return -1;
+	return (waiting * 60 + rate - 1) / rate;
+}
+
+/*
+ * The live figures of queue q as JSON: the newest sample, the series
+ * (time in seconds, waiting, inflow) of the last SERIES_MS, the live
+ * instances.  Returns a new object (the caller puts it), or NULL with
+ * the error in *er.
+ */
+static struct json_object *
+live_json(struct req *r, const struct queue *q, enum app_err *er)
+{
+	struct json_object	*o, *s, *t, *w, *in, *ia, *io, *rps;
+	struct stats_row	*rows = NULL, *last;
+	struct instance_row	*inst = NULL;
+	size_t			 n = 0, ni = 0, i;
+	int64_t			 now = qops_now(r->db);
+
+	if ((*er = db_stats_series(r->db, q->id, now - SERIES_MS, &rows,
+	    &n)) != APP_OK)
+		return NULL;
+	if ((*er = db_instance_list(r->db, r->cfg->instance_stale_ms, &inst,
+	    &ni)) != APP_OK) {
+		free(rows);
+		return NULL;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "slug", json_object_new_string(q->slug));
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	last = n > 0 ? &rows[n - 1] : NULL;
+	json_object_object_add(o, "sampledMs", last != NULL ?
+	    json_object_new_int64(last->sampled_ms) : NULL);
+	json_object_object_add(o, "active", json_object_new_boolean(
+	    last != NULL ? last->active != 0 : q->adm.active));
+	json_object_object_add(o, "ratePerMinute", json_object_new_int64(
+	    last != NULL ? last->rate_per_minute : q->adm.rate_per_minute));
+	json_object_object_add(o, "rateCap", NULL);
+	json_object_object_add(o, "waiting", last != NULL ?
+	    json_object_new_int64(last->waiting) : NULL);
+	json_object_object_add(o, "serving", last != NULL ?
+	    json_object_new_int64(last->serving) : NULL);
+	json_object_object_add(o, "issued", last != NULL ?
+	    json_object_new_int64(last->issued) : NULL);
+	json_object_object_add(o, "inflowPerMinute", last != NULL ?
+	    json_object_new_double(tenths(last->inflow_per_min)) :
+	    NULL);
+	if (last != NULL && est_wait_s(last->waiting,
+	    last->rate_per_minute, (int)last->active) >= 0)
+		json_object_object_add(o, "estimatedWaitSeconds",
+		    json_object_new_int64(est_wait_s(last->waiting,
+		    last->rate_per_minute, (int)last->active)));
+	else
+		json_object_object_add(o, "estimatedWaitSeconds", NULL);
+	s = json_object_new_object();
+	t = json_object_new_array();
+	w = json_object_new_array();
+	in = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		json_object_array_add(t, json_object_new_double(
+		    (double)rows[i].sampled_ms / 1000.0));
+		json_object_array_add(w, json_object_new_int64(
+		    rows[i].waiting));
+		json_object_array_add(in, json_object_new_double(
+		    tenths(rows[i].inflow_per_min)));
+	}
+	json_object_object_add(s, "t", t);
+	json_object_object_add(s, "waiting", w);
+	json_object_object_add(s, "inflow", in);
+	json_object_object_add(o, "series", s);
+	ia = json_object_new_array();
+	for (i = 0; i < ni; i++) {
+		io = json_object_new_object();
+		json_object_object_add(io, "id",
+		    json_object_new_string(inst[i].id));
+		json_object_object_add(io, "kind",
+		    json_object_new_string(inst[i].kind));
+		json_object_object_add(io, "host",
+		    json_object_new_string(inst[i].host));
+		json_object_object_add(io, "pid",
+		    json_object_new_int64(inst[i].pid));
+		json_object_object_add(io, "workers",
+		    json_object_new_int64(inst[i].workers));
+		json_object_object_add(io, "busy",
+		    json_object_new_int64(inst[i].busy));
+		json_object_object_add(io, "cpuPct", json_object_new_double(
+		    tenths(inst[i].cpu_pct)));
+		json_object_object_add(io, "rssKb",
+		    json_object_new_int64(inst[i].rss_kb));
+		rps = json_tokener_parse(inst[i].rps_json);
+		json_object_object_add(io, "requestsPerSecond", rps != NULL ?
+		    rps : json_object_new_object());
+		json_object_object_add(io, "seenMs",
+		    json_object_new_int64(inst[i].seen_ms));
+		json_object_array_add(ia, io);
+	}
+	json_object_object_add(o, "instances", ia);
+	free(rows);
+	free(inst);
+	return o;
+}
+
+void
+console_queue_live(struct req *r)
+{
+	struct json_object	*o;
+	struct queue		*q;
+	enum app_err		 er;
+
+	if ((q = route_queue(r)) == NULL)
+		return;
+	if ((o = live_json(r, q, &er)) == NULL) {
+		if (er == APP_DB_DOWN)
+			http_db_down(r);
+		else
+			http_error(r, 500, "internal_error",
+			    "Internal error.");
+	} else {
+		http_json(r, 200, o);
+		json_object_put(o);
+	}
+	qops_queue_free(q);
+}
+
+/* One figure of the dashboard: <div><dt>label</dt><dd id=...>. */
+static void
+figure(struct buf *b, const char *id, const char *label,
+    struct json_object *v, const char *unit)
+{
+	html_raw(b, "<div><dt>");
+	html_text(b, label);
+	html_raw(b, "</dt><dd id=\"");
+	html_attr(b, id);
+	html_raw(b, "\">");
+	html_text(b, v != NULL ? json_object_to_json_string(v) : "-");
+	html_raw(b, "</dd>");
+	if (unit != NULL) {
+		html_raw(b, "<dd class=\"unit\">");
+		html_text(b, unit);
+		html_raw(b, "</dd>");
+	}
+	html_raw(b, "</div>");
+}
+
+void
+console_queue(struct req *r)
+{
+	struct buf		 b = { NULL, 0, 0 }, head = { NULL, 0, 0 };
+	struct json_object	*o, *v;
+	struct queue		*q;
+	enum app_err		 er;
+	char			 num[64];
+
+	if ((q = route_queue(r)) == NULL)
+		return;
+	if ((o = live_json(r, q, &er)) == NULL) {
+		qops_queue_free(q);
+		http_db_down(r);
+		return;
+	}
+	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/uPlot.min.css\"><script defer src=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/uPlot.iife.min.js\"></script><script defer src=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/console.js\"></script>");
+
+	html_raw(&b, "<section id=\"dashboard\" data-live=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/live\" aria-labelledby=\"dash-h\"><h2 id=\"dash-h\">");
+	html_text(&b, q->name);
+	html_raw(&b, " <small>(");
+	html_text(&b, q->slug);
+	html_raw(&b, ")</small></h2><p id=\"state\" role=\"status\">");
+	html_text(&b, q->adm.active ? "Running" : "Paused");
+	html_raw(&b, "</p><dl class=\"figures\">");
+	json_object_object_get_ex(o, "waiting", &v);
+	figure(&b, "waiting", "Waiting", v, "people");
+	json_object_object_get_ex(o, "inflowPerMinute", &v);
+	figure(&b, "inflow", "Inflow", v, "per minute");
+	json_object_object_get_ex(o, "ratePerMinute", &v);
+	figure(&b, "rate", "Admission rate", v, "per minute");
+	json_object_object_get_ex(o, "rateCap", &v);
+	figure(&b, "rate-cap", "Rate cap", v, NULL);
+	json_object_object_get_ex(o, "estimatedWaitSeconds", &v);
+	figure(&b, "wait", "Estimated wait for a newcomer", v, "seconds");
+	json_object_object_get_ex(o, "serving", &v);
+	figure(&b, "serving", "Serving", v, NULL);
+	json_object_object_get_ex(o, "issued", &v);
+	figure(&b, "issued", "Issued", v, NULL);
+	html_raw(&b, "</dl><figure><div id=\"chart\" role=\"img\" "
+	    "aria-label=\"Waiting and inflow per minute over the last 30 "
+	    "minutes\"></div><figcaption>Waiting (people) and inflow (new "
+	    "visitors per minute), last 30 minutes; updated every 3 s."
+	    "</figcaption></figure>");
+	/* Actions. */
+	html_raw(&b, "<h2>Actions</h2><div class=\"actions\">"
+	    "<form method=\"post\" action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/rate\">");
+	console_csrf_field(r, &b);
+	snprintf(num, sizeof(num), "%lld", (long long)q->adm.rate_per_minute);
+	html_raw(&b, "<label for=\"new-rate\">New admission rate (per "
+	    "minute)</label> <input id=\"new-rate\" name=\"rate\" "
+	    "type=\"number\" min=\"1\" max=\"1000000\" step=\"1\" required "
+	    "value=\"");
+	html_attr(&b, num);
+	html_raw(&b, "\"> <button type=\"submit\">Set rate</button></form>"
+	    "<form method=\"post\" action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, q->adm.active ? "/pause\">" : "/resume\">");
+	console_csrf_field(r, &b);
+	html_raw(&b, q->adm.active ? "<button type=\"submit\">Pause</button>"
+	    : "<button type=\"submit\">Resume</button>");
+	html_raw(&b, "</form><p><a href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/edit\">Edit settings and secret</a></p></div>");
+	/* Instances. */
+	html_raw(&b, "<h2 id=\"inst-h\">Running instances</h2><div "
+	    "class=\"scroll\"><table id=\"instances\" "
+	    "aria-labelledby=\"inst-h\"><thead><tr><th scope=\"col\">Kind"
+	    "</th><th scope=\"col\">Host</th><th scope=\"col\" "
+	    "class=\"num\">PID</th><th scope=\"col\" class=\"num\">Workers"
+	    "</th><th scope=\"col\" class=\"num\">Busy</th><th scope=\"col\" "
+	    "class=\"num\">CPU %</th><th scope=\"col\" class=\"num\">RSS KiB"
+	    "</th><th scope=\"col\">Requests / s</th></tr></thead><tbody>");
+	json_object_object_get_ex(o, "instances", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *io = json_object_array_get_idx(v, i), *f;
+		static const char *const cols[] = { "kind", "host", "pid",
+		    "workers", "busy", "cpuPct", "rssKb",
+		    "requestsPerSecond" };
+		html_raw(&b, "<tr>");
+		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			json_object_object_get_ex(io, cols[k], &f);
+			html_raw(&b, k >= 2 && k <= 6 ? "<td class=\"num\">" :
+			    "<td>");
+			html_text(&b, json_object_get_type(f) ==
+			    json_type_string ? json_object_get_string(f) :
+			    json_object_to_json_string(f));
+			html_raw(&b, "</td>");
+		}
+		html_raw(&b, "</tr>");
+	}
+	html_raw(&b, "</tbody></table></div></section>");
+	console_page(r, 200, "Dashboard", head.p, &b);
+	buf_free(&b);
+	buf_free(&head);
+	json_object_put(o);
+	qops_queue_free(q);
+}
