@@ -83,17 +83,24 @@ field_error(struct req *r, const char *field, const char *msg)
 
 /*
  * The site object of q at now: the settings under their API names
- * (qops_queue_fields()), id, slug and the live numbers.  A new object;
+ * (qops_queue_fields()), id, slug, the times of creation and of the
+ * last operator change (Unix ms) and the live numbers.  A new object;
  * NULL when memory ran out.
  */
 static struct json_object *
-site_json(const struct queue *q, int64_t now)
+site_json(struct db *db, const struct queue *q, int64_t now)
 {
 	struct json_object	*o;
-	int64_t			 serving;
+	int64_t			 serving, created = 0, changed = 0;
 
 	if ((o = qops_queue_fields(q)) == NULL)
 		return NULL;
+	if (db_queue_times(db, q->id, &created, &changed) != APP_OK)
+		created = changed = 0;
+	put(o, "createdAt", created > 0 ? json_object_new_int64(created) :
+	    NULL);
+	put(o, "updatedAt", json_object_new_int64(changed > created ?
+	    changed : created));
 	serving = adm_serving(&q->adm, now);
 	put(o, "id", json_object_new_int64(q->id));
 	put(o, "slug", json_object_new_string(q->slug));
@@ -166,7 +173,7 @@ site_answer(struct req *r, int status)
 
 	if (site_load(r, &q) == -1)
 		return;
-	send_json(r, status, site_json(q, qops_now(r->db)));
+	send_json(r, status, site_json(r->db, q, qops_now(r->db)));
 	qops_queue_free(q);
 }
 
@@ -243,7 +250,7 @@ sites_list(struct req *r)
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (i = 0; i < n && i < (size_t)limit; i++)
-		json_object_array_add(a, site_json(qs[i], now));
+		json_object_array_add(a, site_json(r->db, qs[i], now));
 	put(o, "sites", a);
 	put(o, "next", next_json(n > (size_t)limit,
 	    n > (size_t)limit ? qs[limit - 1]->id : 0));
@@ -358,7 +365,7 @@ site_create(struct req *r)
 		goto out;
 	}
 	o = json_object_new_object();
-	put(o, "site", site_json(q, qops_now(r->db)));
+	put(o, "site", site_json(r->db, q, qops_now(r->db)));
 	put(o, "secret", json_object_new_string(secret));
 	send_json(r, 201, o);
 out:

@@ -206,6 +206,11 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_KEY_REVOKE] = { 1, 0,
 	    "UPDATE api_key SET revoked_ms = " DBNOW_SQL " WHERE id = ? "
 	    "AND revoked_ms IS NULL" },
+	/* STMT_QUEUE_TIMES: creation, and the last audited change. */
+	[STMT_QUEUE_TIMES] = { 1, 1,
+	    "SELECT CAST(UNIX_TIMESTAMP(q.created_at) * 1000 AS SIGNED), "
+	    "IFNULL((SELECT MAX(a.at_ms) FROM audit_log a WHERE "
+	    "a.queue_id = q.id), 0) FROM queue q WHERE q.id = ?" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

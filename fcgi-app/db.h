@@ -304,6 +304,14 @@ enum app_err db_key_touch(struct db *, int64_t id);
 enum app_err db_key_get_locked(struct db *, int64_t id, struct api_key *out);
 enum app_err db_key_revoke(struct db *, int64_t id);
 
+/*
+ * When queue id was created and last changed by an operator (its newest
+ * audit row; 0 when none), Unix ms.  Returns APP_OK, APP_NOTFOUND,
+ * APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_times(struct db *, int64_t id, int64_t *created_ms,
+	    int64_t *changed_ms);
+
 /* One audit log row. */
 struct audit_entry {
 	int64_t	 id;
