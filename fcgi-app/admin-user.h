@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "aqueue.h"
-#include "db-admin.h"
+#include "db-console.h"
 
 struct cfg;
 struct db;

@@ -15,6 +15,7 @@
 #include "crypto.h"
 #include "extern.h"
 #include "log.h"
+#include "principal.h"
 
 /* The session of the request being answered (one at a time). */
 static struct admin_session	 cur_session;
@@ -199,6 +200,46 @@ console_fail(struct req *r, int status, const char *code, const char *text)
 	buf_free(&b);
 }
 
+/* The console user as the principal of the request's changes. */
+static void
+set_who(struct req *r)
+{
+	memset(&r->who, 0, sizeof(r->who));
+	r->who.kind = PRINCIPAL_USER;
+	r->who.id = r->session->user_id;
+	snprintf(r->who.name, sizeof(r->who.name), "%s", r->session->user);
+	snprintf(r->who.addr, sizeof(r->who.addr), "%s", client_addr(r));
+}
+
+int
+console_api_session(struct req *r)
+{
+	char		 sid[ADMIN_SID_LEN + 2];
+	enum app_err	 er;
+
+	r->session = NULL;
+	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
+		return 0;
+	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
+	if (er == APP_DB_DOWN || er == APP_DB) {
+		http_db_down(r);
+		return -1;
+	}
+	if (er != APP_OK)
+		return 0;
+	r->session = &cur_session;
+	set_who(r);
+	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
+		return 1;
+	if (!admin_csrf_ok(r->session, FCGX_GetParam(CONSOLE_CSRF_HEADER,
+	    r->fcgx->envp))) {
+		http_error(r, 403, "csrf_failed", "A console session's "
+		    "change needs its CSRF token in X-CSRF-Token.");
+		return -1;
+	}
+	return 1;
+}
+
 int
 console_auth(struct req *r)
 {
@@ -229,6 +270,7 @@ console_auth(struct req *r)
 		return 0;
 	}
 	r->session = &cur_session;
+	set_who(r);
 	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
 		return 1;
 	if ((be = req_read_body(r)) != BODY_OK) {

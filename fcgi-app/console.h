@@ -29,6 +29,16 @@ struct req;
 int	 console_auth(struct req *r);
 
 /*
+ * The session half of the admin API's authentication (auth_admin()):
+ * when the request carries a live console session cookie, set r->who to
+ * the user (PRINCIPAL_USER, every queue) and, for any method but GET and
+ * HEAD, require the session's CSRF token in the X-CSRF-Token header.
+ * Returns 1 (r->who set), 0 (no live session: the caller answers 401),
+ * or -1 after answering (403 csrf_failed, 503).
+ */
+int	 console_api_session(struct req *r);
+
+/*
  * The value of cookie name in the request's Cookie header into out of
  * size n (RFC 6265 section 5.4 cookie-string: "a=b; c=d").  Returns 1
  * when found and it fits, else 0.

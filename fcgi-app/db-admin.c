@@ -1,5 +1,5 @@
 /*
- * db-admin.c - console users, sessions and failed log-ins.
+ * db-admin.c - API key and audit log rows.
  */
 #include "config.h"
 
@@ -10,292 +10,386 @@
 #include <mysqld_error.h>
 
 #include "aqueue.h"
-#include "db-admin.h"
 #include "db-private.h"
+#include "log.h"
 
-/* Bind a string result buffer of cap bytes (one kept for the NUL). */
+/* Bind a nullable int64 input: SQL NULL when *v == 0. */
 static void
-res_str(MYSQL_BIND *b, char *buf, size_t cap, unsigned long *len)
+bind_opt_int(MYSQL_BIND *b, int64_t *v)
+{
+	static my_bool	 is_null = 1;
+
+	db_bind_int(b, v);
+	if (*v == 0)
+		b->is_null = &is_null;
+}
+
+/* A result column of a string type into buf of cap bytes. */
+static void
+res_str(MYSQL_BIND *b, char *buf, size_t cap, unsigned long *len,
+    my_bool *isnull)
 {
 	memset(b, 0, sizeof(*b));
 	b->buffer_type = MYSQL_TYPE_STRING;
 	b->buffer = buf;
-	b->buffer_length = cap - 1;
+	b->buffer_length = cap;
 	b->length = len;
+	b->is_null = isnull;
 }
 
-/* Terminate a fetched string of len bytes in a buffer of cap bytes. */
+/* NUL-terminate a fetched string of *len bytes in buf (cap + 1). */
 static void
-term(char *buf, size_t cap, unsigned long len)
+res_end(char *buf, size_t cap, unsigned long len, my_bool isnull)
 {
-	buf[len < cap - 1 ? len : cap - 1] = '\0';
+	buf[isnull ? 0 : (len < cap ? len : cap)] = '\0';
 }
 
 enum app_err
-db_admin_user_insert(struct db *db, const char *name, const char *hash,
-    int64_t *id)
+db_key_insert(struct db *db, int64_t queue_id, const char *name,
+    const uint8_t hash[KEY_HASH_LEN], const char *prefix, int64_t *id)
 {
-	MYSQL_BIND	 p[2];
-	unsigned long	 l0, l1;
+	MYSQL_BIND	 p[4];
+	unsigned long	 len[3];
 	enum app_err	 er;
 
-	db_bind_str(&p[0], name, &l0);
-	db_bind_str(&p[1], hash, &l1);
-	er = db_run(db, STMT_ADMIN_USER_INSERT, p, NULL, NULL);
+	db_bind_int(&p[0], &queue_id);
+	db_bind_str(&p[1], name, &len[0]);
+	len[1] = KEY_HASH_LEN;
+	db_bind_blob(&p[2], hash, &len[1]);
+	db_bind_str(&p[3], prefix, &len[2]);
+	er = db_run(db, STMT_KEY_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;
-	if (er == APP_OK)
-		*id = db_insert_id(db, STMT_ADMIN_USER_INSERT);
-	return er;
-}
-
-/* Result binds of a user row. */
-struct user_res {
-	struct admin_user u;
-	unsigned long	 len[2];
-	MYSQL_BIND	 b[5];
-};
-
-static void
-user_bind(struct user_res *r)
-{
-	memset(r, 0, sizeof(*r));
-	db_bind_int(&r->b[0], &r->u.id);
-	res_str(&r->b[1], r->u.name, sizeof(r->u.name), &r->len[0]);
-	res_str(&r->b[2], r->u.hash, sizeof(r->u.hash), &r->len[1]);
-	db_bind_int(&r->b[3], &r->u.created_ms);
-	db_bind_int(&r->b[4], &r->u.disabled);
-}
-
-static void
-user_term(struct user_res *r)
-{
-	term(r->u.name, sizeof(r->u.name), r->len[0]);
-	term(r->u.hash, sizeof(r->u.hash), r->len[1]);
-}
-
-enum app_err
-db_admin_user_get(struct db *db, const char *name, struct admin_user *u)
-{
-	MYSQL_BIND	 p[1];
-	unsigned long	 l;
-	struct user_res	 r;
-	int		 has = 0;
-	enum app_err	 er;
-
-	user_bind(&r);
-	db_bind_str(&p[0], name, &l);
-	if ((er = db_run(db, STMT_ADMIN_USER_GET, p, r.b, &has)) != APP_OK)
-		return er;
-	if (!has)
+	if (er == APP_DB && db_last_errno(db) == ER_NO_REFERENCED_ROW_2)
 		return APP_NOTFOUND;
-	user_term(&r);
-	*u = r.u;
+	if (er != APP_OK)
+		return er;
+	*id = db_insert_id(db, STMT_KEY_INSERT);
 	return APP_OK;
 }
 
-/* Users collected by db_admin_user_list(). */
-struct user_list {
-	struct user_res	 r;
-	struct admin_user *rows;
+/* Result buffers of a key row (the common columns of STMT_KEY_*). */
+struct key_res {
+	struct api_key	 k;
+	unsigned long	 len[3];
+	my_bool		 null[6];
+	uint8_t		 hash[KEY_HASH_LEN];
+	unsigned long	 hlen;
+	MYSQL_BIND	 b[10];
+};
+
+/* Bind the first 9 columns of a key row (and the hash as the 10th). */
+static void
+key_res_bind(struct key_res *r)
+{
+	memset(r, 0, sizeof(*r));
+	db_bind_int(&r->b[0], &r->k.id);
+	db_bind_int(&r->b[1], &r->k.queue_id);
+	res_str(&r->b[2], r->k.queue_slug, sizeof(r->k.queue_slug) - 1,
+	    &r->len[0], &r->null[0]);
+	res_str(&r->b[3], r->k.name, sizeof(r->k.name) - 1, &r->len[1],
+	    &r->null[1]);
+	res_str(&r->b[4], r->k.prefix, sizeof(r->k.prefix) - 1, &r->len[2],
+	    &r->null[2]);
+	db_bind_int(&r->b[5], &r->k.created_ms);
+	db_bind_int(&r->b[6], &r->k.last_used_ms);
+	r->b[6].is_null = &r->null[3];
+	db_bind_int(&r->b[7], &r->k.revoked_ms);
+	r->b[7].is_null = &r->null[4];
+	db_bind_int(&r->b[8], &r->k.db_now_ms);
+	memset(&r->b[9], 0, sizeof(r->b[9]));
+	r->b[9].buffer_type = MYSQL_TYPE_BLOB;
+	r->b[9].buffer = r->hash;
+	r->b[9].buffer_length = sizeof(r->hash);
+	r->b[9].length = &r->hlen;
+}
+
+/* The fetched row of r as a finished struct api_key in *out. */
+static void
+key_res_get(struct key_res *r, struct api_key *out)
+{
+	res_end(r->k.queue_slug, sizeof(r->k.queue_slug) - 1, r->len[0],
+	    r->null[0]);
+	res_end(r->k.name, sizeof(r->k.name) - 1, r->len[1], r->null[1]);
+	res_end(r->k.prefix, sizeof(r->k.prefix) - 1, r->len[2], r->null[2]);
+	if (r->null[3])
+		r->k.last_used_ms = 0;
+	if (r->null[4])
+		r->k.revoked_ms = 0;
+	*out = r->k;
+}
+
+/* State of db_key_list() while rows come in. */
+struct key_list {
+	struct key_res	 r;
+	struct api_key	*k;
 	size_t		 n, cap;
 };
 
+/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
 static int
-user_row(void *arg)
+key_list_row(void *arg)
 {
-	struct user_list	*l = arg;
-	struct admin_user	*np;
-	size_t			 ncap;
+	struct key_list	*l = arg;
+	struct api_key	*nk;
+	size_t		 cap;
 
 	if (l->n == l->cap) {
-		ncap = l->cap == 0 ? 8 : l->cap * 2;
-		if ((np = try_malloc(ncap * sizeof(*np))) == NULL)
+		cap = l->cap == 0 ? 8 : l->cap * 2;
+		if ((nk = reallocarray(l->k, cap, sizeof(*nk))) == NULL)
 			return -1;
-		if (l->n > 0)
-			memcpy(np, l->rows, l->n * sizeof(*np));
-		free(l->rows);
-		l->rows = np;
-		l->cap = ncap;
+		l->k = nk;
+		l->cap = cap;
 	}
-	user_term(&l->r);
-	l->rows[l->n++] = l->r.u;
+	key_res_get(&l->r, &l->k[l->n++]);
 	return 0;
 }
 
 enum app_err
-db_admin_user_list(struct db *db, struct admin_user **out, size_t *n)
+db_key_list(struct db *db, int64_t queue_id, struct api_key **out,
+    size_t *n)
 {
-	struct user_list	 l;
-	enum app_err		 er;
+	struct key_list	*l;
+	MYSQL_BIND	 p[2];
+	enum app_err	 er;
 
-	memset(&l, 0, sizeof(l));
-	user_bind(&l.r);
 	*out = NULL;
 	*n = 0;
-	er = db_run_each(db, STMT_ADMIN_USER_LIST, NULL, l.r.b, user_row, &l);
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	bind_opt_int(&p[0], &queue_id);
+	bind_opt_int(&p[1], &queue_id);
+	key_res_bind(&l->r);
+	er = db_run_each(db, STMT_KEY_LIST, p, l->r.b, key_list_row, l);
 	if (er != APP_OK) {
-		free(l.rows);
+		free(l->k);
+		free(l);
 		return er;
 	}
-	*out = l.rows;
-	*n = l.n;
+	*out = l->k;
+	*n = l->n;
+	free(l);
 	return APP_OK;
 }
 
 enum app_err
-db_admin_user_set_hash(struct db *db, int64_t id, const char *hash)
+db_key_by_hash(struct db *db, const uint8_t hash[KEY_HASH_LEN],
+    struct api_key *out)
 {
-	MYSQL_BIND	 p[2];
-	unsigned long	 l;
-
-	db_bind_str(&p[0], hash, &l);
-	db_bind_int(&p[1], &id);
-	return db_run(db, STMT_ADMIN_USER_SET_HASH, p, NULL, NULL);
-}
-
-enum app_err
-db_admin_user_set_disabled(struct db *db, int64_t id, int disabled)
-{
-	MYSQL_BIND	 p[2];
-	int64_t		 d = disabled ? 1 : 0;
-
-	db_bind_int(&p[0], &d);
-	db_bind_int(&p[1], &id);
-	return db_run(db, STMT_ADMIN_USER_SET_DISABLED, p, NULL, NULL);
-}
-
-enum app_err
-db_admin_session_insert(struct db *db, const uint8_t hash[32],
-    int64_t user_id, const char *csrf, const char *addr)
-{
-	MYSQL_BIND	 p[4];
-	unsigned long	 l0 = 32, l2, l3;
-
-	db_bind_blob(&p[0], hash, &l0);
-	db_bind_int(&p[1], &user_id);
-	db_bind_str(&p[2], csrf, &l2);
-	db_bind_str(&p[3], addr, &l3);
-	return db_run(db, STMT_ADMIN_SESSION_INSERT, p, NULL, NULL);
-}
-
-enum app_err
-db_admin_session_get(struct db *db, const uint8_t hash[32], int64_t idle_ms,
-    int64_t max_ms, struct admin_session *s)
-{
-	MYSQL_BIND	 p[3], r[5];
-	unsigned long	 l0 = 32, len[2];
+	struct key_res	 r;
+	MYSQL_BIND	 p[1];
+	unsigned long	 len = KEY_HASH_LEN;
 	int		 has = 0;
 	enum app_err	 er;
 
-	memset(s, 0, sizeof(*s));
-	db_bind_blob(&p[0], hash, &l0);
-	db_bind_int(&p[1], &idle_ms);
-	db_bind_int(&p[2], &max_ms);
-	db_bind_int(&r[0], &s->user_id);
-	res_str(&r[1], s->user, sizeof(s->user), &len[0]);
-	res_str(&r[2], s->csrf, sizeof(s->csrf), &len[1]);
-	db_bind_int(&r[3], &s->created_ms);
-	db_bind_int(&r[4], &s->last_seen_ms);
-	if ((er = db_run(db, STMT_ADMIN_SESSION_GET, p, r, &has)) != APP_OK)
+	db_bind_blob(&p[0], hash, &len);
+	key_res_bind(&r);
+	if ((er = db_run(db, STMT_KEY_BY_HASH, p, r.b, &has)) != APP_OK)
 		return er;
 	if (!has)
 		return APP_NOTFOUND;
-	term(s->user, sizeof(s->user), len[0]);
-	term(s->csrf, sizeof(s->csrf), len[1]);
+	key_res_get(&r, out);
 	return APP_OK;
 }
 
-/* Run a statement whose one parameter is a session id hash. */
-static enum app_err
-by_hash(struct db *db, enum stmt st, const uint8_t hash[32])
-{
-	MYSQL_BIND	 p[1];
-	unsigned long	 l = 32;
-
-	db_bind_blob(&p[0], hash, &l);
-	return db_run(db, st, p, NULL, NULL);
-}
-
 enum app_err
-db_admin_session_touch(struct db *db, const uint8_t hash[32])
-{
-	return by_hash(db, STMT_ADMIN_SESSION_TOUCH, hash);
-}
-
-enum app_err
-db_admin_session_delete(struct db *db, const uint8_t hash[32])
-{
-	return by_hash(db, STMT_ADMIN_SESSION_DELETE, hash);
-}
-
-enum app_err
-db_admin_session_end_user(struct db *db, int64_t user_id)
+db_key_touch(struct db *db, int64_t id)
 {
 	MYSQL_BIND	 p[1];
 
-	db_bind_int(&p[0], &user_id);
-	return db_run(db, STMT_ADMIN_SESSION_END_USER, p, NULL, NULL);
+	db_bind_int(&p[0], &id);
+	return db_run(db, STMT_KEY_TOUCH, p, NULL, NULL);
 }
 
 enum app_err
-db_admin_session_purge(struct db *db, int64_t idle_ms, int64_t max_ms)
+db_key_get_locked(struct db *db, int64_t id, struct api_key *out)
 {
-	MYSQL_BIND	 p[2];
-
-	db_bind_int(&p[0], &idle_ms);
-	db_bind_int(&p[1], &max_ms);
-	return db_run(db, STMT_ADMIN_SESSION_PURGE, p, NULL, NULL);
-}
-
-enum app_err
-db_login_count(struct db *db, int by_addr, const char *key,
-    int64_t window_ms, int64_t *count, int64_t *oldest_ms, int64_t *now_ms)
-{
-	MYSQL_BIND	 p[2], r[3];
-	unsigned long	 l;
+	struct key_res	 r;
+	MYSQL_BIND	 p[1];
 	int		 has = 0;
 	enum app_err	 er;
 
-	*count = *oldest_ms = 0;
-	db_bind_str(&p[0], key, &l);
-	db_bind_int(&p[1], &window_ms);
-	db_bind_int(&r[0], count);
-	db_bind_int(&r[1], oldest_ms);
-	db_bind_int(&r[2], now_ms);
-	er = db_run(db, by_addr ? STMT_LOGIN_COUNT_ADDR :
-	    STMT_LOGIN_COUNT_USER, p, r, &has);
-	if (er == APP_OK && !has)
-		er = APP_DB;
-	return er;
+	db_bind_int(&p[0], &id);
+	key_res_bind(&r);
+	if ((er = db_run(db, STMT_KEY_GET_LOCKED, p, r.b, &has)) != APP_OK)
+		return er;
+	if (!has)
+		return APP_NOTFOUND;
+	key_res_get(&r, out);
+	return APP_OK;
 }
 
 enum app_err
-db_login_fail(struct db *db, const char *user, const char *addr)
-{
-	MYSQL_BIND	 p[2];
-	unsigned long	 l0, l1;
-
-	db_bind_str(&p[0], user, &l0);
-	db_bind_str(&p[1], addr, &l1);
-	return db_run(db, STMT_LOGIN_FAIL_INSERT, p, NULL, NULL);
-}
-
-enum app_err
-db_login_purge(struct db *db, int64_t window_ms)
+db_key_revoke(struct db *db, int64_t id)
 {
 	MYSQL_BIND	 p[1];
 
-	db_bind_int(&p[0], &window_ms);
-	return db_run(db, STMT_LOGIN_FAIL_PURGE, p, NULL, NULL);
+	db_bind_int(&p[0], &id);
+	return db_run(db, STMT_KEY_REVOKE, p, NULL, NULL);
 }
 
 enum app_err
-db_login_reset(struct db *db, const char *user)
+db_audit_insert(struct db *db, const struct audit_entry *e)
 {
-	MYSQL_BIND	 p[1];
-	unsigned long	 l;
+	MYSQL_BIND	 p[9];
+	unsigned long	 len[7];
+	int64_t		 actor_id = e->actor_id, queue_id = e->queue_id;
 
-	db_bind_str(&p[0], user, &l);
-	return db_run(db, STMT_LOGIN_RESET_USER, p, NULL, NULL);
+	db_bind_str(&p[0], e->actor_kind, &len[0]);
+	bind_opt_int(&p[1], &actor_id);
+	db_bind_str(&p[2], e->actor_name, &len[1]);
+	bind_opt_int(&p[3], &queue_id);
+	db_bind_str(&p[4], e->queue_slug[0] != '\0' ? e->queue_slug : NULL,
+	    &len[2]);
+	db_bind_str(&p[5], e->action, &len[3]);
+	db_bind_str(&p[6], e->before_json, &len[4]);
+	db_bind_str(&p[7], e->after_json, &len[5]);
+	db_bind_str(&p[8], e->client_addr, &len[6]);
+	return db_run(db, STMT_AUDIT_INSERT, p, NULL, NULL);
+}
+
+/* Result buffers of an audit row. */
+struct audit_res {
+	struct audit_entry	 e;
+	char			 before[AUDIT_JSON_MAX + 1];
+	char			 after[AUDIT_JSON_MAX + 1];
+	unsigned long		 len[7];
+	my_bool			 null[9];
+	MYSQL_BIND		 b[11];
+	struct audit_entry	*out;
+	size_t			 n, cap;
+};
+
+/* db_run_each() callback: copy one row.  Returns 0 or -1 (ENOMEM). */
+static int
+audit_row(void *arg)
+{
+	struct audit_res	*r = arg;
+	struct audit_entry	*ne, *e;
+	size_t			 cap;
+
+	if (r->n == r->cap) {
+		cap = r->cap == 0 ? 16 : r->cap * 2;
+		if ((ne = reallocarray(r->out, cap, sizeof(*ne))) == NULL)
+			return -1;
+		r->out = ne;
+		r->cap = cap;
+	}
+	e = &r->out[r->n];
+	*e = r->e;
+	res_end(e->actor_kind, sizeof(e->actor_kind) - 1, r->len[0],
+	    r->null[0]);
+	res_end(e->actor_name, sizeof(e->actor_name) - 1, r->len[1],
+	    r->null[1]);
+	res_end(e->queue_slug, sizeof(e->queue_slug) - 1, r->len[2],
+	    r->null[2]);
+	res_end(e->action, sizeof(e->action) - 1, r->len[3], r->null[3]);
+	res_end(e->client_addr, sizeof(e->client_addr) - 1, r->len[6],
+	    r->null[6]);
+	if (r->null[7])
+		e->actor_id = 0;
+	if (r->null[8])
+		e->queue_id = 0;
+	e->before_json = e->after_json = NULL;
+	if (!r->null[4] && (e->before_json = try_strndup(r->before,
+	    r->len[4])) == NULL)
+		return -1;
+	if (!r->null[5] && (e->after_json = try_strndup(r->after,
+	    r->len[5])) == NULL) {
+		free(e->before_json);
+		return -1;
+	}
+	r->n++;
+	return 0;
+}
+
+enum app_err
+db_audit_list(struct db *db, const struct audit_filter *f,
+    struct audit_entry **out, size_t *n)
+{
+	struct audit_res	*r;
+	MYSQL_BIND		 p[10];
+	unsigned long		 len[2];
+	int64_t			 before = f->before_id > 0 ? f->before_id :
+				    INT64_MAX, queue = f->queue_id;
+	int64_t			 since = f->since_ms, limit = f->limit;
+	int64_t			 until = f->until_ms > 0 ? f->until_ms :
+				    INT64_MAX;
+	enum app_err		 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return APP_ENOMEM;
+	db_bind_int(&p[0], &before);
+	bind_opt_int(&p[1], &queue);
+	bind_opt_int(&p[2], &queue);
+	db_bind_str(&p[3], f->actor, &len[0]);
+	db_bind_str(&p[4], f->actor, &len[0]);
+	db_bind_str(&p[5], f->action, &len[1]);
+	db_bind_str(&p[6], f->action, &len[1]);
+	db_bind_int(&p[7], &since);
+	db_bind_int(&p[8], &until);
+	db_bind_int(&p[9], &limit);
+
+	db_bind_int(&r->b[0], &r->e.id);
+	db_bind_int(&r->b[1], &r->e.at_ms);
+	res_str(&r->b[2], r->e.actor_kind, sizeof(r->e.actor_kind) - 1,
+	    &r->len[0], &r->null[0]);
+	db_bind_int(&r->b[3], &r->e.actor_id);
+	r->b[3].is_null = &r->null[7];
+	res_str(&r->b[4], r->e.actor_name, sizeof(r->e.actor_name) - 1,
+	    &r->len[1], &r->null[1]);
+	db_bind_int(&r->b[5], &r->e.queue_id);
+	r->b[5].is_null = &r->null[8];
+	res_str(&r->b[6], r->e.queue_slug, sizeof(r->e.queue_slug) - 1,
+	    &r->len[2], &r->null[2]);
+	res_str(&r->b[7], r->e.action, sizeof(r->e.action) - 1, &r->len[3],
+	    &r->null[3]);
+	res_str(&r->b[8], r->before, AUDIT_JSON_MAX, &r->len[4],
+	    &r->null[4]);
+	res_str(&r->b[9], r->after, AUDIT_JSON_MAX, &r->len[5], &r->null[5]);
+	res_str(&r->b[10], r->e.client_addr, sizeof(r->e.client_addr) - 1,
+	    &r->len[6], &r->null[6]);
+	er = db_run_each(db, STMT_AUDIT_LIST, p, r->b, audit_row, r);
+	if (er != APP_OK) {
+		db_audit_list_free(r->out, r->n);
+		free(r);
+		return er;
+	}
+	*out = r->out;
+	*n = r->n;
+	free(r);
+	return APP_OK;
+}
+
+void
+db_audit_list_free(struct audit_entry *e, size_t n)
+{
+	size_t	 i;
+
+	if (e == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(e[i].before_json);
+		free(e[i].after_json);
+	}
+	free(e);
+}
+
+enum app_err
+db_queue_times(struct db *db, int64_t id, int64_t *created_ms,
+    int64_t *changed_ms)
+{
+	MYSQL_BIND	 p[1], r[2];
+	int		 has = 0;
+	enum app_err	 er;
+
+	*created_ms = *changed_ms = 0;
+	db_bind_int(&p[0], &id);
+	db_bind_int(&r[0], created_ms);
+	db_bind_int(&r[1], changed_ms);
+	if ((er = db_run(db, STMT_QUEUE_TIMES, p, r, &has)) != APP_OK)
+		return er;
+	return has ? APP_OK : APP_NOTFOUND;
 }

@@ -16,6 +16,7 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "db.h"
+#include "principal.h"
 #include "urlcheck.h"
 
 struct admin_session;
@@ -54,6 +55,12 @@ enum field {
 	FIELD_RETURN,	/* "return": a return URL */
 	FIELD_CODE,	/* "code": a VIP bypass code (not yet used) */
 	FIELD_LANG,	/* "lang": the page's language, chosen by the visitor */
+	FIELD_LIMIT,	/* "limit": admin lists, rows per page */
+	FIELD_CURSOR,	/* "cursor": admin lists, the page after */
+	FIELD_ACTOR,	/* "actor": audit filter */
+	FIELD_ACTION,	/* "action": audit filter */
+	FIELD_SINCE,	/* "since": audit filter, Unix ms */
+	FIELD_UNTIL,	/* "until": audit filter, Unix ms */
 	FIELD__MAX
 };
 
@@ -108,8 +115,10 @@ struct req {
 	int			 responded;
 	int			 stale;		/* qe could not be re-read */
 	int			 status;	/* HTTP status sent, or 0 */
-	char			 slug[SLUG_MAX + 1];	/* the route's :slug */
 	struct admin_session	*session;	/* console session, or NULL */
+	struct principal	 who;		/* admin routes: who asks */
+	char			 arg[SLUG_MAX + 1];	/* the route's
+					   ":name" segment, or "" */
 };
 
 /* req.c */

@@ -256,7 +256,7 @@ console_queue_create(struct req *r)
 	er = form_spec(r, &spec, held, &err);
 	if (er == APP_OK)
 		er = qops_create(r->db, r->cfg, slug != NULL ? slug : "",
-		    &spec, &secret, &id, &err);
+		    &spec, &secret, &id, &err, &r->who);
 	if (er == APP_OK) {
 		log_info("console: %s created queue %s", r->session->user,
 		    slug);
@@ -352,7 +352,7 @@ route_queue(struct req *r)
 	struct qops_err	 err;
 	enum app_err	 er;
 
-	if ((er = qops_get(r->db, r->slug, &q, &err)) != APP_OK) {
+	if ((er = qops_get(r->db, r->arg, &q, &err)) != APP_OK) {
 		op_failed(r, er, &err);
 		return NULL;
 	}
@@ -418,10 +418,10 @@ console_queue_edit(struct req *r)
 	err.field = -1;
 	er = form_spec(r, &spec, held, &err);
 	if (er == APP_OK)
-		er = qops_update(r->db, r->slug, &spec, &err);
-	if (er == APP_OK && qops_get(r->db, r->slug, &nq, &err) == APP_OK) {
+		er = qops_update(r->db, r->arg, &spec, &err, &r->who);
+	if (er == APP_OK && qops_get(r->db, r->arg, &nq, &err) == APP_OK) {
 		log_info("console: %s updated queue %s", r->session->user,
-		    r->slug);
+		    r->arg);
 		edit_form(r, 200, nq, NULL, "Saved.");
 	} else if (er == APP_INVALID)
 		edit_form(r, qops_reason_status(err.reason), q, &err, NULL);
@@ -444,9 +444,9 @@ console_queue_action(struct req *r)
 	memset(&err, 0, sizeof(err));
 	err.field = -1;
 	if (strcmp(act, "pause") == 0)
-		er = qops_pause(r->db, r->slug, &err);
+		er = qops_pause(r->db, r->arg, &err, &r->who);
 	else if (strcmp(act, "resume") == 0)
-		er = qops_resume(r->db, r->slug, &err);
+		er = qops_resume(r->db, r->arg, &err, &r->who);
 	else if (strcmp(act, "rate") == 0) {
 		v = console_form(r, "rate");
 		if (v == NULL || parse_int64(v, ADM_RATE_MIN, ADM_RATE_MAX,
@@ -455,15 +455,16 @@ console_queue_action(struct req *r)
 			err.field = QOPS_F_RATE;
 			er = APP_INVALID;
 		} else
-			er = qops_set_rate(r->db, r->slug, rate, &err);
+			er = qops_set_rate(r->db, r->arg, rate, &err,
+			    &r->who);
 		free(v);
 	} else if (strcmp(act, "rotate") == 0) {
-		er = qops_rotate_secret(r->db, r->cfg, r->slug, &secret,
-		    &err);
+		er = qops_rotate_secret(r->db, r->cfg, r->arg, &secret,
+		    &err, &r->who);
 		if (er == APP_OK) {
 			log_info("console: %s rotated the secret of %s",
-			    r->session->user, r->slug);
-			secret_page(r, 200, "New signing secret", r->slug,
+			    r->session->user, r->arg);
+			secret_page(r, 200, "New signing secret", r->arg,
 			    secret, "The secret was rotated.");
 			qops_secret_free(secret);
 			return;
@@ -476,8 +477,8 @@ console_queue_action(struct req *r)
 		op_failed(r, er, &err);
 		return;
 	}
-	log_info("console: %s: %s on %s", r->session->user, act, r->slug);
-	snprintf(loc, sizeof(loc), "/admin/queue/%s", r->slug);
+	log_info("console: %s: %s on %s", r->session->user, act, r->arg);
+	snprintf(loc, sizeof(loc), "/admin/queue/%s", r->arg);
 	http_header(r, "Location", "%s", loc);
 	http_send(r, 303, NULL, NULL, 0);
 }

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "api-admin.h"
 #include "aqueue.h"
+#include "auth.h"
 #include "cfg.h"
 #include "console.h"
 #include "extern.h"
@@ -33,7 +35,8 @@
 enum auth {
 	AUTH_NONE,	/* public: visitor endpoints, liveness */
 	AUTH_API_KEY,	/* Authorization: Bearer qak_... */
-	AUTH_SESSION	/* console session cookie + CSRF token */
+	AUTH_SESSION,	/* console session cookie + CSRF token */
+	AUTH_ADMIN	/* an API key or a console session: auth_admin() */
 };
 
 /* What route_request() does before the handler. */
@@ -42,6 +45,7 @@ enum auth {
 #define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
 #define RF_STALE_OK	0x08	/* with the DB down, answer from the old row */
 #define RF_WRITES	0x10	/* may write (take a number): see pool_wait() */
+#define RF_NO_KEY	0x20	/* AUTH_ADMIN, but never with an API key */
 
 typedef void (*route_fn)(struct req *);
 
@@ -50,10 +54,11 @@ typedef void (*route_fn)(struct req *);
 /*
  * One route: a method mask, a path pattern, who may call it, what to do
  * before the handler, and the handler.  A pattern is matched segment by
- * segment; ":slug" matches one non-empty segment and is copied to the
- * request's slug (an over-long one is left empty, so it answers
- * queue_not_found).  A trailing "/" on the request path is ignored only
- * for patterns that end in ":slug" (/queue/<slug>/ is the room).
+ * segment; ":slug" (or any ":name") matches one non-empty segment and
+ * is copied to the request's slug (an over-long one is left empty, so it
+ * answers queue_not_found).  A trailing "/" on the request path is
+ * ignored only for patterns that end in a ":name" (/queue/<slug>/ is the
+ * room).
  * Earlier routes win, so literal paths come before patterns.
  */
 struct route {
@@ -69,6 +74,8 @@ static void	 healthz(struct req *);
 #define VISITOR	(RF_QUEUE | RF_CORS | RF_VARY_ORIGIN)
 #define GH	(M(METHOD_GET) | M(METHOD_HEAD))
 #define P	M(METHOD_POST)
+/* Admin routes are never answered inside another request's wait. */
+#define ADMIN	RF_WRITES
 
 static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
@@ -84,27 +91,49 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
 	/* The operator console (console.c, page-console.c). */
-	{ GH | P, "/admin/login",	AUTH_NONE, 0,	    console_login },
-	{ P,  "/admin/logout",		AUTH_SESSION, 0,    console_logout },
-	{ GH, "/admin/",		AUTH_SESSION, 0,    console_home },
-	{ GH, "/admin/queues/new",	AUTH_SESSION, 0,    console_queue_new },
-	{ P,  "/admin/queues",		AUTH_SESSION, 0,
+	{ GH | P, "/admin/login",	AUTH_NONE, ADMIN,   console_login },
+	{ P,  "/admin/logout",		AUTH_SESSION, ADMIN, console_logout },
+	{ GH, "/admin/",		AUTH_SESSION, ADMIN, console_home },
+	{ GH, "/admin/queues/new",	AUTH_SESSION, ADMIN,
+	    console_queue_new },
+	{ P,  "/admin/queues",		AUTH_SESSION, ADMIN,
 	    console_queue_create },
-	{ GH, "/admin/queue/:slug",	AUTH_SESSION, 0,    console_queue },
-	{ GH | P, "/admin/queue/:slug/edit", AUTH_SESSION, 0,
+	{ GH, "/admin/queue/:slug",	AUTH_SESSION, ADMIN, console_queue },
+	{ GH | P, "/admin/queue/:slug/edit", AUTH_SESSION, ADMIN,
 	    console_queue_edit },
-	{ GH, "/admin/queue/:slug/live", AUTH_SESSION, 0,
+	{ GH, "/admin/queue/:slug/live", AUTH_SESSION, ADMIN,
 	    console_queue_live },
-	{ P,  "/admin/queue/:slug/pause", AUTH_SESSION, 0,
+	{ P,  "/admin/queue/:slug/pause", AUTH_SESSION, ADMIN,
 	    console_queue_action },
-	{ P,  "/admin/queue/:slug/resume", AUTH_SESSION, 0,
+	{ P,  "/admin/queue/:slug/resume", AUTH_SESSION, ADMIN,
 	    console_queue_action },
-	{ P,  "/admin/queue/:slug/rate", AUTH_SESSION, 0,
+	{ P,  "/admin/queue/:slug/rate", AUTH_SESSION, ADMIN,
 	    console_queue_action },
-	{ P,  "/admin/queue/:slug/rotate", AUTH_SESSION, 0,
+	{ P,  "/admin/queue/:slug/rotate", AUTH_SESSION, ADMIN,
 	    console_queue_action },
 	/* Prometheus (page-metrics.c); its own address/token check. */
 	{ GH, "/metrics",		AUTH_NONE, 0,	    page_metrics },
+	/* The admin API (api-admin.c); a ":name" segment is r->arg. */
+	{ GH | P, "/api/admin/queue/sites", AUTH_ADMIN, ADMIN, api_sites },
+	{ GH, "/api/admin/queue/audit",	AUTH_ADMIN, ADMIN | RF_NO_KEY,
+	    api_audit },
+	{ GH, "/api/admin/queue/sites/:id", AUTH_ADMIN, ADMIN, api_site_get },
+	{ M(METHOD_PATCH), "/api/admin/queue/sites/:id", AUTH_ADMIN, ADMIN,
+	    api_site_patch },
+	{ M(METHOD_DELETE), "/api/admin/queue/sites/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_delete },
+	{ P, "/api/admin/queue/sites/:id/pause", AUTH_ADMIN, ADMIN,
+	    api_site_pause },
+	{ P, "/api/admin/queue/sites/:id/resume", AUTH_ADMIN, ADMIN,
+	    api_site_resume },
+	{ P, "/api/admin/queue/sites/:id/rotate-secret", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_rotate },
+	{ GH | P, "/api/admin/queue/sites/:id/keys", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_keys },
+	{ GH, "/api/admin/queue/sites/:id/audit", AUTH_ADMIN, ADMIN,
+	    api_site_audit },
+	{ M(METHOD_DELETE), "/api/admin/queue/keys/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_key_revoke },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -165,7 +194,7 @@ route_match(const char *pattern, const char *path, char slug[SLUG_MAX + 1])
 		s++;
 		pn = strcspn(p, "/");
 		sn = strcspn(s, "/");
-		if (pn == 5 && strncmp(p, ":slug", 5) == 0) {
+		if (pn >= 2 && p[0] == ':') {
 			if (sn == 0)
 				return 0;
 			if (sn > SLUG_MAX)
@@ -397,6 +426,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	instance_request_begin();
 	req_init(&r, fr, c, db);
+	slug[0] = '\0';
 	/* The first route whose pattern matches and takes the method. */
 	for (i = 0; i < ROUTES__MAX; i++) {
 		if (!route_match(routes[i].pattern, r.path, slug))
@@ -467,10 +497,18 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			goto out;
 		}
 	}
+	memcpy(r.arg, slug, sizeof(r.arg));
+	if (rt->auth == AUTH_ADMIN) {
+		if (auth_admin(&r) == -1)
+			goto out;
+		if ((rt->flags & RF_NO_KEY) && r.who.kind == PRINCIPAL_KEY) {
+			http_error(&r, 403, "forbidden", "An API key cannot "
+			    "do this; sign in to the console.");
+			goto out;
+		}
+	}
 	if ((rt->flags & RF_CORS) && cors(&r, allow))
 		goto out;
-	if (strstr(rt->pattern, ":slug") != NULL)
-		memcpy(r.slug, slug, sizeof(r.slug));
 	/* Console routes: a live session, and CSRF for changes. */
 	if (rt->auth == AUTH_SESSION && !console_auth(&r))
 		goto out;

@@ -1,10 +1,11 @@
 /*
- * db-admin.h - rows of admin_user, admin_session and login_failure (see
+ * db-console.h - rows of admin_user, admin_session and login_failure
+ * (see
  * migrations/0020-0022).  Times are the database's clock, Unix ms;
  * durations are milliseconds.  Used through admin-user.h.
  */
-#ifndef DB_ADMIN_H
-#define DB_ADMIN_H
+#ifndef DB_CONSOLE_H
+#define DB_CONSOLE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -93,4 +94,4 @@ enum app_err db_login_fail(struct db *, const char *user, const char *addr);
 enum app_err db_login_purge(struct db *, int64_t window_ms);
 enum app_err db_login_reset(struct db *, const char *user);
 
-#endif /* DB_ADMIN_H */
+#endif /* DB_CONSOLE_H */
