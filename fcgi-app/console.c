@@ -334,6 +334,7 @@ shell_hole(struct buf *out, size_t i, void *arg)
 		html_raw(out, "<nav aria-label=\"Console\"><ul>"
 		    "<li><a href=\"/admin/\">Queues</a></li>"
 		    "<li><a href=\"/admin/queues/new\">New queue</a></li>"
+		    "<li><a href=\"/admin/audit\">Audit log</a></li>"
 		    "</ul><form method=\"post\" action=\"/admin/logout\" "
 		    "class=\"logout\"><span class=\"who\">");
 		html_text(out, s->r->session->user);

@@ -78,6 +78,9 @@ void	 console_queue(struct req *);		/* GET /admin/queue/:slug */
 void	 console_queue_edit(struct req *);	/* GET/POST .../edit */
 void	 console_queue_action(struct req *);	/* POST .../pause etc. */
 void	 console_queue_live(struct req *);	/* GET .../live (JSON) */
+void	 console_queue_keys(struct req *);	/* GET/POST .../keys */
+void	 console_key_revoke(struct req *);	/* POST .../keys/:id/revoke */
+void	 console_audit(struct req *);		/* GET /admin/audit */
 
 /* page-metrics.c: GET /metrics. */
 void	 page_metrics(struct req *);

@@ -61,6 +61,7 @@ enum field {
 	FIELD_ACTION,	/* "action": audit filter */
 	FIELD_SINCE,	/* "since": audit filter, Unix ms */
 	FIELD_UNTIL,	/* "until": audit filter, Unix ms */
+	FIELD_QUEUE,	/* "queue": console audit filter, a slug */
 	FIELD__MAX
 };
 

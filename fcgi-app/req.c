@@ -30,6 +30,7 @@ static const char *const field_names[FIELD__MAX] = {
 	"action",	/* FIELD_ACTION */
 	"since",	/* FIELD_SINCE */
 	"until",	/* FIELD_UNTIL */
+	"queue",	/* FIELD_QUEUE */
 };
 
 static int

@@ -111,6 +111,11 @@ static const struct route routes[] = {
 	    console_queue_action },
 	{ P,  "/admin/queue/:slug/rotate", AUTH_SESSION, ADMIN,
 	    console_queue_action },
+	{ GH | P, "/admin/queue/:slug/keys", AUTH_SESSION, ADMIN,
+	    console_queue_keys },
+	{ P,  "/admin/keys/:id/revoke", AUTH_SESSION, ADMIN,
+	    console_key_revoke },
+	{ GH, "/admin/audit",		AUTH_SESSION, ADMIN, console_audit },
 	/* Prometheus (page-metrics.c); its own address/token check. */
 	{ GH, "/metrics",		AUTH_NONE, 0,	    page_metrics },
 	/* The admin API (api-admin.c); a ":name" segment is r->arg. */
