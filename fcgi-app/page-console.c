@@ -26,6 +26,10 @@
 #define SERIES_MS	(30 * 60 * 1000)	/* the chart's history */
 #define TEXT_MAX	8200			/* a field's text */
 
+/* A table that may scroll sideways: reachable by keyboard (WCAG 2.1.1). */
+#define SCROLL(label)	"tabindex=\"0\" role=\"region\" aria-label=\"" \
+			    label " (scrolls sideways)\""
+
 /* Labels of the known fields; others show their option name. */
 static const struct {
 	const char	*opt;
@@ -305,7 +309,8 @@ console_home(struct req *r)
 	if (n == 0)
 		html_raw(&b, "<p>No queues yet.</p>");
 	else
-		html_raw(&b, "<div class=\"scroll\"><table id=\"queues\">"
+		html_raw(&b, "<div class=\"scroll\" " SCROLL("Queues")
+		    "><table id=\"queues\">"
 		    "<caption>Queues</caption><thead><tr>"
 		    "<th scope=\"col\">Name</th><th scope=\"col\">Slug</th>"
 		    "<th scope=\"col\">State</th>"
@@ -724,7 +729,8 @@ console_queue(struct req *r)
 	html_raw(&b, "\">Audit log</a></p></div>");
 	/* Instances. */
 	html_raw(&b, "<h2 id=\"inst-h\">Running instances</h2><div "
-	    "class=\"scroll\"><table id=\"instances\" "
+	    "class=\"scroll\" " SCROLL("Running instances")
+	    "><table id=\"instances\" "
 	    "aria-labelledby=\"inst-h\"><thead><tr><th scope=\"col\">Kind"
 	    "</th><th scope=\"col\">Host</th><th scope=\"col\" "
 	    "class=\"num\">PID</th><th scope=\"col\" class=\"num\">Workers"
@@ -814,7 +820,8 @@ keys_page(struct req *r, int status, const struct queue *q,
 	    "<small id=\"h-key-name\">What uses it, e.g. "
 	    "&ldquo;github-actions&rdquo;</small></p><p><button "
 	    "type=\"submit\">Create key</button></p></form>");
-	html_raw(&b, "<div class=\"scroll\"><table id=\"keys\"><caption>Keys"
+	html_raw(&b, "<div class=\"scroll\" " SCROLL("API keys")
+	    "><table id=\"keys\"><caption>Keys"
 	    "</caption><thead><tr><th scope=\"col\">Name</th>"
 	    "<th scope=\"col\">Key starts</th><th scope=\"col\">Created</th>"
 	    "<th scope=\"col\">Last used</th><th scope=\"col\">State</th>"
@@ -1000,7 +1007,8 @@ console_audit(struct req *r)
 	}
 	html_raw(&b, "</select></p><p><button type=\"submit\">Filter"
 	    "</button></p></form>");
-	html_raw(&b, "<div class=\"scroll\"><table id=\"audit\"><caption>"
+	html_raw(&b, "<div class=\"scroll\" " SCROLL("Audit log")
+	    "><table id=\"audit\"><caption>"
 	    "Changes, newest first</caption><thead><tr>"
 	    "<th scope=\"col\">Time</th><th scope=\"col\">Who</th>"
 	    "<th scope=\"col\">Queue</th><th scope=\"col\">Action</th>"

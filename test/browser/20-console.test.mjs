@@ -1,0 +1,209 @@
+// 20-console: the operator console in Chromium - log in, create a queue
+// and see its secret once, create an API key, change the rate, see the
+// change in the audit log and on the dashboard (refreshed without a
+// reload, the uPlot chart drawn), log out; a tampered CSRF token is
+// refused; log-in throttling with exact counts; and axe-core finds no
+// serious or critical violation on any console page at laptop and tablet
+// sizes.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { launch, openPage, env, uniqueSlug, sleep } from './lib.mjs';
+import { addUser } from '../http/console.mjs';
+import { dbSQL } from '../http/lib.mjs';
+
+const SIZES = [
+	{ name: 'laptop', width: 1366, height: 768 },
+	{ name: 'tablet', width: 768, height: 1024 },
+];
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+// Serious and critical axe violations of the page at both sizes.
+async function axe(page, what) {
+	const bad = [];
+	for (const s of SIZES) {
+		await page.setViewportSize({ width: s.width,
+		    height: s.height });
+		const res = await new AxeBuilder({ page }).analyze();
+		for (const v of res.violations)
+			if (v.impact === 'serious' || v.impact === 'critical')
+				bad.push(`${what} @${s.name}: ${v.id} ` +
+				    `(${v.impact}): ${v.nodes.map((n) =>
+				    n.target.join(' ')).join(', ')}`);
+	}
+	return bad;
+}
+
+async function login(page, u) {
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
+	await page.getByLabel('User name').fill(u.name);
+	await page.getByLabel('Password').fill(u.password);
+	await Promise.all([page.waitForURL(`${env.base}/admin/`),
+	    page.getByRole('button', { name: 'Log in' }).click()]);
+}
+
+test('the console flow, and axe on every console page', async (t) => {
+	const u = addUser();
+	const { context, page, log } = await openPage(browser);
+	t.after(() => context.close());
+	const violations = [];
+
+	await page.goto(`${env.base}/admin/login`);
+	violations.push(...await axe(page, 'login'));
+	await login(page, u);
+	assert.equal(await page.locator('h1').textContent(), 'Queues');
+	violations.push(...await axe(page, 'queue list'));
+
+	// Create a queue: the secret once.
+	await page.getByRole('link', { name: 'New queue' }).first().click();
+	await page.waitForURL(`${env.base}/admin/queues/new`);
+	violations.push(...await axe(page, 'new queue'));
+	const slug = uniqueSlug('bc');
+	await page.getByLabel(/^Slug/).fill(slug);
+	await page.getByLabel('Name', { exact: true }).fill('Browser sale');
+	await page.getByLabel('Target URL').fill(`${env.base}/shop/`);
+	await page.getByLabel('Shop domains').fill('127.0.0.1:' +
+	    new URL(env.base).port);
+	await page.getByLabel(/^Admission rate/).fill('60');
+	await page.getByRole('button', { name: 'Create queue' }).click();
+	await page.waitForSelector('#secret');
+	const secret = await page.locator('#secret').textContent();
+	assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
+	violations.push(...await axe(page, 'secret shown'));
+
+	// The dashboard.
+	await page.getByRole('link', { name: 'Open the dashboard' }).click();
+	await page.waitForURL(`${env.base}/admin/queue/${slug}`);
+	assert.ok(!(await page.content()).includes(secret), 'shown once');
+	violations.push(...await axe(page, 'dashboard'));
+
+	// An API key, shown once.
+	await page.getByRole('link', { name: 'API keys' }).click();
+	await page.waitForURL(`${env.base}/admin/queue/${slug}/keys`);
+	violations.push(...await axe(page, 'keys'));
+	await page.getByLabel('Name of the new key').fill('github-actions');
+	await page.getByRole('button', { name: 'Create key' }).click();
+	await page.waitForSelector('#new-key');
+	const key = await page.locator('#new-key').textContent();
+	assert.match(key, /^qak_[A-Za-z0-9_-]{43}$/);
+	violations.push(...await axe(page, 'key shown'));
+	await page.goto(`${env.base}/admin/queue/${slug}/keys`);
+	assert.ok(!(await page.content()).includes(key), 'key shown once');
+	assert.equal(await page.locator('#keys tbody th').textContent(),
+	    'github-actions');
+
+	// Change the rate on the dashboard.
+	await page.goto(`${env.base}/admin/queue/${slug}`);
+	await page.getByLabel(/^New admission rate/).fill('300');
+	await Promise.all([page.waitForURL(`${env.base}/admin/queue/${slug}`),
+	    page.getByRole('button', { name: 'Set rate' }).click()]);
+	assert.equal(dbSQL(`SELECT rate_per_minute FROM queue WHERE slug = ` +
+	    `'${slug}'`)[0][0], '300');
+	// The figures and the chart follow without a reload.
+	await page.evaluate(() => { window.notReloaded = true; });
+	await page.waitForFunction(() =>
+	    document.getElementById('rate').textContent === '300' &&
+	    Number(document.getElementById('chart').dataset.points) > 0,
+	    null, { timeout: 15000 });
+	assert.equal(await page.evaluate(() => window.notReloaded), true);
+	assert.equal(await page.locator('#chart canvas').count(), 1);
+	const refreshed = await page.evaluate(() =>
+	    Number(document.getElementById('dashboard').dataset.refreshed));
+	await sleep(3500);
+	assert.ok(await page.evaluate(() =>
+	    Number(document.getElementById('dashboard').dataset.refreshed))
+	    > refreshed, 'refreshed again within 3.5 s');
+	assert.ok(await page.locator('#instances tbody tr').count() >= 1);
+
+	// The audit log shows the change by this user.
+	await page.getByRole('link', { name: 'Audit log' }).first().click();
+	await page.waitForURL(/\/admin\/audit/);
+	await page.getByLabel('Queue').selectOption(slug);
+	await page.getByLabel('Action').selectOption('set_rate');
+	await page.getByRole('button', { name: 'Filter' }).click();
+	await page.waitForURL(/action=set_rate/);
+	const rows = page.locator('#audit tbody tr');
+	assert.equal(await rows.count(), 1);
+	const row = await rows.textContent();
+	assert.match(row, new RegExp(`user: ${u.name}`));
+	assert.match(row, /set_rate/);
+	assert.match(row, /\{"ratePerMinute":60\}/);
+	assert.match(row, /\{"ratePerMinute":300\}/);
+	violations.push(...await axe(page, 'audit'));
+
+	// Edit page.
+	await page.goto(`${env.base}/admin/queue/${slug}/edit`);
+	violations.push(...await axe(page, 'edit'));
+
+	// Log out: the console is closed again.
+	await page.getByRole('button', { name: 'Log out' }).click();
+	await page.waitForURL(`${env.base}/admin/login`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
+
+	assert.deepEqual(violations, []);
+	assert.deepEqual(log.errors, []);
+	assert.deepEqual(log.offsite, []);
+});
+
+test('a tampered CSRF token is refused and nothing changes', async (t) => {
+	const u = addUser();
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	await login(page, u);
+	const slug = uniqueSlug('bx');
+	await page.goto(`${env.base}/admin/queues/new`);
+	await page.getByLabel(/^Slug/).fill(slug);
+	await page.getByLabel('Name', { exact: true }).fill('CSRF test');
+	await page.getByLabel(/^Admission rate/).fill('60');
+	await page.getByRole('button', { name: 'Create queue' }).click();
+	await page.waitForSelector('#secret');
+	await page.goto(`${env.base}/admin/queue/${slug}`);
+	await page.evaluate(() => {
+		for (const i of document.querySelectorAll(
+		    'input[name=csrf]'))
+			i.value = 'A'.repeat(43);
+	});
+	await page.getByLabel(/^New admission rate/).fill('7');
+	const [res] = await Promise.all([
+	    page.waitForResponse((r) => r.url().endsWith('/rate')),
+	    page.getByRole('button', { name: 'Set rate' }).click()]);
+	assert.equal(res.status(), 403);
+	await page.waitForSelector('p.error');
+	assert.match(await page.locator('p.error').textContent(), /CSRF/);
+	assert.equal(dbSQL(`SELECT rate_per_minute FROM queue WHERE slug = ` +
+	    `'${slug}'`)[0][0], '60');
+});
+
+test('log-in throttling: 5 wrong passwords for a user, then 429 even ' +
+    'with the right one', async (t) => {
+	const u = addUser();
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	const statuses = [];
+	for (let i = 0; i < 6; i++) {
+		await page.goto(`${env.base}/admin/login`);
+		await page.getByLabel('User name').fill(u.name);
+		await page.getByLabel('Password').fill(i < 5 ?
+		    'a-wrong-password' : u.password);
+		const [res] = await Promise.all([
+		    page.waitForResponse((r) =>
+		    r.url().endsWith('/admin/login') &&
+		    r.request().method() === 'POST'),
+		    page.getByRole('button', { name: 'Log in' }).click()]);
+		statuses.push(res.status());
+		await page.waitForLoadState();
+	}
+	assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
+	assert.match(await page.locator('#login-error').textContent(),
+	    /Too many failed log-ins/);
+	// The address (127.0.0.1, shared by the tests) is not blocked:
+	// other users still log in from it.
+	const v = addUser();
+	await login(page, v);
+});
