@@ -1,0 +1,109 @@
+/*
+ * test-console.c - unit tests for the console's and the dashboard's pure
+ * parts: user names and passwords, Argon2id hashing and checking, the
+ * endpoint a route pattern is counted under, the status slots and
+ * latency buckets of the pool counters, the inflow of two samples.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "admin-user.h"
+#include "cfg.h"
+#include "instance.h"
+#include "stats.h"
+#include "tap.h"
+
+static void
+test_names(void)
+{
+	char	 long_name[ADMIN_NAME_MAX + 2];
+
+	ok(admin_name_valid("alice"), "alice is a name");
+	ok(admin_name_valid("ops.team_1@example-co"), "all allowed signs");
+	ok(!admin_name_valid(""), "empty refused");
+	ok(!admin_name_valid("a b"), "space refused");
+	ok(!admin_name_valid("<x>"), "markup refused");
+	ok(!admin_name_valid("al\xc3\xa9"), "non-ASCII refused");
+	memset(long_name, 'a', ADMIN_NAME_MAX);
+	long_name[ADMIN_NAME_MAX] = '\0';
+	ok(admin_name_valid(long_name), "64 characters");
+	long_name[ADMIN_NAME_MAX] = 'a';
+	long_name[ADMIN_NAME_MAX + 1] = '\0';
+	ok(!admin_name_valid(long_name), "65 characters refused");
+	ok(!admin_password_valid("12345678901"), "11 bytes refused");
+	ok(admin_password_valid("123456789012"), "12 bytes");
+}
+
+static void
+test_hash(void)
+{
+	struct cfg	 c;
+	char		 h[ADMIN_HASH_MAX + 1], h2[ADMIN_HASH_MAX + 1];
+
+	memset(&c, 0, sizeof(c));
+	c.argon2_t_cost = 2;
+	c.argon2_m_cost = 1024;
+	c.argon2_parallelism = 1;
+	is_int(admin_hash(&c, "correct horse battery", h), APP_OK,
+	    "hash made");
+	is_int(strncmp(h, "$argon2id$v=19$m=1024,t=2,p=1$", 30), 0,
+	    "encoded Argon2id with the configured parameters: %s", h);
+	ok(admin_verify(h, "correct horse battery"), "the password matches");
+	ok(!admin_verify(h, "correct horse batterY"), "another does not");
+	ok(!admin_verify(h, ""), "empty does not");
+	is_int(admin_hash(&c, "correct horse battery", h2), APP_OK,
+	    "hash again");
+	ok(strcmp(h, h2) != 0, "a fresh salt every time");
+	ok(!admin_verify("$argon2i$v=19$m=1024,t=2,p=1$c2FsdHNhbHQ$"
+	    "aGFzaGhhc2hoYXNoaGFzaA", "x"), "only Argon2id is taken");
+	ok(!admin_verify("not a hash", "x"), "garbage never matches");
+}
+
+static void
+test_endpoints(void)
+{
+	is_str(instance_ep_name(instance_ep_of("/queue/:slug")), "room",
+	    "the room");
+	is_str(instance_ep_name(instance_ep_of("/queue/:slug/join")), "join",
+	    "join");
+	is_str(instance_ep_name(instance_ep_of("/queue/:slug/status")),
+	    "status", "status");
+	is_str(instance_ep_name(instance_ep_of("/queue/healthz")), "healthz",
+	    "healthz");
+	is_str(instance_ep_name(instance_ep_of("/admin/queue/:slug/live")),
+	    "admin", "console routes are admin");
+	is_str(instance_ep_name(instance_ep_of("/api/admin/queue/sites")),
+	    "api", "the admin API");
+	is_str(instance_ep_name(instance_ep_of("/metrics")), "metrics",
+	    "metrics");
+	is_str(instance_ep_name(instance_ep_of("/queue/:slug/room")), "other",
+	    "a segment called room is not the room");
+	is_str(instance_ep_name(instance_ep_of("/other/x")), "other",
+	    "unknown paths");
+	is_int(instance_status_code(0), 200, "first slot 200");
+	is_int(instance_status_code(INST_ST_OTHER), 0, "the other slot");
+	is_str(instance_bucket_le(0), "0.001", "first bucket 1 ms");
+	is_str(instance_bucket_le(INST_BUCKETS - 1), "+Inf", "last +Inf");
+}
+
+static void
+test_inflow(void)
+{
+	ok(stats_inflow(0, 0, 30, 60000) == 30.0, "30 in a minute");
+	ok(stats_inflow(10, 1000, 15, 31000) == 10.0, "5 in 30 s: 10/min");
+	ok(stats_inflow(5, 1000, 5, 61000) == 0.0, "none");
+	ok(stats_inflow(9, 1000, 3, 61000) == 0.0, "a count going down");
+	ok(stats_inflow(0, 5000, 7, 5000) == 0.0, "no time passed");
+}
+
+int
+main(void)
+{
+	test_names();
+	test_hash();
+	test_endpoints();
+	test_inflow();
+	return done_testing();
+}
