@@ -594,6 +594,28 @@ test_list_delete(struct db *db, const char *slug, const char *other)
 	is_int(qops_delete(db, other, &err, &cli), APP_OK, "delete the other");
 }
 
+/* The admin API's pages of queues: by id, after a cursor, at most n. */
+static void
+test_pages(struct db *db, int64_t a, int64_t b)
+{
+	struct queue	**qs = NULL;
+	size_t		 n = 0, i;
+	int		 seen = 0, asc = 1;
+
+	is_int(db_queue_list_page(db, a - 1, 1, &qs, &n), APP_OK, "page 1");
+	ok(n == 1 && qs[0]->id == a, "one row, the first after the cursor");
+	qops_list_free(qs, n);
+	is_int(db_queue_list_page(db, a, 1000, &qs, &n), APP_OK, "page 2");
+	for (i = 0; i < n; i++) {
+		if (qs[i]->id == b)
+			seen = 1;
+		if (qs[i]->id <= a || (i > 0 && qs[i]->id <= qs[i - 1]->id))
+			asc = 0;
+	}
+	ok(seen && asc, "after the cursor, by id, the other queue in it");
+	qops_list_free(qs, n);
+}
+
 /*
  * Scope: an API key acts on its own queue only, never creates, deletes,
  * rotates or manages keys; no principal at all is refused; a console
@@ -702,6 +724,7 @@ test_scope(struct db *db, const struct cfg *c, const char *slug,
 	is_int(qops_key_revoke(db, 999999999, &err, &user), APP_NOTFOUND,
 	    "revoke of an unknown key");
 	is_int(err.reason, QOPS_R_KEY_NOT_FOUND, "reason: key not found");
+	test_pages(db, a->id, b->id);
 out:
 	qops_secret_free(secret);
 	qops_secret_free(kt);
