@@ -594,6 +594,144 @@ test_list_delete(struct db *db, const char *slug, const char *other)
 	is_int(qops_delete(db, other, &err, &cli), APP_OK, "delete the other");
 }
 
+/* The admin API's pages of queues: by id, after a cursor, at most n. */
+static void
+test_pages(struct db *db, int64_t a, int64_t b)
+{
+	struct queue	**qs = NULL;
+	size_t		 n = 0, i;
+	int		 seen = 0, asc = 1;
+
+	is_int(db_queue_list_page(db, a - 1, 1, &qs, &n), APP_OK, "page 1");
+	ok(n == 1 && qs[0]->id == a, "one row, the first after the cursor");
+	qops_list_free(qs, n);
+	is_int(db_queue_list_page(db, a, 1000, &qs, &n), APP_OK, "page 2");
+	for (i = 0; i < n; i++) {
+		if (qs[i]->id == b)
+			seen = 1;
+		if (qs[i]->id <= a || (i > 0 && qs[i]->id <= qs[i - 1]->id))
+			asc = 0;
+	}
+	ok(seen && asc, "after the cursor, by id, the other queue in it");
+	qops_list_free(qs, n);
+}
+
+/*
+ * Scope: an API key acts on its own queue only, never creates, deletes,
+ * rotates or manages keys; no principal at all is refused; a console
+ * user reaches every queue.  Refusals change nothing.
+ */
+static void
+test_scope(struct db *db, const struct cfg *c, const char *slug,
+    const char *other)
+{
+	struct principal	 key, user, none;
+	struct queue		*a = get(db, slug), *b = get(db, other), *q;
+	struct qops_spec	 s;
+	struct qops_err		 err;
+	struct audit_filter	 f;
+	struct audit_entry	*e = NULL;
+	struct api_key		*k = NULL;
+	char			*secret = NULL, *kt = NULL;
+	size_t			 n = 0;
+	int64_t			 id;
+
+	if (a == NULL || b == NULL)
+		goto out;
+	memset(&key, 0, sizeof(key));
+	key.kind = PRINCIPAL_KEY;
+	key.id = 77;
+	key.queue_id = a->id;
+	snprintf(key.name, sizeof(key.name), "scope key");
+	user = key;
+	user.kind = PRINCIPAL_USER;
+	user.queue_id = 0;
+	memset(&none, 0, sizeof(none));
+
+	is_int(qops_set_rate(db, slug, 90, &err, &key), APP_OK,
+	    "key: own queue's rate");
+	is_int(qops_set_rate(db, other, 91, &err, &key), APP_INVALID,
+	    "key: another queue's rate refused");
+	is_int(err.reason, QOPS_R_FORBIDDEN, "reason: forbidden");
+	is_str(qops_reason_code(err.reason), "forbidden", "code");
+	is_int(qops_reason_status(err.reason), 403, "status 403");
+	is_int(qops_pause(db, other, &err, &key), APP_INVALID,
+	    "key: another queue's pause refused");
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_NAME);
+	s.name = "Not mine";
+	is_int(qops_update(db, other, &s, &err, &key), APP_INVALID,
+	    "key: another queue's update refused");
+	q = get(db, other);
+	if (q != NULL) {
+		ok(q->adm.rate_per_minute == b->adm.rate_per_minute &&
+		    q->adm.active == b->adm.active &&
+		    strcmp(q->name, b->name) == 0, "the other queue unchanged");
+		qops_queue_free(q);
+	}
+	is_int(qops_rotate_secret(db, c, slug, &secret, &err, &key),
+	    APP_INVALID, "key: rotation refused, even its own");
+	ok(secret == NULL, "no secret");
+	is_int(qops_delete(db, slug, &err, &key), APP_INVALID,
+	    "key: delete refused");
+	memset(&s, 0, sizeof(s));
+	s.set = QOPS_BIT(QOPS_F_NAME) | QOPS_BIT(QOPS_F_RATE);
+	s.name = "By key";
+	s.rate = 5;
+	is_int(qops_create(db, c, "made-by-a-key", &s, &secret, &id, &err,
+	    &key), APP_INVALID, "key: create refused");
+	is_int(qops_key_create(db, slug, "k", &kt, &id, &err, &key),
+	    APP_INVALID, "key: key creation refused");
+	ok(kt == NULL, "no key made");
+	is_int(qops_key_list(db, slug, &k, &n, &err, &key), APP_INVALID,
+	    "key: key list refused");
+	is_int(qops_key_revoke(db, 1, &err, &key), APP_INVALID,
+	    "key: revocation refused");
+	memset(&f, 0, sizeof(f));
+	f.limit = 10;
+	f.queue_id = b->id;
+	is_int(qops_audit_list(db, &f, &e, &n, &err, &key), APP_INVALID,
+	    "key: another queue's audit refused");
+	f.queue_id = 0;
+	is_int(qops_audit_list(db, &f, &e, &n, &err, &key), APP_INVALID,
+	    "key: every queue's audit refused");
+	f.queue_id = a->id;
+	is_int(qops_audit_list(db, &f, &e, &n, &err, &key), APP_OK,
+	    "key: its own queue's audit");
+	ok(n >= 1 && strcmp(e[0].action, "set_rate") == 0 &&
+	    strcmp(e[0].actor_kind, "key") == 0 && e[0].actor_id == 77 &&
+	    strcmp(e[0].actor_name, "scope key") == 0,
+	    "newest row: the key's set_rate");
+	db_audit_list_free(e, n);
+	e = NULL;
+
+	is_int(qops_set_rate(db, other, 92, &err, NULL), APP_INVALID,
+	    "no principal refused");
+	is_int(qops_set_rate(db, other, 92, &err, &none), APP_INVALID,
+	    "PRINCIPAL_NONE refused");
+	is_int(qops_set_rate(db, other, 93, &err, &user), APP_OK,
+	    "user: any queue");
+	is_int(qops_key_create(db, other, "by user", &kt, &id, &err, &user),
+	    APP_OK, "user: key creation");
+	ok(kt != NULL && strncmp(kt, "qak_", 4) == 0 && strlen(kt) == 47,
+	    "qak_ + 43 characters");
+	is_int(qops_key_list(db, other, &k, &n, &err, &user), APP_OK,
+	    "user: key list");
+	ok(n == 1 && k[0].id == id && strcmp(k[0].name, "by user") == 0 &&
+	    k[0].revoked_ms == 0, "the key listed");
+	free(k);
+	is_int(qops_key_revoke(db, id, &err, &user), APP_OK, "user: revoke");
+	is_int(qops_key_revoke(db, 999999999, &err, &user), APP_NOTFOUND,
+	    "revoke of an unknown key");
+	is_int(err.reason, QOPS_R_KEY_NOT_FOUND, "reason: key not found");
+	test_pages(db, a->id, b->id);
+out:
+	qops_secret_free(secret);
+	qops_secret_free(kt);
+	qops_queue_free(a);
+	qops_queue_free(b);
+}
+
 int
 main(void)
 {
@@ -623,6 +761,7 @@ main(void)
 	test_lock(db, &c, slug);
 	test_update(db, slug);
 	test_rotate(db, &c, slug);
+	test_scope(db, &c, slug, other);
 	test_list_delete(db, slug, other);
 	db_close(db);
 	cfg_free(&c);
