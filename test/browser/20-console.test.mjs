@@ -230,3 +230,29 @@ test('the queue list keeps its numbers live without a reload', async (t) => {
 	    '2');
 	assert.equal(await page.evaluate(() => window.notReloaded), true);
 });
+
+test('session expiry in the browser: idle, then absolute', async (t) => {
+	const u = addUser();
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	const uid = dbSQL(`SELECT id FROM admin_user WHERE name = '${u.name}'`)
+	    [0][0];
+	// Idle: last request session-idle (1800 s) + 1 s ago.
+	await login(page, u);
+	dbSQL('UPDATE admin_session SET last_seen_ms = last_seen_ms - ' +
+	    `1801000 WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
+	// Idle one second short of the limit: still in.
+	await login(page, u);
+	dbSQL('UPDATE admin_session SET last_seen_ms = last_seen_ms - ' +
+	    `1799000 WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/');
+	// Absolute: logged in session-max (43200 s) + 1 s ago, though
+	// active just now.
+	dbSQL('UPDATE admin_session SET created_ms = created_ms - 43201000 ' +
+	    `WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
+});
