@@ -177,7 +177,7 @@ wants_json(const struct req *r)
 {
 	size_t	 n = strlen(r->path);
 
-	return (n > 5 && strcmp(r->path + n - 5, "/live") == 0) ||
+	return (n >= 5 && strcmp(r->path + n - 5, "/live") == 0) ||
 	    (r->accept != NULL && strstr(r->accept, "application/json") !=
 	    NULL && strstr(r->accept, "text/html") == NULL);
 }

@@ -81,6 +81,7 @@ void	 console_queue_live(struct req *);	/* GET .../live (JSON) */
 void	 console_queue_keys(struct req *);	/* GET/POST .../keys */
 void	 console_key_revoke(struct req *);	/* POST .../keys/:id/revoke */
 void	 console_audit(struct req *);		/* GET /admin/audit */
+void	 console_live_list(struct req *);	/* GET /admin/live (JSON) */
 
 /* page-metrics.c: GET /metrics. */
 void	 page_metrics(struct req *);

@@ -291,12 +291,12 @@ row_numbers(const struct queue *q, int64_t now, int64_t *serving,
 void
 console_home(struct req *r)
 {
-	struct buf	 b = { NULL, 0, 0 };
+	struct buf	 b = { NULL, 0, 0 }, head = { NULL, 0, 0 };
 	struct queue	**qs = NULL;
 	struct qops_err	 err;
 	size_t		 n = 0, i;
 	int64_t		 now, serving, waiting;
-	char		 num[160];
+	char		 num[256];
 	enum app_err	 er;
 
 	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
@@ -305,7 +305,8 @@ console_home(struct req *r)
 	}
 	now = qops_now(r->db);
 	html_raw(&b, "<p><a class=\"button\" href=\"/admin/queues/new\">"
-	    "New queue</a></p>");
+	    "New queue</a></p><div id=\"queue-list\" "
+	    "data-live=\"/admin/live\">");
 	if (n == 0)
 		html_raw(&b, "<p>No queues yet.</p>");
 	else
@@ -330,11 +331,14 @@ console_home(struct req *r)
 		html_text(&b, qs[i]->name);
 		html_raw(&b, "</a></th><td>");
 		html_text(&b, qs[i]->slug);
-		html_raw(&b, qs[i]->adm.active ? "</td><td>running" :
-		    "</td><td>paused");
-		snprintf(num, sizeof(num), "</td><td class=\"num\">%lld</td>"
-		    "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
-		    "<td class=\"num\">%lld</td>",
+		html_raw(&b, qs[i]->adm.active ?
+		    "</td><td data-col=\"state\">running" :
+		    "</td><td data-col=\"state\">paused");
+		snprintf(num, sizeof(num), "</td><td class=\"num\" "
+		    "data-col=\"ratePerMinute\">%lld</td>"
+		    "<td class=\"num\" data-col=\"waiting\">%lld</td>"
+		    "<td class=\"num\" data-col=\"serving\">%lld</td>"
+		    "<td class=\"num\" data-col=\"issued\">%lld</td>",
 		    (long long)qs[i]->adm.rate_per_minute,
 		    (long long)waiting, (long long)serving,
 		    (long long)qs[i]->adm.last_number);
@@ -347,7 +351,12 @@ console_home(struct req *r)
 	}
 	if (n > 0)
 		html_raw(&b, "</tbody></table></div>");
-	console_page(r, 200, "Queues", NULL, &b);
+	html_raw(&b, "</div>");
+	html_raw(&head, "<script defer src=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/console.js\"></script>");
+	console_page(r, 200, "Queues", head.p, &b);
+	buf_free(&head);
 	buf_free(&b);
 	qops_list_free(qs, n);
 }
@@ -1054,4 +1063,48 @@ console_audit(struct req *r)
 	buf_free(&b);
 	db_audit_list_free(e, n);
 	qops_list_free(qs, nq);
+}
+
+void
+console_live_list(struct req *r)
+{
+	struct json_object	*o, *a, *x;
+	struct queue		**qs = NULL;
+	struct qops_err		 err;
+	size_t			 n = 0, i;
+	int64_t			 now, serving, waiting;
+	enum app_err		 er;
+
+	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
+		if (er == APP_DB_DOWN)
+			http_db_down(r);
+		else
+			http_error(r, 500, "internal_error",
+			    "Internal error.");
+		return;
+	}
+	now = qops_now(r->db);
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		row_numbers(qs[i], now, &serving, &waiting);
+		x = json_object_new_object();
+		json_object_object_add(x, "slug",
+		    json_object_new_string(qs[i]->slug));
+		json_object_object_add(x, "active",
+		    json_object_new_boolean(qs[i]->adm.active));
+		json_object_object_add(x, "ratePerMinute",
+		    json_object_new_int64(qs[i]->adm.rate_per_minute));
+		json_object_object_add(x, "waiting",
+		    json_object_new_int64(waiting));
+		json_object_object_add(x, "serving",
+		    json_object_new_int64(serving));
+		json_object_object_add(x, "issued",
+		    json_object_new_int64(qs[i]->adm.last_number));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "queues", a);
+	http_json(r, 200, o);
+	json_object_put(o);
+	qops_list_free(qs, n);
 }

@@ -116,6 +116,8 @@ static const struct route routes[] = {
 	{ P,  "/admin/keys/:id/revoke", AUTH_SESSION, ADMIN,
 	    console_key_revoke },
 	{ GH, "/admin/audit",		AUTH_SESSION, ADMIN, console_audit },
+	{ GH, "/admin/live",		AUTH_SESSION, ADMIN,
+	    console_live_list },
 	/* Prometheus (page-metrics.c); its own address/token check. */
 	{ GH, "/metrics",		AUTH_NONE, 0,	    page_metrics },
 	/* The admin API (api-admin.c); a ":name" segment is r->arg. */

@@ -3,6 +3,41 @@
 // reload.  Everything else in the console works without JavaScript.
 'use strict';
 
+// The queue list: its numbers every 3 s from /admin/live.
+(function () {
+	const list = document.getElementById('queue-list');
+	if (list === null)
+		return;
+	async function refresh() {
+		try {
+			const r = await fetch(list.dataset.live, {
+			    credentials: 'same-origin',
+			    headers: { Accept: 'application/json' } });
+			if (r.ok) {
+				const d = await r.json();
+				for (const q of d.queues) {
+					const tr = list.querySelector(
+					    `tr[data-slug="${q.slug}"]`);
+					if (tr === null)
+						continue;
+					for (const td of tr.querySelectorAll(
+					    'td[data-col]')) {
+						const k = td.dataset.col;
+						td.textContent = k === 'state' ?
+						    (q.active ? 'running' :
+						    'paused') : String(q[k]);
+					}
+				}
+				list.dataset.refreshed = String(Date.now());
+			}
+		} catch (e) {
+			// Try again at the next tick.
+		}
+		setTimeout(refresh, 3000);
+	}
+	setTimeout(refresh, 3000);
+})();
+
 (function () {
 	const dash = document.getElementById('dashboard');
 	if (dash === null)

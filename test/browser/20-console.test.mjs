@@ -9,7 +9,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { launch, openPage, env, uniqueSlug, sleep } from './lib.mjs';
+import { launch, openPage, env, uniqueSlug, sleep, createQueue, join }
+    from './lib.mjs';
 import { addUser } from '../http/console.mjs';
 import { dbSQL } from '../http/lib.mjs';
 
@@ -206,4 +207,52 @@ test('log-in throttling: 5 wrong passwords for a user, then 429 even ' +
 	// other users still log in from it.
 	const v = addUser();
 	await login(page, v);
+});
+
+test('the queue list keeps its numbers live without a reload', async (t) => {
+	const u = addUser();
+	const q = createQueue({ rate: 1, burst: 1 });
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	await login(page, u);
+	const row = page.locator(`tr[data-slug="${q.slug}"]`);
+	assert.equal(await row.locator('td[data-col=issued]').textContent(),
+	    '0');
+	await page.evaluate(() => { window.notReloaded = true; });
+	for (let i = 1; i <= 3; i++)
+		assert.equal((await join(q.slug)).number, i);
+	await page.waitForFunction((slug) => {
+		const tr = document.querySelector(`tr[data-slug="${slug}"]`);
+		return tr.querySelector('td[data-col=issued]').textContent ===
+		    '3';
+	}, q.slug, { timeout: 10000 });
+	assert.equal(await row.locator('td[data-col=waiting]').textContent(),
+	    '2');
+	assert.equal(await page.evaluate(() => window.notReloaded), true);
+});
+
+test('session expiry in the browser: idle, then absolute', async (t) => {
+	const u = addUser();
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	const uid = dbSQL(`SELECT id FROM admin_user WHERE name = '${u.name}'`)
+	    [0][0];
+	// Idle: last request session-idle (1800 s) + 1 s ago.
+	await login(page, u);
+	dbSQL('UPDATE admin_session SET last_seen_ms = last_seen_ms - ' +
+	    `1801000 WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
+	// Idle one second short of the limit: still in.
+	await login(page, u);
+	dbSQL('UPDATE admin_session SET last_seen_ms = last_seen_ms - ' +
+	    `1799000 WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/');
+	// Absolute: logged in session-max (43200 s) + 1 s ago, though
+	// active just now.
+	dbSQL('UPDATE admin_session SET created_ms = created_ms - 43201000 ' +
+	    `WHERE user_id = ${uid}`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
 });

@@ -46,6 +46,8 @@ commands:
   set-rate SLUG N      admit N visitors per minute
   rotate-secret SLUG   new signing secret, printed once
   delete SLUG --yes    remove a queue for good
+  user add|passwd|disable|enable NAME, user list [--json]
+                       console users (passwords asked, never argv)
   key create SLUG --name NAME
                        make an API key for the queue; prints it once
   key list [SLUG]      API keys (id, queue, name, prefix, last use)
