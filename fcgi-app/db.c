@@ -155,6 +155,22 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SET SESSION max_statement_time = ?" },
 	[STMT_NOW] = { 0, 1,
 	    "SELECT " DBNOW_SQL },
+	/*
+	 * The worker's leader lock (MariaDB/MySQL named locks): taken
+	 * without waiting, held by the session, released by the server when
+	 * the session ends.  CHECK answers 1 only while this very session
+	 * holds it, so a reconnected session reads as "not leader".  None is
+	 * retried after a lost connection.
+	 */
+	[STMT_LEADER_GET] = { 1, 0,
+	    "SELECT COALESCE(GET_LOCK(?, 0), 0)" },
+	[STMT_LEADER_CHECK] = { 1, 0,
+	    "SELECT COALESCE(IS_USED_LOCK(?) = CONNECTION_ID(), 0)" },
+	[STMT_LEADER_RELEASE] = { 1, 0,
+	    "SELECT COALESCE(RELEASE_LOCK(?), 0)" },
+	/* STMT_STATS_PRUNE: samples older than the retention, in slices. */
+	[STMT_STATS_PRUNE] = { 1, 0,
+	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT 10000" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
