@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
@@ -165,6 +167,10 @@ main(int argc, char *argv[])
 	}
 	if (setup_signals(&wait_mask) == -1)
 		return 1;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		log_errorx("curl_global_init failed");
+		return 1;
+	}
 
 	memset(&w, 0, sizeof(w));
 	w.cfg = &c;
@@ -225,6 +231,7 @@ main(int argc, char *argv[])
 	db_close(lockdb);
 	db_close(w.db);
 	cfg_free(&c);
+	curl_global_cleanup();
 	log_info("stopped");
 	return 0;
 }
