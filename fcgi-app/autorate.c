@@ -18,6 +18,22 @@
 
 static const char *const op_text[AR_OP__MAX] = { "<", "<=", ">", ">=" };
 
+/*
+ * Write d in the shortest of %.15g, %.16g, %.17g that reads back as d
+ * (0.8, not 0.80000000000000004).  Can't fail.
+ */
+static void
+num_text(double d, char *buf, size_t size)
+{
+	int	 prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+}
+
 /* Whether c may be part of a path segment. */
 static int
 seg_char(int c)
@@ -140,14 +156,16 @@ ar_rules_format(const struct ar_rules *rs, char *buf, size_t size)
 {
 	size_t	 i, n = 0;
 	int	 w;
+	char	 num[32];
 
 	if (size == 0)
 		return;
 	buf[0] = '\0';
 	for (i = 0; i < rs->n && n < size; i++) {
-		w = snprintf(buf + n, size - n, "%s%s %s %.17g",
+		num_text(rs->r[i].threshold, num, sizeof(num));
+		w = snprintf(buf + n, size - n, "%s%s %s %s",
 		    i > 0 ? ", " : "", rs->r[i].path, op_text[rs->r[i].op],
-		    rs->r[i].threshold);
+		    num);
 		if (w < 0)
 			break;
 		n += (size_t)w;
@@ -296,8 +314,11 @@ holds(long double v, enum ar_op op, long double t)
 static void
 set_rule(struct ar_eval *ev, const struct ar_rule *r)
 {
-	snprintf(ev->rule, sizeof(ev->rule), "%s %s %.17g", r->path,
-	    op_text[r->op], r->threshold);
+	char	 num[32];
+
+	num_text(r->threshold, num, sizeof(num));
+	snprintf(ev->rule, sizeof(ev->rule), "%s %s %s", r->path,
+	    op_text[r->op], num);
 }
 
 void

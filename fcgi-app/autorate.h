@@ -65,7 +65,7 @@ int	 ar_rules_parse(const char *text, struct ar_rules *out,
 
 /*
  * The normal form of rules: "path op number" joined by ", ", ASCII
- * operators, numbers in %.17g.  Writes at most size bytes (NUL
+ * operators, numbers in the shortest %g form that reads back exactly.  Writes at most size bytes (NUL
  * included).  Can't fail (a short buffer truncates).
  */
 void	 ar_rules_format(const struct ar_rules *, char *buf, size_t size);

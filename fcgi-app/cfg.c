@@ -68,7 +68,8 @@ static const struct cfg_key keys[] = {
 	{ "health-connect-timeout-ms", I(health_connect_timeout_ms), "2000",
 	    100, 10000 },
 	{ "health-timeout-ms", I(health_timeout_ms), "5000", 200, 30000 },
-	{ "health-max-bytes", I(health_max_bytes), "65536", 1024, 1048576 },
+	{ "health-max-bytes", I(health_max_bytes), "262144", 1024,
+	    4194304 },
 };
 
 /*

@@ -57,7 +57,7 @@ test_rules(void)
 	is_int(rs.n, 5, "rules: count");
 	ar_rules_format(&rs, buf, sizeof(buf));
 	is_str(buf, "responseTimeMs < 500, "
-	    "metrics.cpuLoad < 0.80000000000000004, q.depth >= 3, "
+	    "metrics.cpuLoad < 0.8, q.depth >= 3, "
 	    "x <= -1000, y >= 2", "rules: normal form");
 	is_int(ar_rules_parse("", &rs, &why), 0, "rules: empty is valid");
 	is_int(rs.n, 0, "rules: empty has none");
