@@ -57,7 +57,7 @@ show(struct db *db, const char *slug)
 
 /* autorate set SLUG --field value ...; returns the exit status. */
 static int
-set(struct db *db, int argc, char *argv[])
+set(struct db *db, int argc, char *argv[], const struct principal *who)
 {
 	struct option		 opts[AR_F__MAX + 1];
 	struct ar_settings	 in;
@@ -82,13 +82,14 @@ set(struct db *db, int argc, char *argv[])
 	}
 	if (optind != argc || bits == 0)
 		return ctl_usage_error();
-	if (arops_set(db, argv[2], &in, bits, &err) != APP_OK)
+	if (arops_set(db, argv[2], &in, bits, &err, who) != APP_OK)
 		return report(&err);
 	return show(db, argv[2]);
 }
 
 int
-ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[])
+ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
 {
 	struct ar_eval		 ev;
 	struct ar_err		 err;
@@ -104,9 +105,9 @@ ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[])
 	if (strcmp(sub, "show") == 0 && argc == 3)
 		return show(db, slug);
 	if (strcmp(sub, "set") == 0)
-		return set(db, argc, argv);
+		return set(db, argc, argv, who);
 	if (strcmp(sub, "test") == 0 && argc == 3) {
-		er = arops_test(db, c, slug, &ev, &err);
+		er = arops_test(db, c, slug, &ev, &err, who);
 		if (er != APP_OK && strcmp(err.code, "settings_changed") != 0)
 			return report(&err);
 		o = ar_eval_json(&ev);
@@ -120,7 +121,7 @@ ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[])
 	}
 	if ((strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) &&
 	    argc == 3) {
-		if (arops_enable(db, slug, sub[0] == 'e', &err) != APP_OK)
+		if (arops_enable(db, slug, sub[0] == 'e', &err, who) != APP_OK)
 			return report(&err);
 		return show(db, slug);
 	}

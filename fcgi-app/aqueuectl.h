@@ -7,6 +7,7 @@
 
 struct cfg;
 struct db;
+struct principal;
 
 /*
  * Print the usage on stderr and return the exit status of a bad command
@@ -16,10 +17,11 @@ int	 ctl_usage_error(void);
 
 /*
  * "autorate show|set|test|enable|disable|log SLUG ...": argv[0] is
- * "autorate".  Returns the exit status (0 done; 1 failed, or the test
- * did not pass; 2 bad usage or value; 4 no such queue).
+ * "autorate"; changes are made as who (the CLI's principal).  Returns
+ * the exit status (0 done; 1 failed, or the test did not pass; 2 bad
+ * usage or value; 4 no such queue).
  */
 int	 ctl_autorate(struct db *, const struct cfg *, int argc,
-	    char *argv[]);
+	    char *argv[], const struct principal *who);
 
 #endif /* AQUEUECTL_H */

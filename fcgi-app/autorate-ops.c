@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "db-worker.h"
 #include "health.h"
 #include "log.h"
+#include "principal.h"
 #include "queue-ops.h"
 
 enum ar_type { T_INT, T_BOOL, T_STR };
@@ -143,6 +145,103 @@ db_fail(struct ar_err *err, enum app_err er)
 		return fail(err, er, "internal", -1, 500,
 		    "Internal error (logged).");
 	}
+}
+
+/*
+ * Whether who may act on queue_id (qops_in_scope(): a console user or
+ * the CLI on every queue, an API key on its own, the worker).  Returns
+ * APP_OK, or APP_INVALID with code "forbidden" (403).
+ */
+static enum app_err
+scope(const struct principal *who, int64_t queue_id, struct ar_err *err)
+{
+	if (who == NULL || who->kind == PRINCIPAL_NONE ||
+	    !qops_in_scope(who, queue_id))
+		return fail(err, APP_INVALID, "forbidden", -1, 403,
+		    "This API key belongs to another queue.");
+	return APP_OK;
+}
+
+/* The settings of s as audited: what an operator sets, no state. */
+static struct json_object *
+audit_json(const struct ar_settings *s)
+{
+	struct json_object	*o = ar_settings_json(s, NULL);
+
+	if (o == NULL)
+		return NULL;
+	json_object_object_del(o, "testedMs");
+	json_object_object_del(o, "testResult");
+	json_object_object_del(o, "lastPollMs");
+	json_object_object_del(o, "failuresInARow");
+	return o;
+}
+
+/*
+ * One audit row: who did action on queue slug, with the settings before
+ * and after.  Inside the caller's transaction.  Returns APP_OK, APP_DB,
+ * APP_DB_DOWN or APP_ENOMEM.
+ */
+static enum app_err
+audit(struct db *db, const struct principal *who, const char *slug,
+    const char *action, const struct ar_settings *before,
+    const struct ar_settings *after)
+{
+	struct audit_entry	*e;
+	struct json_object	*b, *a;
+	enum app_err		 er = APP_ENOMEM;
+
+	b = audit_json(before);
+	a = audit_json(after);
+	if ((e = calloc(1, sizeof(*e))) != NULL && b != NULL && a != NULL) {
+		snprintf(e->actor_kind, sizeof(e->actor_kind), "%s",
+		    qops_principal_kind(who));
+		e->actor_id = who->id;
+		snprintf(e->actor_name, sizeof(e->actor_name), "%s",
+		    who->name);
+		e->queue_id = after->queue_id;
+		snprintf(e->queue_slug, sizeof(e->queue_slug), "%s", slug);
+		snprintf(e->action, sizeof(e->action), "%s", action);
+		e->before_json = (char *)(uintptr_t)
+		    json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE);
+		e->after_json = (char *)(uintptr_t)
+		    json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE);
+		snprintf(e->client_addr, sizeof(e->client_addr), "%s",
+		    who->addr);
+		er = db_audit_insert(db, e);
+	}
+	free(e);
+	json_object_put(b);
+	json_object_put(a);
+	return er;
+}
+
+/*
+ * Save s and audit the change in one transaction.  Returns APP_OK or
+ * the database's error (err filled; nothing written).
+ */
+static enum app_err
+save_audited(struct db *db, const struct principal *who, const char *slug,
+    const char *action, const struct ar_settings *old,
+    const struct ar_settings *s, int enable_only, struct ar_err *err)
+{
+	enum app_err	 er;
+
+	if ((er = db_begin(db)) != APP_OK)
+		return db_fail(err, er);
+	er = enable_only ? db_ar_enable(db, s->queue_id, s->enabled,
+	    s->updated_ms) : db_ar_save(db, s);
+	if (er == APP_OK)
+		er = audit(db, who, slug, action, old, s);
+	if (er == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK) {
+		db_rollback(db);
+		return db_fail(err, er);
+	}
+	return APP_OK;
 }
 
 /* The refusal of field f's value. */
@@ -281,7 +380,7 @@ check(struct ar_settings *s, struct ar_err *err)
 
 enum app_err
 arops_set(struct db *db, const char *slug, const struct ar_settings *in,
-    unsigned int set, struct ar_err *err)
+    unsigned int set, struct ar_err *err, const struct principal *who)
 {
 	struct ar_settings	 s, old;
 	enum app_err		 er;
@@ -290,6 +389,8 @@ arops_set(struct db *db, const char *slug, const struct ar_settings *in,
 	memset(err, 0, sizeof(*err));
 	err->field = -1;
 	if ((er = load(db, slug, &s, NULL, NULL, err)) != APP_OK)
+		return er;
+	if ((er = scope(who, s.queue_id, err)) != APP_OK)
 		return er;
 	old = s;
 	for (i = 0; i < AR_F__MAX; i++) {
@@ -330,9 +431,8 @@ arops_set(struct db *db, const char *slug, const struct ar_settings *in,
 	s.updated_ms = qops_now(db);
 	if (s.updated_ms <= old.updated_ms)
 		s.updated_ms = old.updated_ms + 1;
-	if ((er = db_ar_save(db, &s)) != APP_OK)
-		return db_fail(err, er);
-	return APP_OK;
+	return save_audited(db, who, slug, "autorate_update", &old, &s, 0,
+	    err);
 }
 
 struct json_object *
@@ -360,7 +460,7 @@ ar_eval_json(const struct ar_eval *ev)
 
 enum app_err
 arops_test(struct db *db, const struct cfg *c, const char *slug,
-    struct ar_eval *ev, struct ar_err *err)
+    struct ar_eval *ev, struct ar_err *err, const struct principal *who)
 {
 	struct ar_settings	 s;
 	struct ar_rules		 rs;
@@ -378,6 +478,8 @@ arops_test(struct db *db, const struct cfg *c, const char *slug,
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->sample, sizeof(ev->sample), "{}");
 	if ((er = load(db, slug, &s, &rate, &found, err)) != APP_OK)
+		return er;
+	if ((er = scope(who, s.queue_id, err)) != APP_OK)
 		return er;
 	if (!found || s.url[0] == '\0')
 		return fail(err, APP_INVALID, "invalid_health_url", AR_F_URL,
@@ -427,9 +529,10 @@ arops_test(struct db *db, const struct cfg *c, const char *slug,
 }
 
 enum app_err
-arops_enable(struct db *db, const char *slug, int on, struct ar_err *err)
+arops_enable(struct db *db, const char *slug, int on, struct ar_err *err,
+    const struct principal *who)
 {
-	struct ar_settings	 s;
+	struct ar_settings	 s, old;
 	enum app_err		 er;
 	int			 found = 0;
 
@@ -437,15 +540,22 @@ arops_enable(struct db *db, const char *slug, int on, struct ar_err *err)
 	err->field = -1;
 	if ((er = load(db, slug, &s, NULL, &found, err)) != APP_OK)
 		return er;
+	if ((er = scope(who, s.queue_id, err)) != APP_OK)
+		return er;
 	if (on && (!found || s.tested_ms == 0))
 		return fail(err, APP_INVALID, "test_required", -1, 409,
 		    "Auto-rate needs a passing test of the current health "
 		    "URL and rules first.");
-	if (!found)
-		return APP_OK;	/* off already */
-	if ((er = db_ar_enable(db, s.queue_id, on ? 1 : 0, qops_now(db))) !=
-	    APP_OK)
-		return db_fail(err, er);
+	if (!found || s.enabled == (on ? 1 : 0))
+		return APP_OK;	/* as asked already */
+	old = s;
+	s.enabled = on ? 1 : 0;
+	s.updated_ms = qops_now(db);
+	if (s.updated_ms <= old.updated_ms)
+		s.updated_ms = old.updated_ms + 1;
+	if ((er = save_audited(db, who, slug, on ? "autorate_enable" :
+	    "autorate_disable", &old, &s, 1, err)) != APP_OK)
+		return er;
 	log_info("autorate %s: %s", slug, on ? "enabled" : "disabled");
 	return APP_OK;
 }

@@ -23,6 +23,7 @@
 
 struct cfg;
 struct db;
+struct principal;
 
 #define AR_RULES_MAX	16	/* rules per queue */
 #define AR_PATH_MAX	128	/* bytes of a dotted path */
@@ -65,8 +66,9 @@ int	 ar_rules_parse(const char *text, struct ar_rules *out,
 
 /*
  * The normal form of rules: "path op number" joined by ", ", ASCII
- * operators, numbers in the shortest %g form that reads back exactly.  Writes at most size bytes (NUL
- * included).  Can't fail (a short buffer truncates).
+ * operators, numbers in the shortest %g form that reads back exactly.
+ * Writes at most size bytes (NUL included).  Can't fail (a short buffer
+ * truncates).
  */
 void	 ar_rules_format(const struct ar_rules *, char *buf, size_t size);
 
@@ -254,10 +256,16 @@ enum app_err	 arops_get(struct db *, const char *slug,
  * the passing test and turns auto-rate off (it needs a new test).
  * Returns APP_OK, APP_INVALID, APP_NOTFOUND, APP_DB or APP_DB_DOWN;
  * nothing is written on failure.
+ *
+ * arops_set, arops_test and arops_enable act for who: refused with
+ * APP_INVALID, code "forbidden" (403) when who is NULL, nobody, or an
+ * API key of another queue (qops_in_scope()); set and enable write an
+ * audit row ("autorate_update", "autorate_enable", "autorate_disable",
+ * the settings before and after) in the change's transaction.
  */
 enum app_err	 arops_set(struct db *, const char *slug,
 		    const struct ar_settings *in, unsigned int set,
-		    struct ar_err *err);
+		    struct ar_err *err, const struct principal *who);
 
 /*
  * The one-time test: poll the health URL now and judge the answer with
@@ -268,7 +276,8 @@ enum app_err	 arops_set(struct db *, const char *slug,
  * rules yet), APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err	 arops_test(struct db *, const struct cfg *c,
-		    const char *slug, struct ar_eval *ev, struct ar_err *err);
+		    const char *slug, struct ar_eval *ev, struct ar_err *err,
+		    const struct principal *who);
 
 /*
  * Turn auto-rate on (needs a passing test of the current URL and rules,
@@ -276,7 +285,7 @@ enum app_err	 arops_test(struct db *, const struct cfg *c,
  * Returns APP_OK, APP_INVALID, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err	 arops_enable(struct db *, const char *slug, int on,
-		    struct ar_err *err);
+		    struct ar_err *err, const struct principal *who);
 
 /*
  * The settings as a new JSON object (API keys as names; rules as the

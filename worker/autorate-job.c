@@ -95,7 +95,7 @@ poll_one(struct worker_ctx *w, struct ar_item *it)
 	action = ar_action_name(ar_decide(&ctl, &s->mem, ev.state, now, rate,
 	    &nr));
 	if (nr != rate && !s->dry_run &&
-	    qops_set_rate(w->db, it->slug, nr, &qerr) != APP_OK) {
+	    qops_set_rate(w->db, it->slug, nr, &qerr, &w->who) != APP_OK) {
 		log_warnx("autorate %s: setting the rate to %lld failed: %s",
 		    it->slug, (long long)nr, qops_reason_code(qerr.reason));
 		action = "failed";

@@ -59,6 +59,12 @@ commands:
                        turn auto-rate on (needs a passing test) or off
   autorate log SLUG [--limit N]
                        the latest decisions, newest first, as JSON
+  key create SLUG --name NAME
+                       make an API key for the queue; prints it once
+  key list [SLUG]      API keys (id, queue, name, prefix, last use)
+  key revoke ID        refuse the key from now on
+  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
+                       the audit log, newest first, as JSON lines
 
 options:
   -f config            configuration file (default: $AQUEUE_CONF,
