@@ -338,3 +338,117 @@ test('dry-run: decides and logs, changes nothing', async (t) => {
 	assert.equal(show(q.slug).ratePerMinute, 100, 'the rate is unchanged');
 	setHealthy();
 });
+
+// ---- the REST admin API --------------------------------------------------
+
+// newKey(slug): an API key made by the CLI.
+async function newKey(slug) {
+	const r = await run('key', 'create', slug, '--name', 'autorate-test');
+	const k = /^key: (qak_\S+)$/m.exec(r.stdout);
+	assert.ok(k, r.stdout + r.stderr);
+	return k[1];
+}
+
+// rest(method, path, key, body): resolves {status, json}.
+async function rest(method, path, key, body) {
+	const res = await fetch(`${env.base}/api/admin/queue${path}`, {
+		method,
+		headers: { authorization: `Bearer ${key}`,
+		    ...(body !== undefined ?
+		    { 'content-type': 'application/json' } : {}) },
+		body: body !== undefined ? JSON.stringify(body) : undefined,
+	});
+	const text = await res.text();
+	let json = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		// not JSON
+	}
+	return { status: res.status, json, text };
+}
+
+test('REST: settings, 422 with the field, the test, enabling, the log, ' +
+    'scope', async () => {
+	setHealthy();
+	const q = createQueue({ rate: 100 });
+	const other = createQueue({ rate: 100 });
+	const id = show(q.slug).id;
+	assert.equal(typeof id, 'number');
+	const key = await newKey(q.slug);
+	const otherKey = await newKey(other.slug);
+	const base = `/sites/${id}/autorate`;
+
+	let r = await rest('GET', base, key);
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.enabled, false);
+	assert.equal(r.json.healthUrl, '');
+	assert.equal(r.json.intervalSeconds, 10);
+
+	// C20 through the API: 422 naming the field, nothing changed.
+	for (const url of ['file:///etc/passwd', 'http://0x7f.1/',
+	    'http://169.254.169.254/latest/meta-data/']) {
+		r = await rest('PATCH', base, key, { healthUrl: url });
+		assert.equal(r.status, 422, url);
+		assert.equal(r.json.error, 'invalid_health_url');
+		assert.equal(r.json.field, 'healthUrl');
+		assert.equal(typeof r.json.message, 'string');
+	}
+	r = await rest('PATCH', base, key, { cutPercent: '20' });
+	assert.equal(r.status, 422);
+	assert.deepEqual([r.json.error, r.json.field],
+	    ['invalid_value', 'cutPercent']);
+	r = await rest('GET', base, key);
+	assert.equal(r.json.healthUrl, '');
+	assert.equal(r.json.cutPercent, 20);
+
+	// Enabling without a test: 409.
+	r = await rest('PATCH', base, key, { enabled: true });
+	assert.equal(r.status, 409);
+	assert.equal(r.json.error, 'test_required');
+
+	r = await rest('PATCH', base, key, { healthUrl: `${SHOP}/health`,
+	    allowPrivateNetwork: true, rules: ['metrics.cpuLoad < 0.8',
+	    'responseTimeMs \u2264 3000'], intervalSeconds: 30, id: 99,
+	    unknownField: 'ignored' });
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.rules, 'metrics.cpuLoad < 0.8, ' +
+	    'responseTimeMs <= 3000');
+	assert.equal(r.json.intervalSeconds, 30);
+	r = await rest('POST', `${base}/test`, key);
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.passed, true);
+	assert.equal(r.json.state, 'healthy');
+	assert.equal(r.json.sample['metrics.cpuLoad'], 0.2);
+	r = await rest('PATCH', base, key, { enabled: true });
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.enabled, true);
+	r = await rest('PATCH', base, key, { enabled: false });
+	assert.equal(r.json.enabled, false);
+	r = await rest('GET', `${base}/log?limit=1`, key);
+	assert.equal(r.status, 200);
+	assert.equal(r.json.log.length, 1);
+	assert.deepEqual([r.json.log[0].kind, r.json.log[0].action],
+	    ['test', 'pass']);
+	r = await rest('GET', `${base}/log?limit=0`, key);
+	assert.equal(r.status, 400);
+	assert.equal(r.json.error, 'invalid_limit');
+
+	// Another queue's key: 403 on every route, nothing changed.
+	for (const [m, p, b] of [['GET', base], ['PATCH', base,
+	    { dryRun: true }], ['POST', `${base}/test`],
+	    ['GET', `${base}/log`]]) {
+		r = await rest(m, p, otherKey, b);
+		assert.equal(r.status, 403, `${m} ${p}`);
+		assert.equal(r.json.error, 'forbidden');
+	}
+	assert.equal((await rest('GET', base, key)).json.dryRun, false);
+
+	// The audit log has the changes, made with the key.
+	const audit = (await run('audit', '--queue', q.slug)).stdout
+	    .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+	const actions = audit.map((e) => e.action);
+	assert.ok(actions.includes('autorate_update'), actions.join());
+	assert.ok(actions.includes('autorate_enable'), actions.join());
+	assert.ok(actions.includes('autorate_disable'), actions.join());
+});
