@@ -35,10 +35,23 @@ struct cfg {
 	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
-	int64_t	 stats_retention_s;	/* worker: keep samples, seconds */
 	int64_t	 health_connect_timeout_ms;	/* auto-rate: connect */
 	int64_t	 health_timeout_ms;	/* auto-rate: whole request */
 	int64_t	 health_max_bytes;	/* auto-rate: response size cap */
+	int64_t	 instance_report_ms;	/* pool reports itself, ms */
+	int64_t	 stats_interval_ms;	/* queue samples, ms; 0 = none */
+	int64_t	 stats_retention_s;	/* samples kept, seconds */
+	int64_t	 instance_stale_ms;	/* unseen instances dropped, ms */
+	char	*metrics_allow;	/* /metrics client addresses "a,b/n" */
+	char	*metrics_token;	/* /metrics bearer token, or "" */
+	int64_t	 argon2_t_cost;	/* Argon2id passes */
+	int64_t	 argon2_m_cost;	/* Argon2id memory, KiB */
+	int64_t	 argon2_parallelism;	/* Argon2id lanes */
+	int64_t	 session_idle_s;	/* console session idle expiry */
+	int64_t	 session_max_s;	/* console session absolute expiry */
+	int64_t	 login_user_failures;	/* failed logins per user ... */
+	int64_t	 login_addr_failures;	/* ... per client address ... */
+	int64_t	 login_window_s;	/* ... within this many seconds */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

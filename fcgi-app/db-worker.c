@@ -64,20 +64,6 @@ db_leader_release(struct db *db)
 	return lock_stmt(db, STMT_LEADER_RELEASE, &v);
 }
 
-enum app_err
-db_stats_prune(struct db *db, int64_t before_ms, int64_t *deleted)
-{
-	MYSQL_BIND	 p[1];
-	enum app_err	 er;
-
-	*deleted = 0;
-	db_bind_int(&p[0], &before_ms);
-	if ((er = db_run(db, STMT_STATS_PRUNE, p, NULL, NULL)) != APP_OK)
-		return er;
-	*deleted = db_affected(db, STMT_STATS_PRUNE);
-	return APP_OK;
-}
-
 /* ---- auto-rate --------------------------------------------------------- */
 
 /* Result buffers of the AR_COLS columns. */

@@ -31,14 +31,6 @@ enum app_err db_leader_check(struct db *, int *held);
 /* Release the lock (RELEASE_LOCK).  Returns APP_OK, APP_DB, APP_DB_DOWN. */
 enum app_err db_leader_release(struct db *);
 
-/*
- * Delete up to 10,000 samples of queue_stats older than before_ms (DB
- * Unix ms); *deleted is how many went.  Returns APP_OK, APP_DB or
- * APP_DB_DOWN.
- */
-enum app_err db_stats_prune(struct db *, int64_t before_ms,
-	    int64_t *deleted);
-
 /* ---- auto-rate (struct ar_settings: autorate.h) ---- */
 struct ar_settings;
 
@@ -106,7 +98,10 @@ enum app_err db_ar_log_add(struct db *, const struct ar_log_entry *e);
 enum app_err db_ar_log_list(struct db *, int64_t queue_id, int64_t limit,
 	    int (*row)(const struct ar_log_entry *, void *), void *arg);
 
-/* Delete up to 10,000 log entries older than before_ms. */
+/*
+ * Delete up to 10,000 log entries older than before_ms (DB Unix ms);
+ * *deleted is how many went.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
 enum app_err db_ar_log_prune(struct db *, int64_t before_ms,
 	    int64_t *deleted);
 

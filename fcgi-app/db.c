@@ -181,9 +181,6 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT COALESCE(IS_USED_LOCK(?) = CONNECTION_ID(), 0)" },
 	[STMT_LEADER_RELEASE] = { 1, 0,
 	    "SELECT COALESCE(RELEASE_LOCK(?), 0)" },
-	/* STMT_STATS_PRUNE: samples older than the retention, in slices. */
-	[STMT_STATS_PRUNE] = { 1, 0,
-	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT 10000" },
 	/*
 	 * Auto-rate: the settings (written by operators, never the st_*
 	 * columns), the controller's memory (written by the worker's leader
@@ -286,6 +283,48 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_KEY_REVOKE] = { 1, 0,
 	    "UPDATE api_key SET revoked_ms = " DBNOW_SQL " WHERE id = ? "
 	    "AND revoked_ms IS NULL" },
+	/* STMT_INSTANCE_*: a process reports itself (db-stats.c). */
+	[STMT_INSTANCE_UPSERT] = { 10, 0,
+	    "INSERT INTO instance (id, kind, host, pid, workers, busy, "
+	    "cpu_pct, rss_kb, rps_json, leader, started_ms, seen_ms) "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " DBNOW_SQL ", "
+	    DBNOW_SQL ") ON DUPLICATE KEY UPDATE kind = VALUES(kind), "
+	    "host = VALUES(host), pid = VALUES(pid), "
+	    "workers = VALUES(workers), busy = VALUES(busy), "
+	    "cpu_pct = VALUES(cpu_pct), rss_kb = VALUES(rss_kb), "
+	    "rps_json = VALUES(rps_json), leader = VALUES(leader), "
+	    "seen_ms = VALUES(seen_ms)" },
+	[STMT_INSTANCE_DELETE] = { 1, 0,
+	    "DELETE FROM instance WHERE id = ?" },
+	[STMT_INSTANCE_PURGE] = { 1, 0,
+	    "DELETE FROM instance WHERE seen_ms < " DBNOW_SQL " - ?" },
+	[STMT_INSTANCE_LIST] = { 1, 1,
+	    "SELECT id, kind, host, pid, workers, busy, cpu_pct, rss_kb, "
+	    "rps_json, leader, started_ms, seen_ms FROM instance "
+	    "WHERE seen_ms >= " DBNOW_SQL " - ? ORDER BY id" },
+	/*
+	 * STMT_STATS_LOCK: 1 when this session holds the sampler's named
+	 * lock (kept from an earlier call, or taken now without waiting).
+	 */
+	[STMT_STATS_LOCK] = { 2, 0,
+	    "SELECT IF(IS_USED_LOCK(?) = CONNECTION_ID(), 1, "
+	    "COALESCE(GET_LOCK(?, 0), 0))" },
+	[STMT_STATS_PREV] = { 2, 1,
+	    "SELECT issued, sampled_ms FROM queue_stats WHERE queue_id = ? "
+	    "AND sampled_ms <= ? ORDER BY sampled_ms DESC LIMIT 1" },
+	[STMT_STATS_FIRST] = { 1, 1,
+	    "SELECT issued, sampled_ms FROM queue_stats WHERE queue_id = ? "
+	    "ORDER BY sampled_ms LIMIT 1" },
+	[STMT_STATS_INSERT] = { 8, 0,
+	    "INSERT IGNORE INTO queue_stats (queue_id, sampled_ms, waiting, "
+	    "inflow_per_min, rate_per_minute, serving, issued, active) "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
+	[STMT_STATS_PURGE] = { 1, 0,
+	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT 10000" },
+	[STMT_STATS_SERIES] = { 2, 1,
+	    "SELECT sampled_ms, waiting, inflow_per_min, rate_per_minute, "
+	    "serving, issued, active FROM queue_stats WHERE queue_id = ? "
+	    "AND sampled_ms >= ? ORDER BY sampled_ms" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

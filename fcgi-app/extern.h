@@ -116,6 +116,7 @@ struct req {
 	struct principal	 who;		/* admin routes: who asks */
 	char			 arg[SLUG_MAX + 1];	/* the route's
 					   ":name" segment, or "" */
+	int			 status;	/* HTTP status sent, or 0 */
 };
 
 /* req.c */

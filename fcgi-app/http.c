@@ -120,6 +120,7 @@ http_send(struct req *r, int status, const char *ctype, const void *body,
 		return;
 	}
 	r->responded = 1;
+	r->status = status;
 	/* libfcgi's printf knows no %zu: lengths go through %lu. */
 	FCGX_FPrintF(out, "Status: %d %s\r\n", status, reason(status));
 	if (ctype != NULL)

@@ -26,6 +26,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "extern.h"
+#include "instance.h"
 #include "log.h"
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
@@ -380,6 +381,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	size_t		 i;
 	int		 sig, crashed;
 	char		*pid_file;
+	struct db	*mdb;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -396,6 +398,10 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old_since = 0;
 	write_pid(c);
 	(void)writers_init(p.n);
+	(void)instance_shm_init();
+	/* The master's own connection: its report and the queue samples. */
+	mdb = db_open(c);
+	db_limit_statements(mdb);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
 	    c->listen : "fd 0", p.n);
 	for (i = 0; i < p.n; i++)
@@ -456,8 +462,11 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				continue;	/* next tick */
 			spawn(&p, i, fd, c, &orig);
 		}
+		instance_pool_tick(mdb, c, p.pids, p.n);
 	}
 	stop_all(&p);
+	(void)instance_remove(mdb, "pool");
+	db_close(mdb);
 	pid_file = c->pid_file;
 	if (pid_file[0] != '\0')
 		unlink(pid_file);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api-admin.h"
 #include "api-autorate.h"
@@ -17,6 +18,7 @@
 #include "auth.h"
 #include "cfg.h"
 #include "extern.h"
+#include "instance.h"
 #include "page-gateway.h"
 #include "page-info.h"
 #include "page-join.h"
@@ -403,7 +405,11 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	unsigned int		 methods = 0, flags = 0;
 	size_t			 i;
 	enum app_err		 er;
+	enum inst_ep		 ep = INST_EP_OTHER;
+	struct timespec		 t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	instance_request_begin();
 	req_init(&r, fr, c, db);
 	slug[0] = '\0';
 	/* The first route whose pattern matches and takes the method. */
@@ -416,6 +422,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		flags |= routes[i].flags;
 		if (rt == NULL && (routes[i].methods & M(r.method)))
 			rt = &routes[i];
+		if (ep == INST_EP_OTHER || rt == &routes[i])
+			ep = instance_ep_of(routes[i].pattern);
 		/* Literal paths shadow the patterns after them. */
 		if (strchr(routes[i].pattern, ':') == NULL)
 			break;
@@ -490,5 +498,9 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 out:
 	if (!r.responded)
 		http_error(&r, 500, "internal_error", "Internal error.");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	instance_request_end(ep, r.status,
+	    (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000);
 	req_free(&r);
 }

@@ -24,6 +24,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "db-worker.h"
+#include "instance.h"
 #include "log.h"
 #include "worker.h"
 
@@ -140,7 +141,7 @@ main(int argc, char *argv[])
 	struct timespec		 ts;
 	int64_t			*due, next_leader = 0, wake, t;
 	size_t			 i;
-	int			 ch, check_only = 0;
+	int			 ch, check_only = 0, was;
 
 	log_open("aqueue-worker", 0);
 	while ((ch = getopt(argc, argv, "c:f:n")) != -1)
@@ -193,7 +194,11 @@ main(int argc, char *argv[])
 	while (!stop_sig) {
 		w.now_ms = db_clock_ms(w.db);
 		if (now_ms() >= next_leader) {
+			was = w.leader;
 			leader_step(&w, lockdb);
+			/* A new role: every job is due now (the report too). */
+			for (i = 0; was != w.leader && i < worker_njobs; i++)
+				due[i] = 0;
 			/* Keep the DB clock offset fresh. */
 			(void)db_now_ms(w.db, &t);
 			w.now_ms = db_clock_ms(w.db);
@@ -223,6 +228,7 @@ main(int argc, char *argv[])
 	}
 
 	log_info("stopping on signal %d", (int)stop_sig);
+	(void)instance_remove(w.db, "worker");
 	if (w.leader) {
 		(void)db_leader_release(lockdb);
 		log_info("leader: released the lock '%s'", DB_LEADER_LOCK);

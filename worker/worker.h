@@ -64,6 +64,10 @@ extern const size_t		 worker_njobs;
 /* Jobs (one line each, alphabetical by file). */
 enum app_err	 job_autorate(struct worker_ctx *);
 int64_t		 job_autorate_next(struct worker_ctx *);
-enum app_err	 job_stats_retention(struct worker_ctx *);
+enum app_err	 job_autorate_retention(struct worker_ctx *);
+enum app_err	 job_instance(struct worker_ctx *);
+int64_t		 job_instance_next(struct worker_ctx *);
+enum app_err	 job_stats(struct worker_ctx *);
+int64_t		 job_stats_next(struct worker_ctx *);
 
 #endif /* WORKER_H */

@@ -101,6 +101,8 @@ _st_packages=(
 	'valgrind cmd:valgrind'
 	'chromium cmd:chromium'
 	'faketime cmd:faketime'
+	'libargon2-dev pc:libargon2'
+	'prometheus cmd:prometheus'
 )
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the

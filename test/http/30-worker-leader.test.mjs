@@ -6,8 +6,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 import {
-	env, leaderLockHolder, sleep, stack, startWorker, waitFor,
+	dbSQL, env, leaderLockHolder, sleep, stack, startWorker, waitFor,
 } from './lib.mjs';
+import { hostname } from 'node:os';
+
+// The worker rows of table instance: {id: leader}.
+function workerRows() {
+	return Object.fromEntries(dbSQL("SELECT id, leader FROM instance " +
+	    "WHERE kind = 'worker'").map(([id, l]) => [id, Number(l)]));
+}
 
 const stackLog = () => readFileSync(`${env.vardir}/log/aqueue-worker.log`,
     'utf8');
@@ -16,6 +23,12 @@ test('the stack runs one worker, and it leads', async () => {
 	await waitFor(() => / leader: took the lock 'aqueue-worker-leader'/
 	    .test(stackLog()), 5000);
 	assert.notEqual(leaderLockHolder(), null);
+	// It reports itself as an instance, kind "worker", leading.
+	const pid = Number(readFileSync(`${env.vardir}/pids/aqueue-worker.pid`,
+	    'utf8'));
+	const id = `worker:${hostname()}:${pid}`;
+	await waitFor(() => workerRows()[id] === 1, 5000, 100,
+	    'the instance row');
 });
 
 test('kill -9 of the leader: the standby leads within 5 s, one leader at ' +
@@ -50,6 +63,9 @@ test('kill -9 of the leader: the standby leads within 5 s, one leader at ' +
 	assert.doesNotMatch(standby.text(), / leader: /);
 	const held = leaderLockHolder();
 	assert.notEqual(held, null);
+	const idOf = (w) => `worker:${hostname()}:${w.pid}`;
+	await waitFor(() => workerRows()[idOf(leader)] === 1 &&
+	    workerRows()[idOf(standby)] === 0, 8000, 100, 'instance rows');
 
 	const t0 = Date.now();
 	const how = await leader.kill('SIGKILL');
@@ -61,10 +77,14 @@ test('kill -9 of the leader: the standby leads within 5 s, one leader at ' +
 	const now = leaderLockHolder();
 	assert.notEqual(now, null);
 	assert.notEqual(now, held);
+	await waitFor(() => workerRows()[idOf(standby)] === 1, 3000, 100,
+	    'the new leader\'s instance row');
 
 	// SIGTERM: the current step ends, the lock is released, exit 0.
 	const end = await standby.stop();
 	assert.deepEqual(end, { code: 0, sig: null });
 	assert.match(standby.text(), /leader: released the lock/);
 	assert.equal(leaderLockHolder(), null);
+	assert.equal(workerRows()[idOf(standby)], undefined,
+	    'a clean stop removes its instance row');
 });

@@ -1,0 +1,156 @@
+/*
+ * instance.h - every running process (a FastCGI pool's master, the
+ * background worker) reports itself into table instance every few
+ * seconds: host, pid, workers, busy workers, CPU, memory, requests per
+ * second by endpoint (/queue/healthz excluded).  Readers (the dashboard,
+ * /metrics) drop rows not seen for instance-stale-ms.
+ *
+ * A pool counts its requests in a shared anonymous mapping that the
+ * master creates before it forks (instance_shm_init()); workers add to
+ * it with C11 atomics after each request, so counting costs the request
+ * path no database work.  The master reads the counters for its report
+ * and /metrics reads them for the pool that answers the scrape.
+ */
+#ifndef INSTANCE_H
+#define INSTANCE_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aqueue.h"
+
+struct cfg;
+struct db;
+
+/* Endpoints requests are counted by. */
+enum inst_ep {
+	INST_EP_ROOM,		/* GET /queue/<slug> */
+	INST_EP_JOIN,
+	INST_EP_STATUS,
+	INST_EP_TOKEN,
+	INST_EP_ENTER,
+	INST_EP_VERIFY,
+	INST_EP_INFO,
+	INST_EP_HEALTHZ,	/* counted, never in requests per second */
+	INST_EP_ADMIN,		/* /admin/... (console) */
+	INST_EP_API,		/* /api/... */
+	INST_EP_METRICS,	/* /metrics */
+	INST_EP_OTHER,		/* anything else, 404s included */
+	INST_EP__MAX
+};
+
+/* Status codes counted one by one; others count as INST_ST_OTHER. */
+#define INST_ST__MAX	21
+#define INST_ST_OTHER	(INST_ST__MAX - 1)
+
+/* Latency histogram buckets (upper bounds), the last one +Inf. */
+#define INST_BUCKETS	12
+
+/*
+ * A copy of a pool's counters: requests by endpoint and status, the
+ * latency histogram by endpoint (cumulative per bucket as OpenMetrics
+ * wants it: bucket i counts requests that took at most the bound of i),
+ * the sum of latencies in microseconds, and workers inside a request.
+ */
+struct inst_counts {
+	uint64_t	 requests[INST_EP__MAX][INST_ST__MAX];
+	uint64_t	 le[INST_EP__MAX][INST_BUCKETS];
+	uint64_t	 sum_us[INST_EP__MAX];
+	int64_t		 busy;
+};
+
+/* The name of endpoint e ("join", "room", ...).  Static; can't fail. */
+const char	*instance_ep_name(enum inst_ep e);
+
+/*
+ * The endpoint of a route pattern: "/queue/:slug/<x>" by <x>,
+ * "/queue/:slug" is the room, "/queue/healthz" healthz; other paths by
+ * their first segment ("admin", "api", "metrics"); else INST_EP_OTHER.
+ * Can't fail.
+ */
+enum inst_ep	 instance_ep_of(const char *pattern);
+
+/* The status code counted in slot i (0 for INST_ST_OTHER). */
+int		 instance_status_code(size_t i);
+
+/*
+ * The upper bound of bucket i in seconds as OpenMetrics writes it
+ * ("0.005", ..., "+Inf").  Static; can't fail.
+ */
+const char	*instance_bucket_le(size_t i);
+
+/*
+ * In a pool's master before it forks: create the shared counters.
+ * Returns 0, or -1 (logged; requests are then not counted).
+ */
+int		 instance_shm_init(void);
+
+/*
+ * A worker starts answering a request / has answered one with status
+ * after elapsed_us microseconds.  No-ops without instance_shm_init().
+ * Can't fail.
+ */
+void		 instance_request_begin(void);
+void		 instance_request_end(enum inst_ep e, int status,
+		    int64_t elapsed_us);
+
+/*
+ * Copy the pool's counters into *out (all zero without the shared
+ * mapping).  Returns 1 when the pool counts, else 0.
+ */
+int		 instance_counts(struct inst_counts *out);
+
+/*
+ * This process's instance id, "kind:host:pid" (kind "pool" or
+ * "worker"), into buf of size n.  Returns 0, or -1 when it does not fit.
+ */
+int		 instance_id(const char *kind, char *buf, size_t n);
+
+/*
+ * CPU time (user + system, clock ticks as in /proc/<pid>/stat) and
+ * resident memory (KiB) of the processes pids[0..n-1], summed; pids
+ * that are gone or 0 are skipped.  Linux /proc(5).  Can't fail.
+ */
+void		 instance_proc_usage(const pid_t *pids, size_t n,
+		    int64_t *cpu_ticks, int64_t *rss_kb);
+
+/* What a process reports; see table instance. */
+struct instance_report {
+	const char	*kind;		/* "pool" or "worker" */
+	int64_t		 workers;
+	int64_t		 busy;
+	double		 cpu_pct;	/* 100 = one core, since last report */
+	int64_t		 rss_kb;
+	const char	*rps_json;	/* {"join":1.5}; NULL: "{}" */
+	int		 leader;	/* worker: holds the leadership */
+};
+
+/*
+ * Upsert the calling process's row of table instance (id from
+ * instance_id(r->kind), host from gethostname(2), pid getpid()) with
+ * the database's time as seen_ms (and started_ms on the first report).
+ * Returns APP_OK, APP_INVALID (kind too long), APP_DB or APP_DB_DOWN.
+ */
+enum app_err	 instance_report(struct db *, const struct instance_report *r);
+
+/*
+ * Delete the calling process's row (on a clean stop).  Returns APP_OK,
+ * APP_INVALID, APP_DB or APP_DB_DOWN.
+ */
+enum app_err	 instance_remove(struct db *, const char *kind);
+
+/*
+ * The pool master's periodic work, called about once a second from its
+ * loop: every instance-report-ms it reports the pool (workers, busy,
+ * CPU and RSS of master and children from /proc, requests per second
+ * by endpoint since the previous report from the shared counters), and
+ * every stats-interval-ms, while it holds the database's named lock
+ * "aqueue-stats", it samples every queue (stats_sample()).  Database
+ * failures are logged and retried at the next interval.  Can't fail.
+ */
+void		 instance_pool_tick(struct db *, const struct cfg *,
+		    const pid_t *children, size_t n);
+
+#endif /* INSTANCE_H */
