@@ -2,9 +2,10 @@
  * api-autorate.c - a queue's auto-rate in the REST admin API, under
  * /api/admin/queue/sites/<id>/autorate: the settings (GET, PATCH, with
  * "enabled"), the one-time test of the health URL (POST .../test) and
- * the decision log (GET .../log?limit=N).  Validation, scope and the
- * audit log are the auto-rate operations' (autorate-ops.c), the same as
- * for the CLI.
+ * the decision log (GET .../log?limit=N); and the queue's fairness
+ * report (GET /sites/<id>/fairness, .../fairness.csv).  Validation,
+ * scope and the audit log are the auto-rate operations'
+ * (autorate-ops.c), the same as for the CLI.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "aqueue.h"
 #include "autorate.h"
 #include "extern.h"
+#include "fairness.h"
 #include "queue-ops.h"
 #include "visitor.h"
 
@@ -44,10 +46,10 @@ ar_answer(struct req *r, const struct ar_err *err)
 /*
  * The slug of the route's ":id" queue, for r->who: 404 for a malformed
  * or unknown id, 403 for an API key of another queue.  Returns a new
- * string the caller frees, or NULL after answering.
+ * string the caller frees, or NULL after answering; *idp is the id.
  */
 static char *
-site_slug(struct req *r)
+site_slug_id(struct req *r, int64_t *idp)
 {
 	struct queue	*q = NULL;
 	struct qops_err	 err;
@@ -74,7 +76,17 @@ site_slug(struct req *r)
 	}
 	slug = xstrdup(q->slug);
 	qops_queue_free(q);
+	*idp = id;
 	return slug;
+}
+
+/* site_slug_id() without the id. */
+static char *
+site_slug(struct req *r)
+{
+	int64_t	 id;
+
+	return site_slug_id(r, &id);
 }
 
 /* Answer the settings of slug (200). */
@@ -281,4 +293,52 @@ api_autorate_log(struct req *r)
 	json_object_object_add(o, "log", a);
 	http_json(r, 200, o);
 	json_object_put(o);
+}
+
+/* The fairness report of the route's queue as JSON or CSV. */
+static void
+fairness(struct req *r, int as_csv)
+{
+	struct json_object	*o;
+	int64_t			 id;
+	enum app_err		 er;
+	char			*slug, *csv;
+
+	if ((slug = site_slug_id(r, &id)) == NULL)
+		return;
+	er = fair_report(r->db, id, slug, 0, 0, &o);
+	free(slug);
+	if (er == APP_DB_DOWN) {
+		http_db_down(r);
+		return;
+	}
+	if (er != APP_OK) {
+		http_error(r, 500, "internal_error", "Internal error.");
+		return;
+	}
+	if (!as_csv) {
+		http_json(r, 200, o);
+		json_object_put(o);
+		return;
+	}
+	csv = fair_csv(o);
+	json_object_put(o);
+	if (csv == NULL) {
+		http_error(r, 500, "internal_error", "Internal error.");
+		return;
+	}
+	http_send(r, 200, "text/csv; charset=utf-8", csv, strlen(csv));
+	free(csv);
+}
+
+void
+api_fairness(struct req *r)
+{
+	fairness(r, 0);
+}
+
+void
+api_fairness_csv(struct req *r)
+{
+	fairness(r, 1);
 }

@@ -15,4 +15,8 @@ void	 api_autorate_test(struct req *);
 /* GET /sites/<id>/autorate/log?limit=N: newest first, {"log":[...]}. */
 void	 api_autorate_log(struct req *);
 
+/* GET /sites/<id>/fairness and .../fairness.csv: the fairness report. */
+void	 api_fairness(struct req *);
+void	 api_fairness_csv(struct req *);
+
 #endif /* API_AUTORATE_H */

@@ -70,6 +70,9 @@ static const char usage_text[] =
     "                       turn auto-rate on (needs a passing test) or off\n"
     "  autorate log SLUG [--limit N]\n"
     "                       the latest decisions, newest first, as JSON\n"
+    "  report SLUG [--json|--csv] [--since MS] [--until MS]\n"
+    "                       fairness: served-order inversions, waits\n"
+    "                       P50/P90/P99, admissions per minute vs rate\n"
     "  key create SLUG --name NAME\n"
     "                       make an API key for the queue; prints it once\n"
     "  key list [SLUG]      API keys (id, queue, name, prefix, last use)\n"
@@ -747,6 +750,8 @@ main(int argc, char *argv[])
 		rc = cmd_audit(db, argc, argv);
 	else if (strcmp(cmd, "autorate") == 0)
 		rc = ctl_autorate(db, &c, argc, argv, &cli_who);
+	else if (strcmp(cmd, "report") == 0)
+		rc = ctl_report(db, argc, argv);
 	else
 		usage(0);
 	db_close(db);

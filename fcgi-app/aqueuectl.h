@@ -24,4 +24,12 @@ int	 ctl_usage_error(void);
 int	 ctl_autorate(struct db *, const struct cfg *, int argc,
 	    char *argv[], const struct principal *who);
 
+/*
+ * "report SLUG [--json|--csv] [--since MS] [--until MS]": the fairness
+ * report.
+ * Returns the exit status (0 done, 1 failed, 2 bad usage, 4 no such
+ * queue).
+ */
+int	 ctl_report(struct db *, int argc, char *argv[]);
+
 #endif /* AQUEUECTL_H */

@@ -361,3 +361,92 @@ db_ar_log_prune(struct db *db, int64_t before_ms, int64_t *deleted)
 	*deleted = db_affected(db, STMT_AR_LOG_PRUNE);
 	return APP_OK;
 }
+
+/* ---- the fairness report ---------------------------------------------- */
+
+enum app_err
+db_served_add(struct db *db, int64_t queue_id, int64_t number)
+{
+	MYSQL_BIND	 p[2];
+
+	db_bind_int(&p[0], &queue_id);
+	db_bind_int(&p[1], &number);
+	return db_run(db, STMT_SERVED_ADD, p, NULL, NULL);
+}
+
+enum app_err
+db_served_prune(struct db *db, int64_t before_ms, int64_t *deleted)
+{
+	MYSQL_BIND	 p[1];
+	enum app_err	 er;
+
+	*deleted = 0;
+	db_bind_int(&p[0], &before_ms);
+	if ((er = db_run(db, STMT_SERVED_PRUNE, p, NULL, NULL)) != APP_OK)
+		return er;
+	*deleted = db_affected(db, STMT_SERVED_PRUNE);
+	return APP_OK;
+}
+
+struct fair_arg {
+	struct fair_sample	 s;
+	int64_t			 number, served_ms;
+	int			(*srow)(const struct fair_sample *, void *);
+	int			(*nrow)(int64_t, int64_t, void *);
+	void			*arg;
+};
+
+static int
+fair_sample_row(void *arg)
+{
+	struct fair_arg	*a = arg;
+
+	return a->srow(&a->s, a->arg);
+}
+
+static int
+fair_served_row(void *arg)
+{
+	struct fair_arg	*a = arg;
+
+	return a->nrow(a->number, a->served_ms, a->arg);
+}
+
+enum app_err
+db_fair_samples(struct db *db, int64_t queue_id, int64_t since_ms,
+    int64_t until_ms, int (*row)(const struct fair_sample *, void *),
+    void *arg)
+{
+	struct fair_arg	 a;
+	MYSQL_BIND	 p[3], r[4];
+
+	memset(&a, 0, sizeof(a));
+	a.srow = row;
+	a.arg = arg;
+	db_bind_int(&p[0], &queue_id);
+	db_bind_int(&p[1], &since_ms);
+	db_bind_int(&p[2], &until_ms);
+	db_bind_int(&r[0], &a.s.t_ms);
+	db_bind_int(&r[1], &a.s.issued);
+	db_bind_int(&r[2], &a.s.serving);
+	db_bind_int(&r[3], &a.s.rate);
+	return db_run_each(db, STMT_FAIR_SAMPLES, p, r, fair_sample_row, &a);
+}
+
+enum app_err
+db_fair_served(struct db *db, int64_t queue_id, int64_t since_ms,
+    int64_t until_ms, int (*row)(int64_t, int64_t, void *), void *arg)
+{
+	struct fair_arg	 a;
+	MYSQL_BIND	 p[3], r[2];
+
+	memset(&a, 0, sizeof(a));
+	a.nrow = row;
+	a.arg = arg;
+	db_bind_int(&p[0], &queue_id);
+	db_bind_int(&p[1], &since_ms);
+	db_bind_int(&p[2], &until_ms);
+	db_bind_int(&r[0], &a.number);
+	db_bind_int(&r[1], &a.served_ms);
+	return db_run_each(db, STMT_FAIR_SERVED, p, r, fair_served_row, &a);
+}

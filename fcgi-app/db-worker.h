@@ -105,4 +105,36 @@ enum app_err db_ar_log_list(struct db *, int64_t queue_id, int64_t limit,
 enum app_err db_ar_log_prune(struct db *, int64_t before_ms,
 	    int64_t *deleted);
 
+/* ---- the fairness report ---- */
+
+/*
+ * Record that number of queue_id got its first token now (DB time);
+ * a later call for the same number changes nothing.  Returns APP_OK,
+ * APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_served_add(struct db *, int64_t queue_id, int64_t number);
+
+/* Delete up to 10,000 served records older than before_ms. */
+enum app_err db_served_prune(struct db *, int64_t before_ms,
+	    int64_t *deleted);
+
+/* One queue_stats sample as the fairness report reads it. */
+struct fair_sample {
+	int64_t	 t_ms, issued, serving, rate;
+};
+
+/*
+ * Queue queue_id's samples from since_ms to until_ms (inclusive),
+ * oldest first, and its served numbers in that time in the order they
+ * were served: row(arg) per row with the values in *s or (number,
+ * served_ms); -1 stops (APP_ENOMEM).  Return APP_OK, APP_DB,
+ * APP_DB_DOWN or APP_ENOMEM.
+ */
+enum app_err db_fair_samples(struct db *, int64_t queue_id, int64_t since_ms,
+	    int64_t until_ms, int (*row)(const struct fair_sample *, void *),
+	    void *arg);
+enum app_err db_fair_served(struct db *, int64_t queue_id, int64_t since_ms,
+	    int64_t until_ms, int (*row)(int64_t number, int64_t served_ms,
+	    void *), void *arg);
+
 #endif /* DB_WORKER_H */

@@ -232,6 +232,23 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "WHERE queue_id = ? ORDER BY id DESC LIMIT ?" },
 	[STMT_AR_LOG_PRUNE] = { 1, 0,
 	    "DELETE FROM autorate_log WHERE at_ms < ? LIMIT 10000" },
+	/*
+	 * The fairness report: a number's first token (never a second row),
+	 * the queue's samples and served numbers since a time.
+	 */
+	[STMT_SERVED_ADD] = { 2, 0,
+	    "INSERT IGNORE INTO queue_served (queue_id, number, served_ms) "
+	    "VALUES (?, ?, " DBNOW_SQL ")" },
+	[STMT_SERVED_PRUNE] = { 1, 0,
+	    "DELETE FROM queue_served WHERE served_ms < ? LIMIT 10000" },
+	[STMT_FAIR_SAMPLES] = { 3, 1,
+	    "SELECT sampled_ms, issued, serving, rate_per_minute "
+	    "FROM queue_stats WHERE queue_id = ? AND sampled_ms >= ? "
+	    "AND sampled_ms <= ? ORDER BY sampled_ms" },
+	[STMT_FAIR_SERVED] = { 3, 1,
+	    "SELECT number, served_ms FROM queue_served WHERE queue_id = ? "
+	    "AND served_ms >= ? AND served_ms <= ? "
+	    "ORDER BY served_ms, number" },
 	[STMT_QUEUE_GET_BY_ID] = { 1, 1,
 	    "SELECT " QUEUE_COLS " FROM queue WHERE id = ?" },
 	/* STMT_QUEUE_LIST_PAGE: after id ?, at most ? rows, by id. */

@@ -120,6 +120,10 @@ static const struct route routes[] = {
 	    api_autorate_test },
 	{ GH, "/api/admin/queue/sites/:id/autorate/log", AUTH_ADMIN, ADMIN,
 	    api_autorate_log },
+	{ GH, "/api/admin/queue/sites/:id/fairness", AUTH_ADMIN, ADMIN,
+	    api_fairness },
+	{ GH, "/api/admin/queue/sites/:id/fairness.csv", AUTH_ADMIN, ADMIN,
+	    api_fairness_csv },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))

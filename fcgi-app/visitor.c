@@ -14,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "fairness.h"
 #include "jsonbody.h"
 #include "token.h"
 #include "visitor.h"
@@ -120,9 +121,14 @@ char *
 visitor_token(struct req *r, int64_t number)
 {
 	const struct qentry	*e = r->qe;
+	char			*tok;
 
-	return token_sign(e->q->slug, e->secret, SECRET_LEN, number,
+	tok = token_sign(e->q->slug, e->secret, SECRET_LEN, number,
 	    r->now_ms / 1000, e->q->token_ttl_s, 0);
+	/* The served order of the fairness report: first tokens only. */
+	if (tok != NULL)
+		fair_served_record(r->db, e->q->id, number);
+	return tok;
 }
 
 enum visitor_err

@@ -83,21 +83,30 @@ job_instance_next(struct worker_ctx *w)
 }
 
 /*
- * Delete auto-rate log entries older than stats-retention, up to
- * 10,000 per run (a long backlog goes in slices, a minute apart).
- * Returns APP_OK or the database's error.
+ * Delete auto-rate log entries and served records (the fairness
+ * report's) older than stats-retention, up to 10,000 of each per run
+ * (a long backlog goes in slices, a minute apart).  Returns APP_OK or
+ * the database's error.
  */
 enum app_err
 job_autorate_retention(struct worker_ctx *w)
 {
-	int64_t		 n;
+	int64_t		 n, before;
 	enum app_err	 er;
 
-	er = db_ar_log_prune(w->db, w->now_ms - w->cfg->stats_retention_s *
-	    1000, &n);
+	before = w->now_ms - w->cfg->stats_retention_s * 1000;
+
+	er = db_ar_log_prune(w->db, before, &n);
 	if (er == APP_OK && n > 0)
 		log_info("autorate: deleted %lld log entries older than %lld s",
 		    (long long)n, (long long)w->cfg->stats_retention_s);
+	if (er != APP_OK)
+		return er;
+	er = db_served_prune(w->db, before, &n);
+	if (er == APP_OK && n > 0)
+		log_info("fairness: deleted %lld served records older "
+		    "than %lld s", (long long)n,
+		    (long long)w->cfg->stats_retention_s);
 	return er;
 }
 
@@ -105,7 +114,7 @@ const struct worker_job worker_jobs[] = {
 	{ "instance", 0, 0, job_instance_next, job_instance },
 	{ "autorate", JOB_LEADER, 0, job_autorate_next, job_autorate },
 	{ "stats", JOB_LEADER, 0, job_stats_next, job_stats },
-	{ "autorate-retention", JOB_LEADER, 60000, NULL,
+	{ "retention", JOB_LEADER, 60000, NULL,
 	    job_autorate_retention },
 };
 

@@ -59,6 +59,9 @@ commands:
                        turn auto-rate on (needs a passing test) or off
   autorate log SLUG [--limit N]
                        the latest decisions, newest first, as JSON
+  report SLUG [--json|--csv] [--since MS] [--until MS]
+                       fairness: served-order inversions, waits
+                       P50/P90/P99, admissions per minute vs rate
   key create SLUG --name NAME
                        make an API key for the queue; prints it once
   key list [SLUG]      API keys (id, queue, name, prefix, last use)
