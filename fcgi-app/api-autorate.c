@@ -163,6 +163,42 @@ field_text(enum ar_field f, struct json_object *v)
 	return xasprintf("%lld", (long long)json_object_get_int64(v));
 }
 
+/*
+ * Whether the fields in bits of in change what the last test covered
+ * (URL, rules in normal form, private network) of slug's settings:
+ * answers 409 test_required and returns 1 if so, 500/503 and -1 when
+ * the settings cannot be read, 0 when nothing tested changes.
+ */
+static int
+changes_tested(struct req *r, const char *slug, const struct ar_settings *in,
+    unsigned int bits)
+{
+	struct ar_settings	 cur;
+	struct ar_rules		 rs;
+	struct ar_err		 err;
+	const char		*why;
+	char			 norm[sizeof(cur.rules)];
+
+	if (arops_get(r->db, slug, &cur, &err) != APP_OK) {
+		ar_answer(r, &err);
+		return -1;
+	}
+	snprintf(norm, sizeof(norm), "%s", in->rules);
+	if ((bits & AR_BIT(AR_F_RULES)) &&
+	    ar_rules_parse(in->rules, &rs, &why) == 0)
+		ar_rules_format(&rs, norm, sizeof(norm));
+	if (((bits & AR_BIT(AR_F_URL)) && strcmp(in->url, cur.url) != 0) ||
+	    ((bits & AR_BIT(AR_F_RULES)) && strcmp(norm, cur.rules) != 0) ||
+	    ((bits & AR_BIT(AR_F_ALLOW_PRIVATE)) &&
+	    in->allow_private != cur.allow_private)) {
+		http_error(r, 409, "test_required", "A new health URL, rules "
+		    "or network setting need a passing test before auto-rate "
+		    "can be enabled: save them, test, then enable.");
+		return 1;
+	}
+	return 0;
+}
+
 void
 api_autorate_patch(struct req *r)
 {
@@ -223,6 +259,15 @@ api_autorate_patch(struct req *r)
 		}
 		enabled = json_object_get_boolean(v);
 	}
+	/*
+	 * Enabling together with a new URL, rules or network setting can
+	 * never pass (the change drops the test): refuse it before writing
+	 * anything.
+	 */
+	if (enabled == 1 && (bits & (AR_BIT(AR_F_URL) | AR_BIT(AR_F_RULES) |
+	    AR_BIT(AR_F_ALLOW_PRIVATE))) != 0 &&
+	    changes_tested(r, slug, &in, bits) != 0)
+		goto out;
 	if (bits != 0 && arops_set(r->db, slug, &in, bits, &err, &r->who) !=
 	    APP_OK) {
 		ar_answer(r, &err);

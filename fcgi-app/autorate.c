@@ -261,50 +261,88 @@ find_path(struct json_object *doc, const char *path,
 	return 1;
 }
 
+/* A metric's value, kept exact: an integer or a finite double. */
+struct numval {
+	int		 kind;	/* 0 int64, 1 uint64 > INT64_MAX, 2 double */
+	int64_t		 i;
+	uint64_t	 u;
+	double		 d;
+};
+
 /*
  * The number at v, exactly: integers (also beyond 2^53, and unsigned
- * above INT64_MAX) and finite doubles, as a long double (64-bit or wider
- * mantissa: every int64 is exact).  Returns NULL and sets *out, or the
- * reason it is unknown ("not_numeric", "non_finite").
+ * above INT64_MAX) and finite doubles.  Returns NULL and sets *out, or
+ * the reason it is unknown ("not_numeric", "non_finite").
  */
 static const char *
-number_of(struct json_object *v, long double *out)
+number_of(struct json_object *v, struct numval *out)
 {
-	double	 d;
-	int64_t	 i;
-
+	memset(out, 0, sizeof(*out));
 	switch (json_object_get_type(v)) {
 	case json_type_int:
-		i = json_object_get_int64(v);
-		if (i == INT64_MAX)
-			*out = (long double)json_object_get_uint64(v);
-		else
-			*out = (long double)i;
+		out->i = json_object_get_int64(v);
+		if (out->i == INT64_MAX &&
+		    json_object_get_uint64(v) > (uint64_t)INT64_MAX) {
+			out->kind = 1;
+			out->u = json_object_get_uint64(v);
+		}
 		return NULL;
 	case json_type_double:
-		d = json_object_get_double(v);
-		if (!isfinite(d))
-			return "non_finite";
-		*out = (long double)d;
-		return NULL;
+		out->kind = 2;
+		out->d = json_object_get_double(v);
+		return isfinite(out->d) ? NULL : "non_finite";
 	default:
 		return "not_numeric";
 	}
 }
 
+/*
+ * Compare v with the finite double t exactly (no rounding of a large
+ * integer to a double): -1 when v < t, 0 when equal, 1 when v > t.
+ */
+static int
+cmp_num(const struct numval *v, double t)
+{
+	double	 fl;
+	int64_t	 fi;
+
+	switch (v->kind) {
+	case 2:
+		return v->d < t ? -1 : v->d > t;
+	case 1:		/* above 2^63 - 1; doubles from 2^63 are integers */
+		if (t < 9223372036854775808.0)
+			return 1;
+		if (t >= 18446744073709551616.0)
+			return -1;
+		return v->u < (uint64_t)t ? -1 : v->u > (uint64_t)t;
+	default:
+		if (t >= 9223372036854775808.0)
+			return -1;
+		if (t < -9223372036854775808.0)
+			return 1;
+		fl = floor(t);
+		fi = (int64_t)fl;
+		if (v->i != fi)
+			return v->i < fi ? -1 : 1;
+		return t > fl ? -1 : 0;
+	}
+}
+
 /* Whether "v op t" holds. */
 static int
-holds(long double v, enum ar_op op, long double t)
+holds(const struct numval *v, enum ar_op op, double t)
 {
+	int	 c = cmp_num(v, t);
+
 	switch (op) {
 	case AR_LT:
-		return v < t;
+		return c < 0;
 	case AR_LE:
-		return v <= t;
+		return c <= 0;
 	case AR_GT:
-		return v > t;
+		return c > 0;
 	case AR_GE:
-		return v >= t;
+		return c >= 0;
 	default:
 		return 0;
 	}
@@ -329,7 +367,8 @@ ar_judge(const struct ar_rules *rs, int64_t band_pct, int64_t response_ms,
 	struct json_object	*doc = NULL, *v, *sample;
 	enum json_tokener_error	 te;
 	const char		*why = NULL, *s;
-	long double		 val, t, m;
+	struct numval		 val;
+	double			 t, m;
 	size_t			 i, leaves = 0;
 	int			 need_json = 0, broken = -1, band = -1;
 
@@ -372,7 +411,8 @@ ar_judge(const struct ar_rules *rs, int64_t band_pct, int64_t response_ms,
 		const struct ar_rule *r = &rs->r[i];
 
 		if (strcmp(r->path, AR_RESPONSE_TIME) == 0) {
-			val = (long double)response_ms;
+			memset(&val, 0, sizeof(val));
+			val.i = response_ms;
 			json_object_object_add(sample, r->path,
 			    json_object_new_int64(response_ms));
 		} else if (!find_path(doc, r->path, &v)) {
@@ -385,12 +425,13 @@ ar_judge(const struct ar_rules *rs, int64_t band_pct, int64_t response_ms,
 			set_rule(ev, r);
 			break;
 		}
-		t = (long double)r->threshold;
-		m = fabsl(t) * (long double)band_pct / 100.0L;
-		if (!holds(val, r->op, t)) {
+		t = r->threshold;
+		m = fabs(t) * (double)band_pct / 100.0;
+		if (!holds(&val, r->op, t)) {
 			if (broken < 0)
 				broken = (int)i;
-		} else if (!holds(val, r->op, r->op <= AR_LE ? t - m : t + m)) {
+		} else if (!holds(&val, r->op, r->op <= AR_LE ? t - m :
+		    t + m)) {
 			if (band < 0)
 				band = (int)i;
 		}

@@ -114,6 +114,23 @@ leader_step(struct worker_ctx *w, struct db *lockdb)
 }
 
 /*
+ * Whether a stop signal arrived (it stays pending, blocked, until the
+ * loop waits): then no further step starts.  Can't fail.
+ */
+static int
+stop_pending(void)
+{
+	sigset_t	 p;
+
+	if (stop_sig)
+		return 1;
+	if (sigpending(&p) == -1)
+		return 0;
+	return sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1 ||
+	    sigismember(&p, SIGHUP) == 1;
+}
+
+/*
  * Run job i: log an error it returns, then set its next deadline.
  */
 static void
@@ -204,7 +221,7 @@ main(int argc, char *argv[])
 			w.now_ms = db_clock_ms(w.db);
 			next_leader = now_ms() + LEADER_TICK_MS;
 		}
-		for (i = 0; i < worker_njobs && !stop_sig; i++) {
+		for (i = 0; i < worker_njobs && !stop_pending(); i++) {
 			if ((worker_jobs[i].flags & JOB_LEADER) && !w.leader)
 				continue;
 			if (due[i] <= w.now_ms)

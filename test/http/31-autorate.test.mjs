@@ -423,6 +423,14 @@ test('REST: settings, 422 with the field, the test, enabling, the log, ' +
 	r = await rest('PATCH', base, key, { enabled: true });
 	assert.equal(r.status, 200, r.text);
 	assert.equal(r.json.enabled, true);
+	// A new URL with "enabled": refused whole (it would need a test).
+	r = await rest('PATCH', base, key, { healthUrl: `${SHOP}/other`,
+	    enabled: true });
+	assert.equal(r.status, 409, r.text);
+	assert.equal(r.json.error, 'test_required');
+	r = await rest('GET', base, key);
+	assert.deepEqual([r.json.healthUrl, r.json.enabled],
+	    [`${SHOP}/health`, true]);
 	r = await rest('PATCH', base, key, { enabled: false });
 	assert.equal(r.json.enabled, false);
 	r = await rest('GET', `${base}/log?limit=1`, key);
