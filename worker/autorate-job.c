@@ -160,13 +160,13 @@ job_autorate(struct worker_ctx *w)
 }
 
 /*
- * The next run: the earliest poll due, but at least every second (new
- * and changed settings are seen within a second).
+ * The next run: the earliest poll due, but at least every 5 seconds
+ * (newly enabled queues are seen within that).
  */
 int64_t
 job_autorate_next(struct worker_ctx *w)
 {
-	int64_t	 t = w->now_ms + 1000;
+	int64_t	 t = w->now_ms + 5000;
 
 	return next_due != 0 && next_due < t ? next_due : t;
 }

@@ -30,6 +30,8 @@
 
 /* How often the leader lock is checked, or tried by a standby. */
 #define LEADER_TICK_MS	1000
+/* How often the offset to the database's clock is measured again. */
+#define CLOCK_TICK_MS	30000
 
 static volatile sig_atomic_t	 stop_sig;
 
@@ -156,7 +158,8 @@ main(int argc, char *argv[])
 	const char		*conf = "/etc/aqueue/aqueue.conf";
 	sigset_t		 wait_mask;
 	struct timespec		 ts;
-	int64_t			*due, next_leader = 0, wake, t;
+	int64_t			*due, next_leader = 0, next_clock = 0, wake;
+	int64_t			 t;
 	size_t			 i;
 	int			 ch, check_only = 0, was;
 
@@ -216,8 +219,11 @@ main(int argc, char *argv[])
 			/* A new role: every job is due now (the report too). */
 			for (i = 0; was != w.leader && i < worker_njobs; i++)
 				due[i] = 0;
-			/* Keep the DB clock offset fresh. */
-			(void)db_now_ms(w.db, &t);
+			/* Keep the DB clock offset fresh, twice a minute. */
+			if (now_ms() >= next_clock) {
+				(void)db_now_ms(w.db, &t);
+				next_clock = now_ms() + CLOCK_TICK_MS;
+			}
 			w.now_ms = db_clock_ms(w.db);
 			next_leader = now_ms() + LEADER_TICK_MS;
 		}
