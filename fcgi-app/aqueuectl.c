@@ -19,6 +19,7 @@
 
 #include "admission.h"
 #include "aqueue.h"
+#include "aqueuectl.h"
 #include "cfg.h"
 #include "db.h"
 #include "log.h"
@@ -59,6 +60,22 @@ static const char usage_text[] =
     "  delete SLUG --yes    remove a queue for good\n"
     "  user add|passwd|disable|enable NAME, user list [--json]\n"
     "                       console users (passwords asked, never argv)\n"
+    "  autorate show SLUG   auto-rate settings and state, as JSON\n"
+    "  autorate set SLUG [--health-url URL] [--rules 'PATH OP N, ...']\n"
+    "         [--allow-private 0|1] [--interval S] [--min N] [--max N]\n"
+    "         [--step N] [--cut PCT] [--cooldown S] [--band PCT]\n"
+    "         [--failures N] [--dry-run 0|1]\n"
+    "                       change auto-rate settings (a new URL or\n"
+    "                       rules turn it off until tested again)\n"
+    "  autorate test SLUG   poll the health URL once and judge it; a\n"
+    "                       pass is recorded (exit 1 if it fails)\n"
+    "  autorate enable SLUG | autorate disable SLUG\n"
+    "                       turn auto-rate on (needs a passing test) or off\n"
+    "  autorate log SLUG [--limit N]\n"
+    "                       the latest decisions, newest first, as JSON\n"
+    "  report SLUG [--json|--csv] [--since MS] [--until MS]\n"
+    "                       fairness: served-order inversions, waits\n"
+    "                       P50/P90/P99, admissions per minute vs rate\n"
     "  key create SLUG --name NAME\n"
     "                       make an API key for the queue; prints it once\n"
     "  key list [SLUG]      API keys (id, queue, name, prefix, last use)\n"
@@ -80,6 +97,13 @@ usage(int asked)
 {
 	fputs(usage_text, asked ? stdout : stderr);
 	exit(asked ? 0 : EXIT_USAGE);
+}
+
+int
+ctl_usage_error(void)
+{
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
 }
 
 /*
@@ -729,6 +753,10 @@ main(int argc, char *argv[])
 		rc = cmd_key(db, argc, argv);
 	else if (strcmp(cmd, "audit") == 0)
 		rc = cmd_audit(db, argc, argv);
+	else if (strcmp(cmd, "autorate") == 0)
+		rc = ctl_autorate(db, &c, argc, argv, &cli_who);
+	else if (strcmp(cmd, "report") == 0)
+		rc = ctl_report(db, argc, argv);
 	else
 		usage(0);
 	db_close(db);

@@ -35,6 +35,9 @@ struct cfg {
 	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
+	int64_t	 health_connect_timeout_ms;	/* auto-rate: connect */
+	int64_t	 health_timeout_ms;	/* auto-rate: whole request */
+	int64_t	 health_max_bytes;	/* auto-rate: response size cap */
 	int64_t	 instance_report_ms;	/* pool reports itself, ms */
 	int64_t	 stats_interval_ms;	/* queue samples, ms; 0 = none */
 	int64_t	 stats_retention_s;	/* samples kept, seconds */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "api-admin.h"
+#include "api-autorate.h"
 #include "aqueue.h"
 #include "auth.h"
 #include "cfg.h"
@@ -141,6 +142,19 @@ static const struct route routes[] = {
 	    api_site_audit },
 	{ M(METHOD_DELETE), "/api/admin/queue/keys/:id", AUTH_ADMIN,
 	    ADMIN | RF_NO_KEY, api_key_revoke },
+	/* Auto-rate of a queue (api-autorate.c). */
+	{ GH, "/api/admin/queue/sites/:id/autorate", AUTH_ADMIN, ADMIN,
+	    api_autorate_get },
+	{ M(METHOD_PATCH), "/api/admin/queue/sites/:id/autorate", AUTH_ADMIN,
+	    ADMIN, api_autorate_patch },
+	{ P, "/api/admin/queue/sites/:id/autorate/test", AUTH_ADMIN, ADMIN,
+	    api_autorate_test },
+	{ GH, "/api/admin/queue/sites/:id/autorate/log", AUTH_ADMIN, ADMIN,
+	    api_autorate_log },
+	{ GH, "/api/admin/queue/sites/:id/fairness", AUTH_ADMIN, ADMIN,
+	    api_fairness },
+	{ GH, "/api/admin/queue/sites/:id/fairness.csv", AUTH_ADMIN, ADMIN,
+	    api_fairness_csv },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))

@@ -14,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "fairness.h"
 #include "instance.h"
 #include "jsonbody.h"
 #include "token.h"
@@ -121,14 +122,17 @@ char *
 visitor_token(struct req *r, int64_t number)
 {
 	const struct qentry	*e = r->qe;
-	char			*t;
+	char			*tok;
 
-	t = token_sign(e->q->slug, e->secret, SECRET_LEN, number,
+	tok = token_sign(e->q->slug, e->secret, SECRET_LEN, number,
 	    r->now_ms / 1000, e->q->token_ttl_s, 0);
-	/* Counted for /metrics in shared memory: no database work. */
-	if (t != NULL)
+	if (tok != NULL) {
+		/* Counted for /metrics in shared memory: no database work. */
 		instance_token_issued(e->q->id);
-	return t;
+		/* The served order of the fairness report: first tokens. */
+		fair_served_record(r->db, e->q->id, number);
+	}
+	return tok;
 }
 
 enum visitor_err

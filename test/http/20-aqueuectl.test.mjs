@@ -48,6 +48,22 @@ commands:
   delete SLUG --yes    remove a queue for good
   user add|passwd|disable|enable NAME, user list [--json]
                        console users (passwords asked, never argv)
+  autorate show SLUG   auto-rate settings and state, as JSON
+  autorate set SLUG [--health-url URL] [--rules 'PATH OP N, ...']
+         [--allow-private 0|1] [--interval S] [--min N] [--max N]
+         [--step N] [--cut PCT] [--cooldown S] [--band PCT]
+         [--failures N] [--dry-run 0|1]
+                       change auto-rate settings (a new URL or
+                       rules turn it off until tested again)
+  autorate test SLUG   poll the health URL once and judge it; a
+                       pass is recorded (exit 1 if it fails)
+  autorate enable SLUG | autorate disable SLUG
+                       turn auto-rate on (needs a passing test) or off
+  autorate log SLUG [--limit N]
+                       the latest decisions, newest first, as JSON
+  report SLUG [--json|--csv] [--since MS] [--until MS]
+                       fairness: served-order inversions, waits
+                       P50/P90/P99, admissions per minute vs rate
   key create SLUG --name NAME
                        make an API key for the queue; prints it once
   key list [SLUG]      API keys (id, queue, name, prefix, last use)

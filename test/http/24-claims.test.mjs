@@ -45,9 +45,14 @@ test('500 status polls and 200 token reads: database reads bounded by ' +
 	// Every worker has the row with all five numbers.
 	await par(64, 32, () => status(q.slug, 5));
 
-	// What one look at the counter adds to it, on an idle server.
-	const idle0 = executed();
-	const idle = executed() - idle0;
+	// What one look at the counter adds to it, on an idle server (the
+	// least of a few looks: background work such as the worker's and
+	// the pool masters' reports may land in one).
+	let idle = Infinity;
+	for (let i = 0; i < 5; i++) {
+		const idle0 = executed();
+		idle = Math.min(idle, executed() - idle0);
+	}
 	// The counter sees the app: past the cache bound, polls read.
 	await sleep(STATUS_BOUND_MS + 50);
 	const p0 = executed();
@@ -75,9 +80,12 @@ test('500 status polls and 200 token reads: database reads bounded by ' +
 	delta = executed() - c0;
 	for (const t of ts)
 		assert.equal(t.status, 200, t.text);
-	// Per worker: the state every TOKEN_BOUND_MS, the row as above.
+	// Per worker: the state every TOKEN_BOUND_MS, the row as above;
+	// and the fairness report's record of a number's first token, at
+	// most once per number in each process (the pool has workers + 1).
 	bound = workers * (Math.ceil(ms / TOKEN_BOUND_MS) + 1 +
-	    Math.ceil(ms / STATUS_BOUND_MS) + 1) + 2 + idle;
+	    Math.ceil(ms / STATUS_BOUND_MS) + 1) + 2 + idle +
+	    js.length * (workers + 1);
 	assert.ok(delta <= bound, `${delta} statements for 200 token reads ` +
 	    `in ${ms} ms; bound ${bound}`);
 	assert.ok(delta < 200, 'fewer reads than requests');

@@ -1,0 +1,69 @@
+/*
+ * fairness.h - the fairness report of a queue (over the retained
+ * samples, or since a time): served-order inversions against the join
+ * order, the wait from join to admission (P50, P90, P99), and
+ * admissions per minute against the configured rate, as JSON and CSV.
+ *
+ * What it reads: the join and admission time of a number are derived
+ * from the queue's samples (queue_stats, every stats-interval-ms: the
+ * issued and serving counts at a time), linearly between two samples,
+ * so they are exact to a sampling interval and cost the visitor path
+ * nothing; the served order is the order of each number's first access
+ * token, recorded by one INSERT IGNORE per first token of a number
+ * (fair_served_record()), never on /status.
+ */
+#ifndef FAIRNESS_H
+#define FAIRNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aqueue.h"
+
+struct db;
+struct json_object;
+
+/* Numbers whose wait is computed at most (beyond, every k-th one). */
+#define FAIR_WAITS_MAX	2000000
+
+/*
+ * The report of queue queue_id (slug for the output) from since_ms to
+ * until_ms (DB Unix ms; 0 and 0 for everything retained), e.g. one
+ * on-sale, as a new JSON object: {"queue","since","until","from","to",
+ * "samples","served","inversions","waitSeconds":{"count","p50","p90",
+ * "p99"},"admissionsPerMinute","configuredRatePerMinute","minutes":
+ * [{"minute","admitted","ratePerMinute"}]}.  Percentiles are
+ * nearest-rank (the ceil(p * n)-th smallest wait); values without data
+ * are null.  Returns APP_OK,
+ * APP_DB, APP_DB_DOWN or APP_ENOMEM (then *out is NULL).
+ */
+enum app_err	 fair_report(struct db *, int64_t queue_id, const char *slug,
+		    int64_t since_ms, int64_t until_ms,
+		    struct json_object **out);
+
+/*
+ * The report as CSV (RFC 4180, CRLF line ends), one metric per row:
+ * "metric,minute,value" with the summary rows first (minute empty) and
+ * then "admitted" and "rate_per_minute" per minute (minute as
+ * YYYY-MM-DDTHH:MM:00Z).  Returns a new string the caller frees, or
+ * NULL when out of memory.
+ */
+char		*fair_csv(struct json_object *report);
+
+/*
+ * Record, best effort, that number of queue_id was handed its first
+ * access token now: one INSERT IGNORE, skipped when this process
+ * recorded the number lately (a small per-process memory) or has no
+ * database connection up; a failure is only logged (the token is
+ * still given).  Can't fail.
+ */
+void		 fair_served_record(struct db *, int64_t queue_id,
+		    int64_t number);
+
+/*
+ * The number of pairs i < j with v[i] > v[j] (inversions), by merge
+ * sort; v is sorted on return (tmp: n scratch elements).  Can't fail.
+ */
+int64_t		 fair_inversions(int64_t *v, int64_t *tmp, size_t n);
+
+#endif /* FAIRNESS_H */

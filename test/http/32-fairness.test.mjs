@@ -1,0 +1,113 @@
+// The fairness report: exact values over scripted samples and served
+// records (aqueuectl report --json / --csv, and the REST routes), and a
+// real token issuance recording the number's first token once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+	createQueue, ctl, dbSQL, env, join, show, token,
+} from './lib.mjs';
+
+// A past window that no live sample of the test stack falls into.
+const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+
+test('report: inversions, wait percentiles, admissions per minute vs ' +
+    'the rate, as JSON and CSV', () => {
+	const q = createQueue({ rate: 30 });
+	const id = show(q.slug).id;
+	// 60 numbers joined evenly over the first minute (number n at
+	// n s), admitted 30 a minute (n <= 30 at 2n s, then 60 + 2(n-30)
+	// s): every number waits exactly n seconds.
+	for (const [dt, issued, serving] of [[0, 0, 0], [60000, 60, 30],
+	    [120000, 60, 60]])
+		dbSQL('INSERT INTO queue_stats (queue_id, sampled_ms, waiting, ' +
+		    'inflow_per_min, rate_per_minute, serving, issued, active) ' +
+		    `VALUES (${id}, ${T0 + dt}, ${issued - serving}, 0, 30, ` +
+		    `${serving}, ${issued}, 1)`);
+	// Served (first tokens) in the order 1, 3, 2, 5, 4: two inversions.
+	[1, 3, 2, 5, 4].forEach((n, i) => dbSQL('INSERT INTO queue_served ' +
+	    `(queue_id, number, served_ms) VALUES (${id}, ${n}, ` +
+	    `${T0 + 5000 + i * 1000})`));
+	const r = JSON.parse(ctl('report', q.slug, '--json', '--since', T0,
+	    '--until', T0 + 120000));
+	assert.deepEqual(r, {
+		queue: q.slug, since: T0, until: T0 + 120000, from: T0,
+		to: T0 + 120000, samples: 3, served: 5, inversions: 2,
+		waitSeconds: { count: 60, p50: 30, p90: 54, p99: 60 },
+		minutes: [
+			{ minute: T0, admitted: 30, ratePerMinute: 30 },
+			{ minute: T0 + 60000, admitted: 30, ratePerMinute: 30 },
+		],
+		admissionsPerMinute: 30, configuredRatePerMinute: 30,
+	});
+	const csv = ctl('report', q.slug, '--csv', '--since', T0, '--until',
+	    T0 + 120000);
+	assert.equal(csv, [
+		'metric,minute,value',
+		'served,,5',
+		'inversions,,2',
+		'wait_count,,60',
+		'wait_p50_s,,30',
+		'wait_p90_s,,54',
+		'wait_p99_s,,60',
+		'admissions_per_minute,,30',
+		'configured_rate_per_minute,,30',
+		'admitted,2025-01-15T12:00:00Z,30',
+		'rate_per_minute,2025-01-15T12:00:00Z,30',
+		'admitted,2025-01-15T12:01:00Z,30',
+		'rate_per_minute,2025-01-15T12:01:00Z,30',
+		'',
+	].join('\r\n'));
+
+	// An empty window: nulls, no minutes.
+	const e = JSON.parse(ctl('report', q.slug, '--since', T0 - 10000,
+	    '--until', T0 - 5000));
+	assert.deepEqual([e.samples, e.served, e.inversions, e.waitSeconds,
+	    e.admissionsPerMinute, e.minutes], [0, 0, 0,
+	    { count: 0, p50: null, p90: null, p99: null }, null, []]);
+});
+
+test('a real first token is recorded once; /status writes nothing',
+    async () => {
+	const q = createQueue({ rate: 6000 });
+	const id = show(q.slug).id;
+	const j = await join(q.slug);
+	assert.equal(j.status, 200, j.text);
+	assert.equal(j.json.number, 1);
+	for (let i = 0; i < 5; i++) {
+		const t = await token(q.slug, { number: 1,
+		    ticket: j.json.ticket });
+		assert.equal(t.status, 200, t.text);
+	}
+	const rows = dbSQL('SELECT number FROM queue_served WHERE ' +
+	    `queue_id = ${id}`);
+	assert.deepEqual(rows, [['1']]);
+	const r = JSON.parse(ctl('report', q.slug));
+	assert.equal(r.served, 1);
+	assert.equal(r.inversions, 0);
+});
+
+test('REST: the report as JSON and CSV, in scope only', async () => {
+	const q = createQueue({ rate: 60 });
+	const other = createQueue({ rate: 60 });
+	const id = show(q.slug).id;
+	const key = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', q.slug,
+	    '--name', 'fair'))[1];
+	const otherKey = /^key: (qak_\S+)$/m.exec(ctl('key', 'create',
+	    other.slug, '--name', 'fair'))[1];
+	const get = (path, k) => fetch(`${env.base}/api/admin/queue/sites/` +
+	    `${id}/${path}`, { headers: { authorization: `Bearer ${k}` } });
+	let res = await get('fairness', key);
+	assert.equal(res.status, 200);
+	const j = await res.json();
+	assert.equal(j.queue, q.slug);
+	assert.equal(typeof j.served, 'number');
+	res = await get('fairness.csv', key);
+	assert.equal(res.status, 200);
+	assert.equal(res.headers.get('content-type'),
+	    'text/csv; charset=utf-8');
+	assert.match(await res.text(), /^metric,minute,value\r\nserved,,/);
+	res = await get('fairness', otherKey);
+	assert.equal(res.status, 403);
+	assert.equal((await res.json()).error, 'forbidden');
+});

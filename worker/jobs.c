@@ -1,0 +1,121 @@
+/*
+ * jobs.c - the worker's job table (see worker.h for how to add a job)
+ * and the small jobs that need no file of their own: the instance
+ * report, queue samples, and the retention of the auto-rate log.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "db-worker.h"
+#include "instance.h"
+#include "log.h"
+#include "stats.h"
+#include "worker.h"
+
+/*
+ * Report this worker into table instance (kind "worker", its CPU and
+ * memory since the last report, whether it leads), as every pool master
+ * does.  Returns APP_OK or the database's error.
+ */
+enum app_err
+job_instance(struct worker_ctx *w)
+{
+	static int64_t		 last_ms, last_ticks;
+	struct instance_report	 r;
+	pid_t			 self = getpid();
+	int64_t			 t = now_ms(), ticks, rss, dt;
+	long			 hz = sysconf(_SC_CLK_TCK);
+
+	instance_proc_usage(&self, 1, &ticks, &rss);
+	dt = last_ms == 0 ? 0 : t - last_ms;
+	memset(&r, 0, sizeof(r));
+	r.kind = "worker";
+	r.workers = 1;
+	r.cpu_pct = dt > 0 && hz > 0 ? (double)(ticks - last_ticks) *
+	    100000.0 / (double)hz / (double)dt : 0.0;
+	if (r.cpu_pct < 0)
+		r.cpu_pct = 0;
+	r.rss_kb = rss;
+	r.leader = w->leader;
+	last_ms = t;
+	last_ticks = ticks;
+	return instance_report(w->db, &r);
+}
+
+/*
+ * Sample every queue into queue_stats (stats_sample(), which also drops
+ * samples older than stats-retention), while this worker's session holds
+ * the samplers' lock STATS_LOCK: exactly one sampler in the fleet, a
+ * pool master when no worker leads.  Returns APP_OK or the database's
+ * error.
+ */
+enum app_err
+job_stats(struct worker_ctx *w)
+{
+	size_t		 n;
+	int		 held = 0;
+	enum app_err	 er;
+
+	if (w->cfg->stats_interval_ms == 0)
+		return APP_OK;
+	if ((er = stats_try_lock(w->db, &held)) != APP_OK || !held)
+		return er;
+	return stats_sample(w->db, w->cfg->stats_retention_s * 1000, &n);
+}
+
+/* Every stats-interval-ms (an hour when sampling is off). */
+int64_t
+job_stats_next(struct worker_ctx *w)
+{
+	return w->now_ms + (w->cfg->stats_interval_ms > 0 ?
+	    w->cfg->stats_interval_ms : 3600000);
+}
+
+/* Every instance-report-ms. */
+int64_t
+job_instance_next(struct worker_ctx *w)
+{
+	return w->now_ms + w->cfg->instance_report_ms;
+}
+
+/*
+ * Delete auto-rate log entries and served records (the fairness
+ * report's) older than stats-retention, up to 10,000 of each per run
+ * (a long backlog goes in slices, a minute apart).  Returns APP_OK or
+ * the database's error.
+ */
+enum app_err
+job_autorate_retention(struct worker_ctx *w)
+{
+	int64_t		 n, before;
+	enum app_err	 er;
+
+	before = w->now_ms - w->cfg->stats_retention_s * 1000;
+
+	er = db_ar_log_prune(w->db, before, &n);
+	if (er == APP_OK && n > 0)
+		log_info("autorate: deleted %lld log entries older than %lld s",
+		    (long long)n, (long long)w->cfg->stats_retention_s);
+	if (er != APP_OK)
+		return er;
+	er = db_served_prune(w->db, before, &n);
+	if (er == APP_OK && n > 0)
+		log_info("fairness: deleted %lld served records older "
+		    "than %lld s", (long long)n,
+		    (long long)w->cfg->stats_retention_s);
+	return er;
+}
+
+const struct worker_job worker_jobs[] = {
+	{ "instance", 0, 0, job_instance_next, job_instance },
+	{ "autorate", JOB_LEADER, 0, job_autorate_next, job_autorate },
+	{ "stats", JOB_LEADER, 0, job_stats_next, job_stats },
+	{ "retention", JOB_LEADER, 60000, NULL,
+	    job_autorate_retention },
+};
+
+const size_t worker_njobs = sizeof(worker_jobs) / sizeof(worker_jobs[0]);
