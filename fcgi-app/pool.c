@@ -27,6 +27,7 @@
 #include "db.h"
 #include "extern.h"
 #include "log.h"
+#include "statedoc.h"
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
 #define RESPAWN_MIN_MS	1000	/* children dying faster than this: back off */
@@ -375,7 +376,9 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	struct pool	 p;
 	sigset_t	 set, orig;
 	siginfo_t	 si;
-	struct timespec	 tick = { 1, 0 };
+	struct timespec	 tick = { 0, 250 * 1000 * 1000 };
+	struct db	*sdb = NULL;
+	int64_t		 state_ms = 0;
 	struct cfg	 nc;
 	size_t		 i;
 	int		 sig, crashed;
@@ -445,6 +448,13 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			cfg_free(c);
 			*c = nc;
 		}
+		/* The poll documents, about twice a second. */
+		if (c->state_dir[0] != '\0' && now_ms() - state_ms >= 450) {
+			if (sdb == NULL)
+				sdb = db_open(c);
+			(void)statedoc_write_all(c, sdb);
+			state_ms = now_ms();
+		}
 		retire_old(&p);
 		crashed = 0;
 		reap(&p, &crashed);
@@ -458,6 +468,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 		}
 	}
 	stop_all(&p);
+	db_close(sdb);
 	pid_file = c->pid_file;
 	if (pid_file[0] != '\0')
 		unlink(pid_file);

@@ -63,6 +63,24 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "claim-window", "claimWindowSeconds", INT(claim_window_s),
 	    ADM_CLAIM_MIN_S, ADM_CLAIM_MAX_S, "an integer from 1 to 86400 "
 	    "(seconds after admission in which a ticket obtains tokens)" },
+	/* QOPS_F_HEADER_IMAGE */
+	{ "header-image", "headerImageUrl", STR(header_image_url), "an "
+	    "https URL of the waiting room's header image (wide; shown up "
+	    "to 460 px wide, 190 px high), or empty for none" },
+	/* QOPS_F_DISPLAY_NAME */
+	{ "display-name", "displayName", STR(display_name), "the name "
+	    "visitors see, 1-200 characters as name, or empty for the name" },
+	/* QOPS_F_MESSAGE */
+	{ "message", "message", STR(message), "plain text of at most 2000 "
+	    "characters shown in the waiting room (line breaks kept), or "
+	    "empty" },
+	/* QOPS_F_ACCENT */
+	{ "accent", "accentColor", STR(accent), "a colour #rrggbb for the "
+	    "progress bar and live dot, or empty for the default" },
+	/* QOPS_F_JSON_STATUS */
+	{ "json-status", "jsonQueuedStatus", INT(json_queued_status), 200,
+	    429, "200, 202 or 429: the HTTP status of a queued visitor's "
+	    "answer in JSON mode" },
 };
 
 static const struct {
@@ -379,6 +397,126 @@ qops_now(struct db *db)
 	return db_clock_ms(db);
 }
 
+int
+qops_image_valid(const char *url)
+{
+	if (url == NULL)
+		return 0;
+	if (url[0] == '\0')
+		return 1;
+	return strncmp(url, "https://", 8) == 0 && qops_target_valid(url);
+}
+
+int
+qops_message_valid(const char *text)
+{
+	int64_t	 n;
+	size_t	 i;
+
+	if (text == NULL || (n = utf8_chars(text)) < 0 ||
+	    n > LOOK_MESSAGE_MAX)
+		return 0;
+	for (i = 0; text[i] != '\0'; i++) {
+		if (text[i] == '\n' ||
+		    (text[i] == '\r' && text[i + 1] == '\n'))
+			continue;
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+int
+qops_accent_valid(const char *c)
+{
+	size_t	 i;
+
+	if (c == NULL)
+		return 0;
+	if (c[0] == '\0')
+		return 1;
+	if (c[0] != '#' || strlen(c) != 7)
+		return 0;
+	for (i = 1; i < 7; i++)
+		if (!((c[i] >= '0' && c[i] <= '9') ||
+		    (c[i] >= 'a' && c[i] <= 'f') ||
+		    (c[i] >= 'A' && c[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+int
+qops_json_status_valid(int64_t st)
+{
+	return st == 200 || st == 202 || st == 429;
+}
+
+/* Bits of the fields stored by db_queue_set_look(). */
+#define LOOK_BITS (QOPS_BIT(QOPS_F_HEADER_IMAGE) | \
+	QOPS_BIT(QOPS_F_DISPLAY_NAME) | QOPS_BIT(QOPS_F_MESSAGE) | \
+	QOPS_BIT(QOPS_F_ACCENT) | QOPS_BIT(QOPS_F_JSON_STATUS))
+
+/* Check the fields of LOOK_BITS given in spec.  As spec_check. */
+static enum app_err
+look_check(const struct qops_spec *spec, struct qops_err *err)
+{
+	if ((spec->set & QOPS_BIT(QOPS_F_HEADER_IMAGE)) &&
+	    !qops_image_valid(spec->header_image_url))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_HEADER_IMAGE);
+	if ((spec->set & QOPS_BIT(QOPS_F_DISPLAY_NAME)) &&
+	    (spec->display_name == NULL || (spec->display_name[0] != '\0' &&
+	    !qops_name_valid(spec->display_name))))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_DISPLAY_NAME);
+	if ((spec->set & QOPS_BIT(QOPS_F_MESSAGE)) &&
+	    !qops_message_valid(spec->message))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_MESSAGE);
+	if ((spec->set & QOPS_BIT(QOPS_F_ACCENT)) &&
+	    !qops_accent_valid(spec->accent))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_ACCENT);
+	if ((spec->set & QOPS_BIT(QOPS_F_JSON_STATUS)) &&
+	    !qops_json_status_valid(spec->json_queued_status))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_JSON_STATUS);
+	return APP_OK;
+}
+
+/*
+ * Apply the fields of LOOK_BITS given in spec to q (which owns its
+ * strings).  Returns APP_OK or APP_ENOMEM.
+ */
+static enum app_err
+look_apply(struct queue *q, const struct qops_spec *spec)
+{
+	const char	*src[4] = { spec->header_image_url, spec->display_name,
+			    spec->message, spec->accent };
+	char		**dst[4] = { &q->header_image_url, &q->display_name,
+			    &q->message, &q->accent };
+	enum qops_field	 f[4] = { QOPS_F_HEADER_IMAGE, QOPS_F_DISPLAY_NAME,
+			    QOPS_F_MESSAGE, QOPS_F_ACCENT };
+	char		*v, *c;
+	size_t		 i;
+
+	for (i = 0; i < 4; i++) {
+		if (!(spec->set & QOPS_BIT(f[i])))
+			continue;
+		if ((v = try_strndup(src[i], strlen(src[i]))) == NULL)
+			return APP_ENOMEM;
+		if (f[i] == QOPS_F_ACCENT)
+			for (c = v; *c != '\0'; c++)
+				if (*c >= 'A' && *c <= 'F')
+					*c = (char)(*c - 'A' + 'a');
+		free(*dst[i]);
+		*dst[i] = v;
+	}
+	if (spec->set & QOPS_BIT(QOPS_F_JSON_STATUS))
+		q->json_queued_status = spec->json_queued_status;
+	return APP_OK;
+}
+
 /*
  * Check every field given in spec; with creating, name and rate must be
  * given.  Returns APP_OK or APP_INVALID (reason and field in *err).
@@ -420,7 +558,7 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    spec->claim_window_s > ADM_CLAIM_MAX_S))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_CLAIM_WINDOW);
-	return APP_OK;
+	return look_check(spec, err);
 }
 
 /* Set the warnings that the settings of q call for.  Can't fail. */
@@ -493,6 +631,27 @@ qops_secret_free(char *secret)
 	free(secret);
 }
 
+/*
+ * Insert q; with look, also write what visitors see, in the same
+ * transaction.  Returns as db_queue_insert().
+ */
+static enum app_err
+look_insert(struct db *db, struct queue *q, int look)
+{
+	enum app_err	 er;
+
+	if (!look)
+		return db_queue_insert(db, q);
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = db_queue_insert(db, q)) == APP_OK &&
+	    (er = db_queue_set_look(db, q)) == APP_OK &&
+	    (er = db_commit(db)) == APP_OK)
+		return APP_OK;
+	db_rollback(db);
+	return er;
+}
+
 enum app_err
 qops_create(struct db *db, const struct cfg *c, const char *slug,
     const struct qops_spec *spec, char **secret, int64_t *id,
@@ -533,7 +692,12 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		er = failed(err, APP_CRYPTO);
 		goto out;
 	}
-	er = db_queue_insert(db, &q);
+	q.json_queued_status = 200;
+	if ((spec->set & LOOK_BITS) && look_apply(&q, spec) != APP_OK) {
+		er = failed(err, APP_ENOMEM);
+		goto out;
+	}
+	er = look_insert(db, &q, (spec->set & LOOK_BITS) != 0);
 	if (er == APP_INVALID)
 		er = refuse(err, APP_INVALID, QOPS_R_EXISTS, -1);
 	else if (er != APP_OK)
@@ -546,6 +710,10 @@ out:
 		*secret = NULL;
 	}
 	free(domains);
+	free(q.header_image_url);
+	free(q.display_name);
+	free(q.message);
+	free(q.accent);
 	return er;
 }
 
@@ -638,6 +806,10 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		}
 		warn_check(q, err);
 		er = db_queue_update(db, q);
+		if (er == APP_OK && (spec->set & LOOK_BITS)) {
+			if ((er = look_apply(q, spec)) == APP_OK)
+				er = db_queue_set_look(db, q);
+		}
 		break;
 	case OP_PAUSE:
 		if (q->adm.active)

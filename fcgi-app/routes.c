@@ -14,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "lang.h"
 #include "page-gateway.h"
 #include "page-info.h"
 #include "page-join.h"
@@ -21,6 +22,7 @@
 #include "page-status.h"
 #include "page-token.h"
 #include "page-verify.h"
+#include "statedoc.h"
 
 /*
  * Who may call a route.  Only AUTH_NONE is served so far; the admin API
@@ -80,6 +82,10 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
+	{ GH, "/queue/:slug/state.json", AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_state },
+	{ GH, "/queue/:slug/embed.js",	AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_embed },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -88,6 +94,8 @@ static const struct route routes[] = {
 static const char *const tmpl_names[] = {
 	"waiting-room.html",	/* page-room.c */
 	"unavailable.html",	/* page-room.c, for unavailable() */
+	"unknown.html",		/* page-room.c, for queue_not_found() */
+	"embed.js",		/* page-room.c, page_embed() */
 };
 
 static struct tmpl_set *tmpls;
@@ -101,6 +109,10 @@ routes_init(const struct cfg *c)
 	if ((ts = tmpl_set_load(c->templates_dir, tmpl_names,
 	    sizeof(tmpl_names) / sizeof(tmpl_names[0]))) == NULL)
 		return -1;
+	if (lang_load(c->templates_dir) == -1) {
+		tmpl_set_free(ts);
+		return -1;
+	}
 	tmpl_set_free(tmpls);
 	tmpls = ts;
 	return 0;
@@ -312,6 +324,10 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 		http_error(r, 404, "queue_not_found", "No such queue.");
 		return;
 	}
+	if (pg == page_room) {
+		page_room_unknown(r, slug);
+		return;
+	}
 	html_raw(&b, "<!doctype html>\n<html lang=\"en\"><head>"
 	    "<meta charset=\"utf-8\"><meta name=\"viewport\" "
 	    "content=\"width=device-width, initial-scale=1\">"
@@ -352,7 +368,10 @@ route_writes(FCGX_Request *fr)
 	for (i = 0; i < ROUTES__MAX; i++)
 		if ((routes[i].methods & M(m)) &&
 		    route_match(routes[i].pattern, path, slug))
-			return (routes[i].flags & RF_WRITES) != 0;
+			return (routes[i].flags & RF_WRITES) != 0 ||
+			    (routes[i].handler == page_room &&
+			    page_room_is_json(FCGX_GetParam("HTTP_ACCEPT",
+			    fr->envp)));
 	return 0;
 }
 
