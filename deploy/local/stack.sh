@@ -100,6 +100,8 @@ _st_packages=(
 	'valgrind cmd:valgrind'
 	'chromium cmd:chromium'
 	'faketime cmd:faketime'
+	'libnginx-mod-http-js file:/usr/lib/nginx/modules/ngx_http_js_module.so'
+	'python3-jwt file:/usr/lib/python3/dist-packages/jwt/__init__.py'
 )
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the
@@ -118,6 +120,7 @@ ensure_packages() {
 			case $check in
 			cmd:*) command -v "${check#cmd:}" >/dev/null 2>&1 || ok=0 ;;
 			pc:*) pkg-config --exists "${check#pc:}" 2>/dev/null || ok=0 ;;
+			file:*) [ -e "${check#file:}" ] || ok=0 ;;
 			esac
 		done
 		[ "$ok" = 1 ] || missing+=("$pkg")
@@ -680,6 +683,10 @@ http {
 	log_format aqueue_timed
 	    '\$msec \$request_time \$status \$request_method \$request_uri';
 	access_log "$n/logs/timed.log" aqueue_timed;
+	# Requests that reached the FastCGI pool, for tests that count what
+	# polling costs it.
+	log_format aqueue_upstream '\$request_method \$request_uri \$status';
+	access_log "$n/logs/upstream.log" aqueue_upstream if=\$upstream_addr;
 	client_body_temp_path "$n/tmp/body";
 	fastcgi_temp_path "$n/tmp/fastcgi";
 	proxy_temp_path "$n/tmp/proxy";
