@@ -290,51 +290,72 @@ page_room_is_json(const char *accept)
 }
 
 /*
+ * Whether the cookie value v[0..n) is "<number>.<ticket>" with the right
+ * ticket of queue e; sets *number.  Returns 1 or 0.
+ */
+static int
+cookie_value_ok(const char *v, size_t n, const struct qentry *e,
+    int64_t *number)
+{
+	char	 val[64], *dot;
+
+	if (n == 0 || n >= sizeof(val))
+		return 0;
+	memcpy(val, v, n);
+	val[n] = '\0';
+	if ((dot = strchr(val, '.')) == NULL)
+		return 0;
+	*dot = '\0';
+	return parse_int64(val, 1, INT64_MAX, number) == 0 &&
+	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
+	    *number, dot + 1);
+}
+
+/*
  * The number in the JSON mode's cookie of queue e, when its ticket is
- * right: the first pair named ROOM_COOKIE_PREFIX<slug> whose value is
- * "<number>.<ticket>" with a valid ticket (RFC 6265 section 5.4: pairs
- * separated by "; ", order not to be relied on, so every pair is
- * looked at).  Returns the number, or 0 when there is none.
+ * right (the ticket is a MAC over queue and number: the cookie is
+ * signed).  Pairs are split on ';', each on its first '=' (pairs
+ * without one skipped), name and value trimmed of spaces and tabs, one
+ * pair of double quotes stripped; every pair named ROOM_COOKIE_PREFIX +
+ * slug is tried, since their order is not reliable (RFC 6265 section
+ * 5.4; CASES C15); at most COOKIE_MAX bytes are looked at.  Returns the
+ * number, or 0 when there is none.
  */
 static int64_t
 cookie_number(struct req *r, const struct qentry *e)
 {
 	const char	*h = FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp);
 	char		 name[sizeof(ROOM_COOKIE_PREFIX) + SLUG_MAX];
-	char		 val[64], *dot;
-	const char	*p, *end, *semi, *eq;
-	size_t		 nlen, vlen;
+	const char	*p, *end, *semi, *eq, *k, *ke, *v, *ve;
 	int64_t		 n;
 
 	if (h == NULL)
 		return 0;
 	snprintf(name, sizeof(name), ROOM_COOKIE_PREFIX "%s", e->q->slug);
-	nlen = strlen(name);
 	end = h + strnlen(h, COOKIE_MAX);
 	for (p = h; p < end; p = semi + 1) {
 		if ((semi = memchr(p, ';', (size_t)(end - p))) == NULL)
 			semi = end;
-		while (p < semi && (*p == ' ' || *p == '\t'))
-			p++;
-		eq = memchr(p, '=', (size_t)(semi - p));
-		if (eq != NULL && (size_t)(eq - p) == nlen &&
-		    memcmp(p, name, nlen) == 0) {
-			vlen = (size_t)(semi - eq - 1);
-			while (vlen > 0 && (eq[vlen] == ' ' ||
-			    eq[vlen] == '\t'))
-				vlen--;
-			if (vlen > 0 && vlen < sizeof(val)) {
-				memcpy(val, eq + 1, vlen);
-				val[vlen] = '\0';
-				if ((dot = strchr(val, '.')) != NULL) {
-					*dot = '\0';
-					if (parse_int64(val, 1, INT64_MAX,
-					    &n) == 0 && token_ticket_check(
-					    e->ticket_key, TICKET_KEY_LEN,
-					    e->q->slug, n, dot + 1))
-						return n;
-				}
+		if ((eq = memchr(p, '=', (size_t)(semi - p))) != NULL) {
+			for (k = p; k < eq && (*k == ' ' || *k == '\t'); k++)
+				;
+			for (ke = eq; ke > k && (ke[-1] == ' ' ||
+			    ke[-1] == '\t'); ke--)
+				;
+			for (v = eq + 1; v < semi && (*v == ' ' ||
+			    *v == '\t'); v++)
+				;
+			for (ve = semi; ve > v && (ve[-1] == ' ' ||
+			    ve[-1] == '\t'); ve--)
+				;
+			if (ve - v >= 2 && *v == '"' && ve[-1] == '"') {
+				v++;
+				ve--;
 			}
+			if ((size_t)(ke - k) == strlen(name) &&
+			    memcmp(k, name, (size_t)(ke - k)) == 0 &&
+			    cookie_value_ok(v, (size_t)(ve - v), e, &n))
+				return n;
 		}
 		if (semi == end)
 			break;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import jwt from 'jsonwebtoken';
 import {
-	createQueue, ctl, env, fcgiParams, fcgiRequest, join, req, sleep,
+	createQueue, ctl, env, fcgiParams, fcgiRequest, join, req, show, sleep,
 	waitFor,
 } from './lib.mjs';
 
@@ -167,8 +167,7 @@ test('JSON mode: queued with the configured status, number in a signed cookie',
 	assert.equal(again.status, 202);
 	assert.equal(again.json.WaitingRoom.number, 2);
 	assert.equal(again.headers.get('set-cookie'), null, 'no new cookie');
-	const info = await req(`/queue/${q.slug}/info`);
-	assert.equal(info.json.waiting, 1, 'still two numbers issued');
+	assert.equal(show(q.slug).lastNumber, 2, 'still two numbers issued');
 
 	// A forged cookie (someone else's number, or a changed ticket) is
 	// not believed: a new number.
@@ -180,6 +179,26 @@ test('JSON mode: queued with the configured status, number in a signed cookie',
 	const dup = await req(`/queue/${q.slug}`, { headers: { ...JSON_H,
 	    cookie: `aditus_wr_${q.slug}=; ${cookie}` } });
 	assert.equal(dup.json.WaitingRoom.number, 2);
+
+	// The cookie shapes of CASES C15: the number is found in each.
+	const [, value] = cookie.split(/=(.*)/s);
+	const name = `aditus_wr_${q.slug}`;
+	const shapes = {
+		'flag; theme=a=b; pair': `flag; theme=a=b; ${name}=${value}`,
+		'empty duplicate first': `${name}=; ${name}=${value}`,
+		'forged duplicate first': `${forged}; ${name}=${value}`,
+		quoted: `${name}="${value}"`,
+		'no space': `${name}=${value}`,
+		'spaces around =': `${name} = ${value}`,
+	};
+	for (const [what, c] of Object.entries(shapes)) {
+		const x = await req(`/queue/${q.slug}`,
+		    { headers: { ...JSON_H, cookie: c } });
+		assert.equal(x.json.WaitingRoom.number, 2, what);
+		assert.equal(x.headers.get('set-cookie'), null, what);
+	}
+	assert.equal(show(q.slug).lastNumber, 3,
+	    'only the forged cookie took a number');
 });
 
 test('JSON mode: 200 by default, 429 when configured, admitted with a token',
