@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,38 @@ out:
 	return rc;
 }
 
+/*
+ * Remove dir/<slug>.json of every slug not among qs[0..n) (a deleted
+ * queue's document must not be served on).  Other files stay.
+ */
+static void
+remove_gone(const char *dir, struct queue **qs, size_t n)
+{
+	DIR		*d;
+	struct dirent	*de;
+	size_t		 len, i;
+	char		*path;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= 5 || de->d_name[0] == '.' ||
+		    strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		for (i = 0; i < n; i++)
+			if (strlen(qs[i]->slug) == len - 5 &&
+			    strncmp(qs[i]->slug, de->d_name, len - 5) == 0)
+				break;
+		if (i < n)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		(void)unlink(path);
+		free(path);
+	}
+	closedir(d);
+}
+
 int
 statedoc_write_all(const struct cfg *c, struct db *db)
 {
@@ -111,6 +144,7 @@ statedoc_write_all(const struct cfg *c, struct db *db)
 			log_warn("state documents: %s", c->state_dir);
 		json_object_put(o);
 	}
+	remove_gone(c->state_dir, qs, n);
 	db_queue_list_free(qs, n);
 	if (written == (int)n)
 		failing = 0;

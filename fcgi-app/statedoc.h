@@ -33,7 +33,8 @@ void	 page_state(struct req *);
 /*
  * Rewrite <state-dir>/<slug>.json of every queue (a temporary file, then
  * rename(2), so a reader sees the old or the new document, never part
- * of one), time from the database.  Does nothing without state-dir.
+ * of one), time from the database, and remove the documents of queues
+ * that no longer exist.  Does nothing without state-dir.
  * Returns the number of documents written, or -1 when the database did
  * not answer or a file could not be written (logged once per failure
  * streak).

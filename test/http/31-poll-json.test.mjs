@@ -54,6 +54,15 @@ test('state.json: the exact document, about a second old at most',
 	ctl('pause', q.slug);
 	await waitFor(async () => (await req(`/queue/${q.slug}/state.json`))
 	    .json.active === false, 3000);
+	// A deleted queue's document goes too: the app then says 404.
+	ctl('delete', q.slug, '--yes');
+	await waitFor(() => !existsSync(file), 3000);
+	// (Each process may answer from its cached row for up to a second.)
+	const gone = await waitFor(async () => {
+		const g = await req(`/queue/${q.slug}/state.json`);
+		return g.status === 404 ? g : null;
+	}, 3000);
+	assert.equal(gone.json.error, 'queue_not_found');
 });
 
 test('state.json: the app answers the same path itself (the fallback)',
