@@ -40,6 +40,7 @@ static const char usage_text[] =
     "         [--rate N] [--burst N] [--token-ttl S] [--claim-window S]\n"
     "         [--header-image URL] [--display-name TEXT] [--message TEXT]\n"
     "         [--accent #rrggbb] [--json-status 200|202|429]\n"
+    "         [--json-cookie SUFFIX]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"
@@ -311,6 +312,8 @@ queue_json(const struct queue *q, int64_t now)
 	    json_object_new_string(q->accent));
 	json_object_object_add(o, "jsonQueuedStatus",
 	    json_object_new_int64(q->json_queued_status));
+	json_object_object_add(o, "jsonCookieSuffix",
+	    json_object_new_string(q->json_cookie));
 	return o;
 }
 

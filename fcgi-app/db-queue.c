@@ -65,7 +65,7 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 }
 
 /* Result columns of what visitors see (LOOK_COLS in db.c). */
-#define LOOK_NCOLS	5
+#define LOOK_NCOLS	6
 #define MESSAGE_COL_MAX	(LOOK_MESSAGE_MAX * 4)
 
 #define ROW_NCOLS	(8 + STATE_NCOLS + LOOK_NCOLS)
@@ -86,7 +86,8 @@ struct queue_res {
 	char		 message[MESSAGE_COL_MAX + 1];
 	char		 accent[8];
 	int64_t		 json_status;
-	unsigned long	 look_len[4];
+	char		 jcookie[33];
+	unsigned long	 look_len[5];
 	MYSQL_BIND	 b[ROW_NCOLS];
 };
 
@@ -114,6 +115,8 @@ look_bind(MYSQL_BIND *b, struct queue_res *r)
 	res_buf(&b[3], MYSQL_TYPE_STRING, r->accent, sizeof(r->accent) - 1,
 	    &r->look_len[3]);
 	db_bind_int(&b[4], &r->json_status);
+	res_buf(&b[5], MYSQL_TYPE_STRING, r->jcookie, sizeof(r->jcookie) - 1,
+	    &r->look_len[4]);
 }
 
 /* Set up the result binds of a full row. */
@@ -176,8 +179,11 @@ queue_fill(struct queue_res *r)
 	q->message = strdup(r->message);
 	q->accent = strdup(r->accent);
 	q->json_queued_status = r->json_status;
+	r->jcookie[r->look_len[4]] = '\0';
+	q->json_cookie = strdup(r->jcookie);
 	if (q->header_image_url == NULL || q->display_name == NULL ||
-	    q->message == NULL || q->accent == NULL) {
+	    q->message == NULL || q->accent == NULL ||
+	    q->json_cookie == NULL) {
 		db_queue_free(q);
 		return NULL;
 	}
@@ -202,6 +208,7 @@ db_queue_free(struct queue *q)
 	free(q->display_name);
 	free(q->message);
 	free(q->accent);
+	free(q->json_cookie);
 	free(q);
 }
 
@@ -464,8 +471,8 @@ db_queue_update(struct db *db, const struct queue *q)
 enum app_err
 db_queue_set_look(struct db *db, const struct queue *q)
 {
-	MYSQL_BIND	 p[6];
-	unsigned long	 len[4];
+	MYSQL_BIND	 p[7];
+	unsigned long	 len[5];
 	int64_t		 id = q->id, st = q->json_queued_status;
 
 	db_bind_str(&p[0], q->header_image_url != NULL ?
@@ -475,7 +482,9 @@ db_queue_set_look(struct db *db, const struct queue *q)
 	db_bind_str(&p[2], q->message != NULL ? q->message : "", &len[2]);
 	db_bind_str(&p[3], q->accent != NULL ? q->accent : "", &len[3]);
 	db_bind_int(&p[4], &st);
-	db_bind_int(&p[5], &id);
+	db_bind_str(&p[5], q->json_cookie != NULL ? q->json_cookie : "",
+	    &len[4]);
+	db_bind_int(&p[6], &id);
 	return db_run(db, STMT_QUEUE_SET_LOOK, p, NULL, NULL);
 }
 

@@ -32,7 +32,7 @@
 
 /* What visitors see of a queue (struct queue, after the state). */
 #define LOOK_COLS "header_image_url, display_name, message, accent_color, " \
-	"json_queued_status"
+	"json_queued_status, json_cookie"
 
 #define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
 	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS \
@@ -143,10 +143,10 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
 	    "token_ttl_s = ? WHERE id = ?" },
 	/* STMT_QUEUE_SET_LOOK: the settings of LOOK_COLS, by id. */
-	[STMT_QUEUE_SET_LOOK] = { 6, 0,
+	[STMT_QUEUE_SET_LOOK] = { 7, 0,
 	    "UPDATE queue SET header_image_url = ?, display_name = ?, "
-	    "message = ?, accent_color = ?, json_queued_status = ? "
-	    "WHERE id = ?" },
+	    "message = ?, accent_color = ?, json_queued_status = ?, "
+	    "json_cookie = ? WHERE id = ?" },
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
 	[STMT_MIGRATION_TABLE] = { 0, 0,
 	    "CREATE TABLE IF NOT EXISTS schema_migrations "

@@ -42,6 +42,7 @@ struct queue {
 	char		*message;		/* plain text, line breaks */
 	char		*accent;		/* "#rrggbb", lower case */
 	int64_t		 json_queued_status;	/* 200, 202 or 429 */
+	char		*json_cookie;		/* cookie name suffix */
 };
 
 /*
@@ -217,8 +218,9 @@ enum app_err db_queue_update(struct db *, const struct queue *q);
 
 /*
  * Write what visitors see of q->id: header image URL, display name,
- * message, accent colour ("" or NULL: not set) and the JSON mode's queued
- * status code.  Values must have passed the validators of queue-ops.h.
+ * message, accent colour, JSON cookie suffix ("" or NULL: not set) and
+ * the JSON mode's queued status code.  Values must have passed the
+ * validators of queue-ops.h.
  * Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_set_look(struct db *, const struct queue *q);

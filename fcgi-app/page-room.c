@@ -20,13 +20,17 @@
 #include "cfg.h"
 #include "extern.h"
 #include "lang.h"
+#include "cookie.h"
 #include "page-room.h"
 #include "token.h"
 #include "visitor.h"
 
-/* JSON mode: the visitor's number cookie is this prefix + the slug. */
+/*
+ * JSON mode: the visitor's number cookie is this prefix + the queue's
+ * cookie suffix (json-cookie), else + the slug.
+ */
 #define ROOM_COOKIE_PREFIX	"aditus_wr_"
-#define COOKIE_MAX		8192	/* bytes of Cookie looked at */
+#define COOKIE_NAME_MAX		(sizeof(ROOM_COOKIE_PREFIX) + SLUG_MAX + 1)
 
 enum key {
 	KEY_LANG,
@@ -289,15 +293,22 @@ page_room_is_json(const char *accept)
 	return wants_json(accept);
 }
 
+/* What cookie_ok() checks a value against, and its number. */
+struct cookie_arg {
+	const struct qentry	*e;
+	int64_t			 number;
+};
+
 /*
  * Whether the cookie value v[0..n) is "<number>.<ticket>" with the right
- * ticket of queue e; sets *number.  Returns 1 or 0.
+ * ticket of the queue (the ticket is a MAC over queue and number: the
+ * cookie is signed).  Sets the number.  Returns 1 or 0.
  */
 static int
-cookie_value_ok(const char *v, size_t n, const struct qentry *e,
-    int64_t *number)
+cookie_ok(const char *v, size_t n, void *arg)
 {
-	char	 val[64], *dot;
+	struct cookie_arg	*ca = arg;
+	char			 val[64], *dot;
 
 	if (n == 0 || n >= sizeof(val))
 		return 0;
@@ -306,61 +317,35 @@ cookie_value_ok(const char *v, size_t n, const struct qentry *e,
 	if ((dot = strchr(val, '.')) == NULL)
 		return 0;
 	*dot = '\0';
-	return parse_int64(val, 1, INT64_MAX, number) == 0 &&
-	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
-	    *number, dot + 1);
+	return parse_int64(val, 1, INT64_MAX, &ca->number) == 0 &&
+	    token_ticket_check(ca->e->ticket_key, TICKET_KEY_LEN,
+	    ca->e->q->slug, ca->number, dot + 1);
+}
+
+/* The JSON mode's cookie name of queue q into out[COOKIE_NAME_MAX]. */
+static void
+cookie_name(const struct queue *q, char *out, size_t size)
+{
+	snprintf(out, size, ROOM_COOKIE_PREFIX "%s",
+	    q->json_cookie[0] != '\0' ? q->json_cookie : q->slug);
 }
 
 /*
- * The number in the JSON mode's cookie of queue e, when its ticket is
- * right (the ticket is a MAC over queue and number: the cookie is
- * signed).  Pairs are split on ';', each on its first '=' (pairs
- * without one skipped), name and value trimmed of spaces and tabs, one
- * pair of double quotes stripped; every pair named ROOM_COOKIE_PREFIX +
- * slug is tried, since their order is not reliable (RFC 6265 section
- * 5.4; CASES C15); at most COOKIE_MAX bytes are looked at.  Returns the
+ * The number in the JSON mode's cookie of queue e when its ticket is
+ * right: every value of that name is tried (cookie.h).  Returns the
  * number, or 0 when there is none.
  */
 static int64_t
 cookie_number(struct req *r, const struct qentry *e)
 {
-	const char	*h = FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp);
-	char		 name[sizeof(ROOM_COOKIE_PREFIX) + SLUG_MAX];
-	const char	*p, *end, *semi, *eq, *k, *ke, *v, *ve;
-	int64_t		 n;
+	struct cookie_arg	 ca = { e, 0 };
+	char			 name[COOKIE_NAME_MAX];
 
-	if (h == NULL)
+	cookie_name(e->q, name, sizeof(name));
+	if (!cookie_find(FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp), name,
+	    cookie_ok, &ca))
 		return 0;
-	snprintf(name, sizeof(name), ROOM_COOKIE_PREFIX "%s", e->q->slug);
-	end = h + strnlen(h, COOKIE_MAX);
-	for (p = h; p < end; p = semi + 1) {
-		if ((semi = memchr(p, ';', (size_t)(end - p))) == NULL)
-			semi = end;
-		if ((eq = memchr(p, '=', (size_t)(semi - p))) != NULL) {
-			for (k = p; k < eq && (*k == ' ' || *k == '\t'); k++)
-				;
-			for (ke = eq; ke > k && (ke[-1] == ' ' ||
-			    ke[-1] == '\t'); ke--)
-				;
-			for (v = eq + 1; v < semi && (*v == ' ' ||
-			    *v == '\t'); v++)
-				;
-			for (ve = semi; ve > v && (ve[-1] == ' ' ||
-			    ve[-1] == '\t'); ve--)
-				;
-			if (ve - v >= 2 && *v == '"' && ve[-1] == '"') {
-				v++;
-				ve--;
-			}
-			if ((size_t)(ke - k) == strlen(name) &&
-			    memcmp(k, name, (size_t)(ke - k)) == 0 &&
-			    cookie_value_ok(v, (size_t)(ve - v), e, &n))
-				return n;
-		}
-		if (semi == end)
-			break;
-	}
-	return 0;
+	return ca.number;
 }
 
 /* "2026-11-30T15:04:05.123Z" of Unix ms t into out[32]. */
@@ -392,13 +377,20 @@ room_json(struct req *r)
 	struct json_object	*o, *wr;
 	struct adm_status	 st;
 	char			 ticket[TICKET_LEN + 1], when[32], *tok = NULL;
-	char			 fmt[64];
+	char			 fmt[64], cname[COOKIE_NAME_MAX];
 	int64_t			 number, min;
 	int			 admitted = 0, status;
 	const char		*https;
 
 	http_header(r, "Vary", "Accept, Cookie");
-	if ((number = cookie_number(r, e)) == 0) {
+	if ((number = cookie_number(r, e)) == 0 && r->method == METHOD_HEAD) {
+		/* A HEAD takes no number. */
+		http_header(r, "Allow", "GET");
+		http_error(r, 405, "method_not_allowed", "JSON mode takes a "
+		    "number with GET.");
+		return;
+	}
+	if (number == 0) {
 		switch (visitor_join(r, &number, &admitted)) {
 		case APP_OK:
 			break;
@@ -425,9 +417,10 @@ room_json(struct req *r)
 			return;
 		}
 		https = FCGX_GetParam("HTTPS", r->fcgx->envp);
-		http_header(r, "Set-Cookie", ROOM_COOKIE_PREFIX "%s=%lld.%s; "
-		    "Path=/queue/%s; HttpOnly; SameSite=Lax%s", e->q->slug,
-		    (long long)number, ticket, e->q->slug, https != NULL &&
+		cookie_name(e->q, cname, sizeof(cname));
+		http_header(r, "Set-Cookie", "%s=%lld.%s; Path=/queue/%s; "
+		    "HttpOnly; SameSite=Lax%s", cname, (long long)number,
+		    ticket, e->q->slug, https != NULL &&
 		    strcasecmp(https, "on") == 0 ? "; Secure" : "");
 	}
 	adm_status(&e->q->adm, number, r->now_ms, &st);

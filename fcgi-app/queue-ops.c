@@ -81,6 +81,10 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "json-status", "jsonQueuedStatus", INT(json_queued_status), 200,
 	    429, "200, 202 or 429: the HTTP status of a queued visitor's "
 	    "answer in JSON mode" },
+	/* QOPS_F_JSON_COOKIE */
+	{ "json-cookie", "jsonCookieSuffix", STR(json_cookie), "1-32 "
+	    "characters of A-Z a-z 0-9 _ -: the JSON mode's cookie is "
+	    "aditus_wr_<this>; empty for aditus_wr_<slug>" },
 };
 
 static const struct {
@@ -451,10 +455,27 @@ qops_json_status_valid(int64_t st)
 	return st == 200 || st == 202 || st == 429;
 }
 
+int
+qops_json_cookie_valid(const char *s)
+{
+	size_t	 i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= 32 || !((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		    s[i] == '-'))
+			return 0;
+	return 1;
+}
+
 /* Bits of the fields stored by db_queue_set_look(). */
 #define LOOK_BITS (QOPS_BIT(QOPS_F_HEADER_IMAGE) | \
 	QOPS_BIT(QOPS_F_DISPLAY_NAME) | QOPS_BIT(QOPS_F_MESSAGE) | \
-	QOPS_BIT(QOPS_F_ACCENT) | QOPS_BIT(QOPS_F_JSON_STATUS))
+	QOPS_BIT(QOPS_F_ACCENT) | QOPS_BIT(QOPS_F_JSON_STATUS) | \
+	QOPS_BIT(QOPS_F_JSON_COOKIE))
 
 /* Check the fields of LOOK_BITS given in spec.  As spec_check. */
 static enum app_err
@@ -481,6 +502,10 @@ look_check(const struct qops_spec *spec, struct qops_err *err)
 	    !qops_json_status_valid(spec->json_queued_status))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_JSON_STATUS);
+	if ((spec->set & QOPS_BIT(QOPS_F_JSON_COOKIE)) &&
+	    !qops_json_cookie_valid(spec->json_cookie))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_JSON_COOKIE);
 	return APP_OK;
 }
 
@@ -491,16 +516,16 @@ look_check(const struct qops_spec *spec, struct qops_err *err)
 static enum app_err
 look_apply(struct queue *q, const struct qops_spec *spec)
 {
-	const char	*src[4] = { spec->header_image_url, spec->display_name,
-			    spec->message, spec->accent };
-	char		**dst[4] = { &q->header_image_url, &q->display_name,
-			    &q->message, &q->accent };
-	enum qops_field	 f[4] = { QOPS_F_HEADER_IMAGE, QOPS_F_DISPLAY_NAME,
-			    QOPS_F_MESSAGE, QOPS_F_ACCENT };
+	const char	*src[5] = { spec->header_image_url, spec->display_name,
+			    spec->message, spec->accent, spec->json_cookie };
+	char		**dst[5] = { &q->header_image_url, &q->display_name,
+			    &q->message, &q->accent, &q->json_cookie };
+	enum qops_field	 f[5] = { QOPS_F_HEADER_IMAGE, QOPS_F_DISPLAY_NAME,
+			    QOPS_F_MESSAGE, QOPS_F_ACCENT, QOPS_F_JSON_COOKIE };
 	char		*v, *c;
 	size_t		 i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (!(spec->set & QOPS_BIT(f[i])))
 			continue;
 		if ((v = try_strndup(src[i], strlen(src[i]))) == NULL)
@@ -714,6 +739,7 @@ out:
 	free(q.display_name);
 	free(q.message);
 	free(q.accent);
+	free(q.json_cookie);
 	return er;
 }
 

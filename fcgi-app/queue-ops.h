@@ -35,6 +35,7 @@ enum qops_field {
 	QOPS_F_MESSAGE,		/* waiting room message, plain text */
 	QOPS_F_ACCENT,		/* accent colour "#rrggbb"; "" = default */
 	QOPS_F_JSON_STATUS,	/* JSON mode: status of a queued answer */
+	QOPS_F_JSON_COOKIE,	/* JSON mode: cookie name suffix; "" slug */
 	QOPS_F__MAX
 };
 
@@ -58,6 +59,7 @@ struct qops_spec {
 	const char	*message;
 	const char	*accent;
 	int64_t		 json_queued_status;
+	const char	*json_cookie;
 };
 
 /* Why an operation failed; QOPS_R_OK on success. */
@@ -141,6 +143,12 @@ int		 qops_image_valid(const char *url);
 int		 qops_message_valid(const char *text);
 int		 qops_accent_valid(const char *colour);
 int		 qops_json_status_valid(int64_t status);
+
+/*
+ * qops_json_cookie_valid: "" or 1-32 characters of A-Z a-z 0-9 _ -
+ * (a cookie name token of RFC 6265, section 4.1.1).  Returns 1 or 0.
+ */
+int		 qops_json_cookie_valid(const char *suffix);
 
 /*
  * The shop domains list in its normal form: entries as parsed by

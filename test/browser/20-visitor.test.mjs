@@ -295,3 +295,26 @@ test('every other state passes axe at phone and desktop sizes',
 	assert.equal(res.status(), 404);
 	await axe(d.page, 'room-unknown');
 });
+
+test('the wait is one figure at a steady rate, a range once it changed',
+    async (t) => {
+	const q = await busyQueue();	// number 1 taken, rate 1/min
+	for (let i = 2; i <= 10; i++)
+		assert.equal((await join(q.slug)).number, i);
+	const { context, page, log } = await openPage(browser);
+	t.after(() => context.close());
+	await goto(page, roomUrl(q.slug));
+	assert.equal(await waitText(page, '#number', '11'), '11');
+	// Ten numbers to go at one a minute.
+	assert.equal(await waitText(page, '#wait', '10 min'), '10 min');
+	assert.match(await textOf(page, '#entry'), /^\d\d:\d\d( [AP]M)?$/);
+	// Twice as fast now: between 5 (the new rate) and 10 minutes (the
+	// old one), until the page has seen how fast it really goes.
+	ctl('set-rate', q.slug, 2);
+	assert.equal(await waitText(page, '#wait', '5–10 min', 10000),
+	    '5–10 min');
+	assert.match(await textOf(page, '#entry'),
+	    /^\d\d:\d\d( [AP]M)?–\d\d:\d\d( [AP]M)?$/);
+	await shoot(page, 'room-range');
+	assert.deepEqual(log.errors, []);
+});

@@ -61,6 +61,9 @@ test('branding settings: invalid values refused, nothing changed', async (t) => 
 		['--message', 'a\u0007bell'],
 		['--message', 'x'.repeat(2001)],
 		['--display-name', ' '],
+		['--json-cookie', 'has space'],
+		['--json-cookie', 'a;b'],
+		['--json-cookie', 'x'.repeat(33)],
 	];
 	for (const [opt, val] of bad)
 		await t.test(`${opt} ${JSON.stringify(val.slice(0, 30))}`, () => {
@@ -71,7 +74,12 @@ test('branding settings: invalid values refused, nothing changed', async (t) => 
 		});
 	const s = show(q.slug);
 	assert.deepEqual([s.headerImageUrl, s.accentColor, s.message,
-	    s.displayName, s.jsonQueuedStatus], ['', '', '', '', 200]);
+	    s.displayName, s.jsonQueuedStatus, s.jsonCookieSuffix],
+	    ['', '', '', '', 200, '']);
+	ctl('update', q.slug, '--json-cookie', 'Shop_2026-x');
+	assert.equal(show(q.slug).jsonCookieSuffix, 'Shop_2026-x');
+	ctl('update', q.slug, '--json-cookie', 'x'.repeat(32));
+	assert.equal(show(q.slug).jsonCookieSuffix, 'x'.repeat(32));
 	// 2000 characters (of several bytes each) are fine.
 	ctl('update', q.slug, '--message', 'ü'.repeat(2000));
 	assert.equal(show(q.slug).message, 'ü'.repeat(2000));

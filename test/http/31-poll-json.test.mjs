@@ -210,6 +210,21 @@ test('JSON mode: queued with the configured status, number in a signed cookie',
 	    'only the forged cookie took a number');
 });
 
+test('JSON mode: the cookie name takes the configured suffix', async () => {
+	const q = createQueue({ rate: 1, burst: 1 });
+	ctl('update', q.slug, '--json-cookie', 'Shop_A');
+	const a = await req(`/queue/${q.slug}`, { headers: JSON_H });
+	const c = cookieOf(a);
+	assert.match(c, /^aditus_wr_Shop_A=1\.[A-Za-z0-9_-]{22}; Path=\/queue\//);
+	const b = await req(`/queue/${q.slug}`, { headers: { ...JSON_H,
+	    cookie: c.split(';')[0] } });
+	assert.equal(b.json.WaitingRoom.number, 1, 'found under that name');
+	// The slug-named cookie is not this queue's any more.
+	const d = await req(`/queue/${q.slug}`, { headers: { ...JSON_H,
+	    cookie: c.split(';')[0].replace('Shop_A', q.slug) } });
+	assert.equal(d.json.WaitingRoom.number, 2);
+});
+
 test('JSON mode: 200 by default, 429 when configured, admitted with a token',
     async () => {
 	const q = createQueue({ rate: 1, burst: 1 });
@@ -241,6 +256,14 @@ test('JSON mode: 200 by default, 429 when configured, admitted with a token',
 	assert.equal(p.status, 423);
 	assert.equal(p.json.error, 'queue_paused');
 	assert.equal(p.headers.get('set-cookie'), null);
+	// A HEAD takes no number.
+	ctl('resume', q.slug);
+	await sleep(1200);
+	const before = show(q.slug).lastNumber;
+	const hd = await req(`/queue/${q.slug}`, { method: 'HEAD',
+	    headers: JSON_H });
+	assert.equal(hd.status, 405);
+	assert.equal(show(q.slug).lastNumber, before);
 	// The browser's page is unchanged.
 	const h = await req(`/queue/${q.slug}`, { headers: { accept:
 	    'text/html,application/xhtml+xml,application/json;q=0.9' } });
