@@ -48,6 +48,7 @@ enum msg {
 	MSG_UNKNOWN_TITLE,	/* the page of an unknown queue */
 	MSG_UNKNOWN,
 	MSG_MINUTE_ONE,		/* a wait of about "{n} min" */
+	MSG_UNKNOWN_NAMED,	/* ... with the slug asked for, "{slug}" */
 	MSG__MAX
 };
 

@@ -48,6 +48,7 @@ enum key {
 	KEY_MESSAGE,
 	KEY_BACK,
 	KEY_LANG_LINKS,
+	KEY_UNKNOWN_TEXT,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -68,6 +69,7 @@ static const char *const keys[KEY__MAX] = {
 	"message",	/* KEY_MESSAGE */
 	"back",		/* KEY_BACK */
 	"lang_links",	/* KEY_LANG_LINKS */
+	"unknown_text",	/* KEY_UNKNOWN_TEXT */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -98,6 +100,7 @@ static const char *const keys[KEY__MAX] = {
 	"m_unknown_title",	/* MSG_UNKNOWN_TITLE */
 	"m_unknown",	/* MSG_UNKNOWN */
 	"m_minute_one",	/* MSG_MINUTE_ONE */
+	"m_unknown_named",	/* MSG_UNKNOWN_NAMED */
 };
 
 struct room {
@@ -151,6 +154,29 @@ lang_links(struct buf *out, const struct room *rm)
 		html_text(out, lang_msg((enum lang)l, MSG_OTHER_LANG));
 		html_raw(out, "</a></li>");
 	}
+}
+
+/*
+ * The unknown-queue page's sentence: with the slug asked for (escaped)
+ * when it is a well-formed one, else without.
+ */
+static void
+unknown_text(struct buf *out, const struct room *rm)
+{
+	const char	*t = lang_msg(rm->lang, MSG_UNKNOWN_NAMED), *h;
+	struct buf	 pre = { NULL, 0, 0 };
+
+	if (rm->slug == NULL || !db_queue_slug_valid(rm->slug) ||
+	    (h = strstr(t, "{slug}")) == NULL) {
+		html_text(out, lang_msg(rm->lang, MSG_UNKNOWN));
+		return;
+	}
+	buf_add(&pre, t, (size_t)(h - t));
+	buf_add(&pre, "", 1);
+	html_text(out, pre.p);
+	html_text(out, rm->slug);
+	html_text(out, h + 6);
+	buf_free(&pre);
 }
 
 /* The branding holes of queue q: banner image, message, way back. */
@@ -226,6 +252,9 @@ fill(struct buf *out, size_t k, void *arg)
 		break;
 	case KEY_LANG_LINKS:
 		lang_links(out, rm);
+		break;
+	case KEY_UNKNOWN_TEXT:
+		unknown_text(out, rm);
 		break;
 	case KEY_LANG:
 		html_attr(out, lang_code(rm->lang));

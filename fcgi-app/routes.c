@@ -315,7 +315,6 @@ wants_html(const char *accept)
 static void
 queue_not_found(struct req *r, route_fn pg, const char *slug)
 {
-	struct buf	 b = { NULL, 0, 0 };
 	int		 page = pg == page_room || pg == page_gateway;
 
 	if (page)
@@ -324,25 +323,8 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 		http_error(r, 404, "queue_not_found", "No such queue.");
 		return;
 	}
-	if (pg == page_room) {
-		page_room_unknown(r, slug);
-		return;
-	}
-	html_raw(&b, "<!doctype html>\n<html lang=\"en\"><head>"
-	    "<meta charset=\"utf-8\"><meta name=\"viewport\" "
-	    "content=\"width=device-width, initial-scale=1\">"
-	    "<title>No such waiting room</title></head><body><main>"
-	    "<h1>No such waiting room</h1><p>");
-	if (db_queue_slug_valid(slug)) {
-		html_raw(&b, "There is no waiting room called &ldquo;");
-		html_text(&b, slug);
-		html_raw(&b, "&rdquo; here.");
-	} else
-		html_raw(&b, "There is no waiting room at this address.");
-	html_raw(&b, " Please check the link you followed.</p></main>"
-	    "</body></html>\n");
-	http_send(r, 404, "text/html; charset=utf-8", b.p, b.len);
-	buf_free(&b);
+	/* A page in the visitor's language (page-room.c). */
+	page_room_unknown(r, slug);
 }
 
 /* GET /queue/healthz: liveness, no database. */

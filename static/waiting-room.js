@@ -215,7 +215,19 @@
 		text('number', mine.number);
 		text('serving', seen);
 		text('ahead', s.ahead);
-		remember(s.ratePerMinute, s.serving);
+		/*
+		 * The rate: the document's, else (join, /status) the one the
+		 * server's estimate implies: it rounds the wait up to a
+		 * second, so only a wait of a minute or more tells the rate
+		 * closely enough (within 2 %).
+		 */
+		var rate = s.ratePerMinute;
+		if (typeof rate !== 'number' && !s.admitted &&
+		    typeof s.estimatedWaitSeconds === 'number' &&
+		    s.estimatedWaitSeconds >= 60 && mine.number > s.serving)
+			rate = (mine.number - s.serving) * 60 /
+			    s.estimatedWaitSeconds;
+		remember(rate, s.serving);
 		/* No estimate while paused (the server may send null). */
 		if (s.admitted)
 			showRange([0, 0]);
@@ -340,6 +352,18 @@
 	}
 
 	/*
+	 * The polling interval for a computed status, as the server's
+	 * retryAfterSeconds would be (adm_retry_after()): a tenth of the
+	 * wait, 2 to 30 s; 10 s while paused.
+	 */
+	function pollEvery(s) {
+		if (s.active === false)
+			return 10;
+		return Math.min(30, Math.max(2,
+		    Math.floor(s.estimatedWaitSeconds / 10)));
+	}
+
+	/*
 	 * Poll the queue's document; position and admission are computed
 	 * here.  Missing or stale: ask /status instead.
 	 */
@@ -376,7 +400,8 @@
 			if (s.admitted)
 				enter();
 			else
-				nextPoll(doc.refreshSeconds, false);
+				nextPoll(Math.max(doc.refreshSeconds || 0,
+				    pollEvery(s)), false);
 		}).catch(function () {
 			pollStatus();
 		});

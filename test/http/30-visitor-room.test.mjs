@@ -200,9 +200,20 @@ test('an unknown queue: a 404 page in the visitor\'s language', async () => {
 	assert.equal(r.headers.get('content-language'), 'de');
 	assert.ok(r.text.includes('<html lang="de" dir="ltr">'));
 	assert.ok(r.text.includes('<h1>Warteraum nicht gefunden</h1>'));
-	assert.ok(!r.text.includes('no-such-queue-here'), 'slug not echoed');
+	assert.ok(r.text.includes('<p role="status">Es gibt hier keinen ' +
+	    'Warteraum namens „no-such-queue-here“. Bitte prüfen Sie den ' +
+	    'Link, dem Sie gefolgt sind.</p>'), r.text);
 	r = await page('no-such-queue-here', { 'accept-language': 'ar' });
 	assert.ok(r.text.includes('<html lang="ar" dir="rtl">'));
+	// The gateway link's too.
+	r = await page('no-such-queue-here/enter', { 'accept-language': 'it' });
+	assert.equal(r.status, 404);
+	assert.ok(r.text.includes('<html lang="it" dir="ltr">'));
+	// A malformed slug is never echoed.
+	r = await page('%3Cb%3Ex', { 'accept-language': 'en' });
+	assert.equal(r.status, 404);
+	assert.ok(r.text.includes('There is no waiting room at this address.'));
+	assert.ok(!/<b>|%3C/i.test(r.text));
 	r = await req('/queue/no-such-queue-here',
 	    { headers: { accept: 'application/json' } });
 	assert.equal(r.status, 404);
