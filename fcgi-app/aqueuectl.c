@@ -48,6 +48,9 @@ static const char usage_text[] =
     "                       make a queue; prints its signing secret once\n"
     "  update SLUG [--name NAME] [--target URL] [--domains LIST]\n"
     "         [--rate N] [--burst N] [--token-ttl S] [--claim-window S]\n"
+    "         [--header-image URL] [--display-name TEXT] [--message TEXT]\n"
+    "         [--accent #rrggbb] [--json-status 200|202|429]\n"
+    "         [--json-cookie SUFFIX]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"
@@ -342,6 +345,18 @@ queue_json(const struct queue *q, int64_t now)
 	    json_object_new_int64(q->token_ttl_s));
 	json_object_object_add(o, "claimWindowSeconds",
 	    json_object_new_int64(q->adm.claim_window_s));
+	json_object_object_add(o, "headerImageUrl",
+	    json_object_new_string(q->header_image_url));
+	json_object_object_add(o, "displayName",
+	    json_object_new_string(q->display_name));
+	json_object_object_add(o, "message",
+	    json_object_new_string(q->message));
+	json_object_object_add(o, "accentColor",
+	    json_object_new_string(q->accent));
+	json_object_object_add(o, "jsonQueuedStatus",
+	    json_object_new_int64(q->json_queued_status));
+	json_object_object_add(o, "jsonCookieSuffix",
+	    json_object_new_string(q->json_cookie));
 	return o;
 }
 

@@ -85,6 +85,7 @@ static const struct cfg_key keys[] = {
 	{ "login-user-failures", I(login_user_failures), "5", 1, 1000 },
 	{ "login-addr-failures", I(login_addr_failures), "20", 1, 100000 },
 	{ "login-window", I(login_window_s), "900", 1, 86400 },
+	{ "state-dir", S(state_dir), "", 0, 0 },
 };
 
 /*

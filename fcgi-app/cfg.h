@@ -52,6 +52,7 @@ struct cfg {
 	int64_t	 login_user_failures;	/* failed logins per user ... */
 	int64_t	 login_addr_failures;	/* ... per client address ... */
 	int64_t	 login_window_s;	/* ... within this many seconds */
+	char	*state_dir;	/* poll documents written here, or "" */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

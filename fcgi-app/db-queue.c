@@ -64,7 +64,11 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 	db_bind_int(&r[16], dbnow);
 }
 
-#define ROW_NCOLS	(8 + STATE_NCOLS)
+/* Result columns of what visitors see (LOOK_COLS in db.c). */
+#define LOOK_NCOLS	6
+#define MESSAGE_COL_MAX	(LOOK_MESSAGE_MAX * 4)
+
+#define ROW_NCOLS	(8 + STATE_NCOLS + LOOK_NCOLS)
 
 /* Result buffers for a full queue row (QUEUE_COLS in db.c). */
 struct queue_res {
@@ -77,6 +81,13 @@ struct queue_res {
 	uint8_t		 secret[SEALED_MAX], tkey[SEALED_MAX];
 	unsigned long	 len[8];
 	my_bool		 target_null;
+	char		 image[URLCOL_MAX + 1];
+	char		 display[NAME_MAX_CHARS * 4 + 1];
+	char		 message[MESSAGE_COL_MAX + 1];
+	char		 accent[8];
+	int64_t		 json_status;
+	char		 jcookie[33];
+	unsigned long	 look_len[5];
 	MYSQL_BIND	 b[ROW_NCOLS];
 };
 
@@ -89,6 +100,23 @@ res_buf(MYSQL_BIND *b, enum enum_field_types t, void *buf, size_t cap,
 	b->buffer = buf;
 	b->buffer_length = cap;
 	b->length = len;
+}
+
+/* Result binds of LOOK_COLS, from b[0]. */
+static void
+look_bind(MYSQL_BIND *b, struct queue_res *r)
+{
+	res_buf(&b[0], MYSQL_TYPE_STRING, r->image, sizeof(r->image) - 1,
+	    &r->look_len[0]);
+	res_buf(&b[1], MYSQL_TYPE_STRING, r->display,
+	    sizeof(r->display) - 1, &r->look_len[1]);
+	res_buf(&b[2], MYSQL_TYPE_STRING, r->message,
+	    sizeof(r->message) - 1, &r->look_len[2]);
+	res_buf(&b[3], MYSQL_TYPE_STRING, r->accent, sizeof(r->accent) - 1,
+	    &r->look_len[3]);
+	db_bind_int(&b[4], &r->json_status);
+	res_buf(&b[5], MYSQL_TYPE_STRING, r->jcookie, sizeof(r->jcookie) - 1,
+	    &r->look_len[4]);
 }
 
 /* Set up the result binds of a full row. */
@@ -112,6 +140,7 @@ queue_res_bind(struct queue_res *r)
 	res_buf(&r->b[7], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
 	    &r->len[7]);
 	state_bind(&r->b[8], &r->adm, &r->active, &r->dbnow);
+	look_bind(&r->b[8 + STATE_NCOLS], r);
 }
 
 /*
@@ -141,6 +170,23 @@ queue_fill(struct queue_res *r)
 	q->secret_sealed_len = r->len[6];
 	memcpy(q->ticket_key_sealed, r->tkey, r->len[7]);
 	q->ticket_key_sealed_len = r->len[7];
+	r->image[r->look_len[0]] = '\0';
+	r->display[r->look_len[1]] = '\0';
+	r->message[r->look_len[2]] = '\0';
+	r->accent[r->look_len[3]] = '\0';
+	q->header_image_url = strdup(r->image);
+	q->display_name = strdup(r->display);
+	q->message = strdup(r->message);
+	q->accent = strdup(r->accent);
+	q->json_queued_status = r->json_status;
+	r->jcookie[r->look_len[4]] = '\0';
+	q->json_cookie = strdup(r->jcookie);
+	if (q->header_image_url == NULL || q->display_name == NULL ||
+	    q->message == NULL || q->accent == NULL ||
+	    q->json_cookie == NULL) {
+		db_queue_free(q);
+		return NULL;
+	}
 	if (q->slug == NULL || q->name == NULL || q->shop_domains == NULL ||
 	    (!r->target_null && q->target_url == NULL)) {
 		db_queue_free(q);
@@ -158,6 +204,11 @@ db_queue_free(struct queue *q)
 	free(q->name);
 	free(q->target_url);
 	free(q->shop_domains);
+	free(q->header_image_url);
+	free(q->display_name);
+	free(q->message);
+	free(q->accent);
+	free(q->json_cookie);
 	free(q);
 }
 
@@ -415,6 +466,26 @@ db_queue_update(struct db *db, const struct queue *q)
 	if ((er = db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL)) != APP_OK)
 		return er;
 	return db_queue_set_state(db, q);
+}
+
+enum app_err
+db_queue_set_look(struct db *db, const struct queue *q)
+{
+	MYSQL_BIND	 p[7];
+	unsigned long	 len[5];
+	int64_t		 id = q->id, st = q->json_queued_status;
+
+	db_bind_str(&p[0], q->header_image_url != NULL ?
+	    q->header_image_url : "", &len[0]);
+	db_bind_str(&p[1], q->display_name != NULL ? q->display_name : "",
+	    &len[1]);
+	db_bind_str(&p[2], q->message != NULL ? q->message : "", &len[2]);
+	db_bind_str(&p[3], q->accent != NULL ? q->accent : "", &len[3]);
+	db_bind_int(&p[4], &st);
+	db_bind_str(&p[5], q->json_cookie != NULL ? q->json_cookie : "",
+	    &len[4]);
+	db_bind_int(&p[6], &id);
+	return db_run(db, STMT_QUEUE_SET_LOOK, p, NULL, NULL);
 }
 
 enum app_err

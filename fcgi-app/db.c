@@ -30,8 +30,13 @@
 	"prev_rate, prev_frontier, ck_number, ck_time_ms, ck_expired, " \
 	DBNOW_SQL
 
+/* What visitors see of a queue (struct queue, after the state). */
+#define LOOK_COLS "header_image_url, display_name, message, accent_color, " \
+	"json_queued_status, json_cookie"
+
 #define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
-	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS
+	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS \
+	", " LOOK_COLS
 
 /* Effective burst, as adm_burst() computes it. */
 #define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
@@ -150,6 +155,11 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_QUEUE_UPDATE] = { 5, 0,
 	    "UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
 	    "token_ttl_s = ? WHERE id = ?" },
+	/* STMT_QUEUE_SET_LOOK: the settings of LOOK_COLS, by id. */
+	[STMT_QUEUE_SET_LOOK] = { 7, 0,
+	    "UPDATE queue SET header_image_url = ?, display_name = ?, "
+	    "message = ?, accent_color = ?, json_queued_status = ?, "
+	    "json_cookie = ? WHERE id = ?" },
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
 	[STMT_MIGRATION_TABLE] = { 0, 0,
 	    "CREATE TABLE IF NOT EXISTS schema_migrations "

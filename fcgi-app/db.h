@@ -21,6 +21,7 @@ struct db;
 #define SEALED_MAX	255	/* sealed secret blob, bytes */
 #define SECRET_LEN	43	/* shown secret: base64url of 32 bytes */
 #define TICKET_KEY_LEN	32	/* bytes */
+#define LOOK_MESSAGE_MAX 2000	/* waiting room message, characters */
 
 /* One queue row. */
 struct queue {
@@ -35,6 +36,13 @@ struct queue {
 	size_t		 secret_sealed_len;
 	uint8_t		 ticket_key_sealed[SEALED_MAX];
 	size_t		 ticket_key_sealed_len;
+	/* What visitors see ("" = not set; never NULL in a filled row). */
+	char		*header_image_url;	/* https URL */
+	char		*display_name;		/* shown instead of name */
+	char		*message;		/* plain text, line breaks */
+	char		*accent;		/* "#rrggbb", lower case */
+	int64_t		 json_queued_status;	/* 200, 202 or 429 */
+	char		*json_cookie;		/* cookie name suffix */
 };
 
 /*
@@ -207,6 +215,15 @@ void	 db_queue_list_free(struct queue **, size_t n);
  * transaction that locked the row.  Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_update(struct db *, const struct queue *q);
+
+/*
+ * Write what visitors see of q->id: header image URL, display name,
+ * message, accent colour, JSON cookie suffix ("" or NULL: not set) and
+ * the JSON mode's queued status code.  Values must have passed the
+ * validators of queue-ops.h.
+ * Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_set_look(struct db *, const struct queue *q);
 
 /*
  * Delete the queue with this slug.  Returns APP_OK, APP_NOTFOUND when

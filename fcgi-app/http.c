@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -126,10 +127,13 @@ http_send(struct req *r, int status, const char *ctype, const void *body,
 	if (ctype != NULL)
 		FCGX_FPrintF(out, "Content-Type: %s\r\n"
 		    "Content-Length: %lu\r\n", ctype, (unsigned long)len);
+	/* A handler's own Cache-Control replaces the default no-store. */
+	if (r->hdrs.len == 0 || (strncasecmp(r->hdrs.p, "Cache-Control:",
+	    14) != 0 && strcasestr(r->hdrs.p, "\nCache-Control:") == NULL))
+		FCGX_PutS("Cache-Control: no-store\r\n", out);
 	FCGX_PutS("X-Content-Type-Options: nosniff\r\n"
 	    "X-Frame-Options: DENY\r\n"
 	    "Referrer-Policy: no-referrer\r\n"
-	    "Cache-Control: no-store\r\n"
 	    "Content-Security-Policy: default-src 'self'; img-src 'self' "
 	    "https: data:; object-src 'none'; base-uri 'none'; "
 	    "frame-ancestors 'none'; form-action 'self'\r\n", out);

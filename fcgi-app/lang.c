@@ -1,79 +1,158 @@
 /*
- * lang.c - language negotiation for the waiting room and its texts.
+ * lang.c - language negotiation for the waiting room and its texts, read
+ * from message catalogs (templates/lang/<code>.txt) that translators edit
+ * without touching C.
  */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "aqueue.h"
 #include "lang.h"
+#include "log.h"
 
 #define ACCEPT_MAX	8192	/* bytes of the header looked at */
 
 static const char *const codes[LANG__MAX] = {
 	"en",	/* LANG_EN */
 	"de",	/* LANG_DE */
+	"es",	/* LANG_ES */
+	"it",	/* LANG_IT */
+	"ar",	/* LANG_AR */
+	"zh",	/* LANG_ZH */
 };
 
-static const char *const msgs[LANG__MAX][MSG__MAX] = {
-	{ /* LANG_EN */
-	"waiting room",
-	"Taking your number…",
-	"Your number",
-	"Admitted up to",
-	"Ahead of you",
-	"Estimated wait",
-	"Progress",
-	"Keep this page open: you will be sent on automatically when it is "
-	    "your turn.",
-	"This waiting room needs JavaScript to hold your place.",
-	"You are in the queue.",
-	"The waiting room is paused. Your place is kept.",
-	"The waiting room is paused: no new numbers right now. This page "
-	    "retries by itself.",
-	"It is your turn: taking you to the shop…",
-	"You are admitted.",
-	"The waiting room is busy. Retrying…",
-	"Connection trouble. Your place is kept; retrying…",
-	"Deutsch",
-	"Keep this page open: you will be sent on automatically when it is "
-	    "your turn. Reloading keeps your place.",
-	"You have no number yet: this page takes one by itself as soon as "
-	    "the waiting room opens again. Keep it open.",
-	"Please wait a moment",
-	"The waiting room is briefly unavailable. This page tries again by "
-	    "itself in a few seconds; keep it open.",
-	},
-	{ /* LANG_DE */
-	"Warteraum",
-	"Sie erhalten Ihre Nummer…",
-	"Ihre Nummer",
-	"Eingelassen bis",
-	"Vor Ihnen",
-	"Geschätzte Wartezeit",
-	"Fortschritt",
-	"Lassen Sie diese Seite offen: Sie werden automatisch "
-	    "weitergeleitet, sobald Sie an der Reihe sind.",
-	"Dieser Warteraum braucht JavaScript, um Ihren Platz zu halten.",
-	"Sie sind in der Warteschlange.",
-	"Der Warteraum ist pausiert. Ihr Platz bleibt erhalten.",
-	"Der Warteraum ist pausiert: Zurzeit werden keine neuen Nummern "
-	    "vergeben. Diese Seite versucht es selbst erneut.",
-	"Sie sind an der Reihe: weiter zum Shop…",
-	"Sie sind eingelassen.",
-	"Der Warteraum ist ausgelastet. Neuer Versuch…",
-	"Verbindungsproblem. Ihr Platz bleibt erhalten; neuer Versuch…",
-	"English",
-	"Lassen Sie diese Seite offen: Sie werden automatisch "
-	    "weitergeleitet, sobald Sie an der Reihe sind. Neu laden behält "
-	    "Ihren Platz.",
-	"Sie haben noch keine Nummer: Diese Seite holt selbst eine, sobald "
-	    "der Warteraum wieder öffnet. Lassen Sie sie offen.",
-	"Bitte einen Moment Geduld",
-	"Der Warteraum ist kurz nicht erreichbar. Diese Seite versucht es "
-	    "in wenigen Sekunden selbst erneut; lassen Sie sie offen.",
-	},
+static const char *const dirs[LANG__MAX] = {
+	"ltr", "ltr", "ltr", "ltr",
+	"rtl",	/* LANG_AR */
+	"ltr",
 };
+
+/* The catalogs' keys, by enum msg. */
+static const char *const names[MSG__MAX] = {
+	"room", "taking", "your_number", "serving", "ahead", "wait",
+	"progress", "note", "noscript", "queued", "paused", "paused_join",
+	"turn", "admitted", "busy", "trouble", "lang_name", "note_kept",
+	"note_none", "unavail_title", "unavail", "entry", "updated",
+	"languages", "back", "minutes", "minute_less", "unknown_title",
+	"unknown", "minute_one", "unknown_named",
+};
+
+#define CATALOG_LINE_MAX	1024
+
+/* The texts read by lang_load(); NULL: not in that catalog. */
+static char	*msgs[LANG__MAX][MSG__MAX];
+
+static void
+catalog_free(char *(*m)[MSG__MAX])
+{
+	size_t	 l, i;
+
+	for (l = 0; l < LANG__MAX; l++)
+		for (i = 0; i < MSG__MAX; i++) {
+			free(m[l][i]);
+			m[l][i] = NULL;
+		}
+}
+
+/*
+ * Read catalog path into out[MSG__MAX].  Returns 0, 1 when the file does
+ * not exist, or -1 (logged) on a malformed line or an unknown key.
+ */
+static int
+catalog_read(const char *path, char **out)
+{
+	FILE	*f;
+	char	 line[CATALOG_LINE_MAX + 2], *k, *v, *eq;
+	size_t	 n, i, lineno = 0;
+	int	 rc = 0;
+
+	if ((f = fopen(path, "r")) == NULL)
+		return 1;
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		n = strlen(line);
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		else if (!feof(f)) {
+			log_warnx("%s:%zu: line too long", path, lineno);
+			rc = -1;
+			break;
+		}
+		if (n > 0 && line[n - 1] == '\r')
+			line[--n] = '\0';
+		k = line + strspn(line, " \t");
+		if (*k == '\0' || *k == '#')
+			continue;
+		if ((eq = strchr(k, '=')) == NULL) {
+			log_warnx("%s:%zu: no '='", path, lineno);
+			rc = -1;
+			break;
+		}
+		v = eq + 1 + strspn(eq + 1, " \t");
+		while (eq > k && (eq[-1] == ' ' || eq[-1] == '\t'))
+			eq--;
+		*eq = '\0';
+		for (i = 0; i < MSG__MAX; i++)
+			if (strcmp(k, names[i]) == 0)
+				break;
+		if (i == MSG__MAX) {
+			log_warnx("%s:%zu: unknown key \"%s\"", path, lineno,
+			    k);
+			rc = -1;
+			break;
+		}
+		free(out[i]);
+		out[i] = xstrdup(v);
+	}
+	fclose(f);
+	return rc;
+}
+
+int
+lang_load(const char *dir)
+{
+	char	*loaded[LANG__MAX][MSG__MAX];
+	char	*path;
+	size_t	 l, i;
+	int	 rc = 0, r;
+
+	memset(loaded, 0, sizeof(loaded));
+	for (l = 0; l < LANG__MAX && rc == 0; l++) {
+		path = xasprintf("%s/lang/%s.txt", dir, codes[l]);
+		r = catalog_read(path, loaded[l]);
+		if (r == 1 && l == LANG_EN) {
+			log_warnx("%s: missing", path);
+			rc = -1;
+		} else if (r == -1)
+			rc = -1;
+		free(path);
+	}
+	if (rc == -1) {
+		catalog_free(loaded);
+		return -1;
+	}
+	catalog_free(msgs);
+	for (l = 0; l < LANG__MAX; l++)
+		for (i = 0; i < MSG__MAX; i++)
+			msgs[l][i] = loaded[l][i];
+	return 0;
+}
+
+const char *
+lang_msg_name(enum msg m)
+{
+	return m < MSG__MAX ? names[m] : "";
+}
+
+const char *
+lang_dir(enum lang l)
+{
+	return dirs[l < LANG__MAX ? l : LANG_EN];
+}
 
 const char *
 lang_code(enum lang l)
@@ -86,7 +165,11 @@ lang_msg(enum lang l, enum msg m)
 {
 	if (l >= LANG__MAX)
 		l = LANG_EN;
-	return m < MSG__MAX ? msgs[l][m] : "";
+	if (m >= MSG__MAX)
+		return "";
+	if (msgs[l][m] != NULL)
+		return msgs[l][m];
+	return msgs[LANG_EN][m] != NULL ? msgs[LANG_EN][m] : "";
 }
 
 int

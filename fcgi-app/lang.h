@@ -9,6 +9,10 @@
 enum lang {
 	LANG_EN,	/* English, the default */
 	LANG_DE,	/* German */
+	LANG_ES,	/* Spanish */
+	LANG_IT,	/* Italian */
+	LANG_AR,	/* Arabic, right to left */
+	LANG_ZH,	/* Simplified Chinese */
 	LANG__MAX
 };
 
@@ -35,17 +39,48 @@ enum msg {
 	MSG_NOTE_NONE,		/* the note while paused without a number */
 	MSG_UNAVAIL_TITLE,	/* the page while the queue can't be read */
 	MSG_UNAVAIL,
+	MSG_ENTRY,		/* label of the expected time of entry */
+	MSG_UPDATED,		/* "last updated" */
+	MSG_LANGUAGES,		/* label of the language links */
+	MSG_BACK,		/* link back to the shop */
+	MSG_MINUTES,		/* a wait range, "{lo}-{hi} min" */
+	MSG_MINUTE_LESS,	/* a wait under a minute */
+	MSG_UNKNOWN_TITLE,	/* the page of an unknown queue */
+	MSG_UNKNOWN,
+	MSG_MINUTE_ONE,		/* a wait of about "{n} min" */
+	MSG_UNKNOWN_NAMED,	/* ... with the slug asked for, "{slug}" */
 	MSG__MAX
 };
 
 /* ISO 639-1 code of a language, e.g. "de".  Can't fail. */
 const char *lang_code(enum lang);
 
-/* The text of message m in language l (UTF-8, plain text). */
+/* Writing direction of a language: "rtl" or "ltr".  Can't fail. */
+const char *lang_dir(enum lang);
+
+/*
+ * Read the message catalogs <dir>/lang/<code>.txt of every language:
+ * UTF-8 lines "key = text" (keys as in lang.c's names table, e.g.
+ * "your_number"), '#' starts a comment line, blank lines are skipped, the
+ * text is kept as written (at most 1000 bytes).  A message missing from
+ * a catalog falls back to English.  The catalogs replace the ones read
+ * before only when the English one was read.  Returns 0, or -1 (logged)
+ * when the English catalog is missing or any catalog has a malformed
+ * line or an unknown key.
+ */
+int	 lang_load(const char *dir);
+
+/* The name of message m in the catalogs ("your_number").  Can't fail. */
+const char *lang_msg_name(enum msg m);
+
+/*
+ * The text of message m in language l (UTF-8, plain text) from the
+ * catalogs read by lang_load(); "" before they were read.
+ */
 const char *lang_msg(enum lang l, enum msg m);
 
 /*
- * Parse a language code chosen on the page ("de", "en"; exact, lower
+ * Parse a language code chosen on the page ("de", "en", "ar"...; exact, lower
  * case).  Returns 0 and sets *out, or -1 for anything else.
  */
 int	 lang_parse(const char *code, enum lang *out);

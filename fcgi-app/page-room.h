@@ -18,4 +18,23 @@ void	 page_room(struct req *r);
  */
 void	 page_unavailable(struct req *r, const char *slug);
 
+/*
+ * GET /queue/<slug> of a queue that does not exist, asked for by a
+ * browser: a 404 page in the visitor's language (the slug not shown).
+ */
+void	 page_room_unknown(struct req *, const char *slug);
+
+/*
+ * Whether an Accept header value (may be NULL) asks the waiting room
+ * for its JSON mode (then a GET may take a number: a write).  Returns 1
+ * or 0.
+ */
+int	 page_room_is_json(const char *accept);
+
+/*
+ * GET /queue/<slug>/embed.js: the shop-side script (templates/embed.js;
+ * it finds the queue from its own src URL), cacheable for 5 minutes.
+ */
+void	 page_embed(struct req *);
+
 #endif /* PAGE_ROOM_H */

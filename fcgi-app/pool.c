@@ -28,6 +28,7 @@
 #include "extern.h"
 #include "instance.h"
 #include "log.h"
+#include "statedoc.h"
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
 #define RESPAWN_MIN_MS	1000	/* children dying faster than this: back off */
@@ -376,7 +377,8 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	struct pool	 p;
 	sigset_t	 set, orig;
 	siginfo_t	 si;
-	struct timespec	 tick = { 1, 0 };
+	struct timespec	 tick = { 0, 250 * 1000 * 1000 };
+	int64_t		 state_ms = 0;
 	struct cfg	 nc;
 	size_t		 i;
 	int		 sig, crashed;
@@ -399,7 +401,10 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	write_pid(c);
 	(void)writers_init(p.n);
 	(void)instance_shm_init();
-	/* The master's own connection: its report and the queue samples. */
+	/*
+	 * The master's own connection: its report, the queue samples and
+	 * the poll documents.
+	 */
 	mdb = db_open(c);
 	db_limit_statements(mdb);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
@@ -450,6 +455,11 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			p.old_since = now_ms();
 			cfg_free(c);
 			*c = nc;
+		}
+		/* The poll documents, about twice a second. */
+		if (c->state_dir[0] != '\0' && now_ms() - state_ms >= 450) {
+			(void)statedoc_write_all(c, mdb);
+			state_ms = now_ms();
 		}
 		retire_old(&p);
 		crashed = 0;

@@ -65,6 +65,28 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "claim-window", "claimWindowSeconds", INT(claim_window_s),
 	    ADM_CLAIM_MIN_S, ADM_CLAIM_MAX_S, "an integer from 1 to 86400 "
 	    "(seconds after admission in which a ticket obtains tokens)" },
+	/* QOPS_F_HEADER_IMAGE */
+	{ "header-image", "headerImageUrl", STR(header_image_url), "an "
+	    "https URL of the waiting room's header image (wide; shown up "
+	    "to 460 px wide, 190 px high), or empty for none" },
+	/* QOPS_F_DISPLAY_NAME */
+	{ "display-name", "displayName", STR(display_name), "the name "
+	    "visitors see, 1-200 characters as name, or empty for the name" },
+	/* QOPS_F_MESSAGE */
+	{ "message", "message", STR(message), "plain text of at most 2000 "
+	    "characters shown in the waiting room (line breaks kept), or "
+	    "empty" },
+	/* QOPS_F_ACCENT */
+	{ "accent", "accentColor", STR(accent), "a colour #rrggbb for the "
+	    "progress bar and live dot, or empty for the default" },
+	/* QOPS_F_JSON_STATUS */
+	{ "json-status", "jsonQueuedStatus", INT(json_queued_status), 200,
+	    429, "200, 202 or 429: the HTTP status of a queued visitor's "
+	    "answer in JSON mode" },
+	/* QOPS_F_JSON_COOKIE */
+	{ "json-cookie", "jsonCookieSuffix", STR(json_cookie), "1-32 "
+	    "characters of A-Z a-z 0-9 _ -: the JSON mode's cookie is "
+	    "aditus_wr_<this>; empty for aditus_wr_<slug>" },
 };
 
 static const struct {
@@ -385,6 +407,147 @@ qops_now(struct db *db)
 	return db_clock_ms(db);
 }
 
+int
+qops_image_valid(const char *url)
+{
+	if (url == NULL)
+		return 0;
+	if (url[0] == '\0')
+		return 1;
+	return strncmp(url, "https://", 8) == 0 && qops_target_valid(url);
+}
+
+int
+qops_message_valid(const char *text)
+{
+	int64_t	 n;
+	size_t	 i;
+
+	if (text == NULL || (n = utf8_chars(text)) < 0 ||
+	    n > LOOK_MESSAGE_MAX)
+		return 0;
+	for (i = 0; text[i] != '\0'; i++) {
+		if (text[i] == '\n' ||
+		    (text[i] == '\r' && text[i + 1] == '\n'))
+			continue;
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+int
+qops_accent_valid(const char *c)
+{
+	size_t	 i;
+
+	if (c == NULL)
+		return 0;
+	if (c[0] == '\0')
+		return 1;
+	if (c[0] != '#' || strlen(c) != 7)
+		return 0;
+	for (i = 1; i < 7; i++)
+		if (!((c[i] >= '0' && c[i] <= '9') ||
+		    (c[i] >= 'a' && c[i] <= 'f') ||
+		    (c[i] >= 'A' && c[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+int
+qops_json_status_valid(int64_t st)
+{
+	return st == 200 || st == 202 || st == 429;
+}
+
+int
+qops_json_cookie_valid(const char *s)
+{
+	size_t	 i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= 32 || !((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		    s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* Bits of the fields stored by db_queue_set_look(). */
+#define LOOK_BITS (QOPS_BIT(QOPS_F_HEADER_IMAGE) | \
+	QOPS_BIT(QOPS_F_DISPLAY_NAME) | QOPS_BIT(QOPS_F_MESSAGE) | \
+	QOPS_BIT(QOPS_F_ACCENT) | QOPS_BIT(QOPS_F_JSON_STATUS) | \
+	QOPS_BIT(QOPS_F_JSON_COOKIE))
+
+/* Check the fields of LOOK_BITS given in spec.  As spec_check. */
+static enum app_err
+look_check(const struct qops_spec *spec, struct qops_err *err)
+{
+	if ((spec->set & QOPS_BIT(QOPS_F_HEADER_IMAGE)) &&
+	    !qops_image_valid(spec->header_image_url))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_HEADER_IMAGE);
+	if ((spec->set & QOPS_BIT(QOPS_F_DISPLAY_NAME)) &&
+	    (spec->display_name == NULL || (spec->display_name[0] != '\0' &&
+	    !qops_name_valid(spec->display_name))))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_DISPLAY_NAME);
+	if ((spec->set & QOPS_BIT(QOPS_F_MESSAGE)) &&
+	    !qops_message_valid(spec->message))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_MESSAGE);
+	if ((spec->set & QOPS_BIT(QOPS_F_ACCENT)) &&
+	    !qops_accent_valid(spec->accent))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_ACCENT);
+	if ((spec->set & QOPS_BIT(QOPS_F_JSON_STATUS)) &&
+	    !qops_json_status_valid(spec->json_queued_status))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_JSON_STATUS);
+	if ((spec->set & QOPS_BIT(QOPS_F_JSON_COOKIE)) &&
+	    !qops_json_cookie_valid(spec->json_cookie))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_JSON_COOKIE);
+	return APP_OK;
+}
+
+/*
+ * Apply the fields of LOOK_BITS given in spec to q (which owns its
+ * strings).  Returns APP_OK or APP_ENOMEM.
+ */
+static enum app_err
+look_apply(struct queue *q, const struct qops_spec *spec)
+{
+	const char	*src[5] = { spec->header_image_url, spec->display_name,
+			    spec->message, spec->accent, spec->json_cookie };
+	char		**dst[5] = { &q->header_image_url, &q->display_name,
+			    &q->message, &q->accent, &q->json_cookie };
+	enum qops_field	 f[5] = { QOPS_F_HEADER_IMAGE, QOPS_F_DISPLAY_NAME,
+			    QOPS_F_MESSAGE, QOPS_F_ACCENT, QOPS_F_JSON_COOKIE };
+	char		*v, *c;
+	size_t		 i;
+
+	for (i = 0; i < 5; i++) {
+		if (!(spec->set & QOPS_BIT(f[i])))
+			continue;
+		if ((v = try_strndup(src[i], strlen(src[i]))) == NULL)
+			return APP_ENOMEM;
+		if (f[i] == QOPS_F_ACCENT)
+			for (c = v; *c != '\0'; c++)
+				if (*c >= 'A' && *c <= 'F')
+					*c = (char)(*c - 'A' + 'a');
+		free(*dst[i]);
+		*dst[i] = v;
+	}
+	if (spec->set & QOPS_BIT(QOPS_F_JSON_STATUS))
+		q->json_queued_status = spec->json_queued_status;
+	return APP_OK;
+}
+
 /*
  * Check every field given in spec; with creating, name and rate must be
  * given.  Returns APP_OK or APP_INVALID (reason and field in *err).
@@ -426,7 +589,7 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    spec->claim_window_s > ADM_CLAIM_MAX_S))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_CLAIM_WINDOW);
-	return APP_OK;
+	return look_check(spec, err);
 }
 
 /* Set the warnings that the settings of q call for.  Can't fail. */
@@ -562,42 +725,77 @@ add(struct json_object *o, const char *key, struct json_object *v)
 	return json_object_object_add(o, key, v);
 }
 
+/*
+ * The value of field f of q: a string in *s (NULL for a target that is
+ * not set) and 1, or an integer in *v and 0.
+ */
+static int
+field_get(const struct queue *q, enum qops_field f, const char **s,
+    int64_t *v)
+{
+	*s = NULL;
+	*v = 0;
+	switch (f) {
+	case QOPS_F_NAME:
+		*s = q->name;
+		return 1;
+	case QOPS_F_TARGET:
+		*s = q->target_url;
+		return 1;
+	case QOPS_F_DOMAINS:
+		*s = q->shop_domains != NULL ? q->shop_domains : "";
+		return 1;
+	case QOPS_F_HEADER_IMAGE:
+		*s = q->header_image_url != NULL ? q->header_image_url : "";
+		return 1;
+	case QOPS_F_DISPLAY_NAME:
+		*s = q->display_name != NULL ? q->display_name : "";
+		return 1;
+	case QOPS_F_MESSAGE:
+		*s = q->message != NULL ? q->message : "";
+		return 1;
+	case QOPS_F_ACCENT:
+		*s = q->accent != NULL ? q->accent : "";
+		return 1;
+	case QOPS_F_JSON_COOKIE:
+		*s = q->json_cookie != NULL ? q->json_cookie : "";
+		return 1;
+	case QOPS_F_RATE:
+		*v = q->adm.rate_per_minute;
+		break;
+	case QOPS_F_BURST:
+		*v = q->adm.burst;
+		break;
+	case QOPS_F_TOKEN_TTL:
+		*v = q->token_ttl_s;
+		break;
+	case QOPS_F_CLAIM_WINDOW:
+		*v = q->adm.claim_window_s;
+		break;
+	case QOPS_F_JSON_STATUS:
+		*v = q->json_queued_status;
+		break;
+	case QOPS_F__MAX:
+		break;
+	}
+	return 0;
+}
+
 struct json_object *
 qops_queue_fields(const struct queue *q)
 {
 	struct json_object	*o, *v;
+	const char		*s;
+	int64_t			 n;
 	int			 f, bad = 0;
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
 	for (f = 0; f < QOPS_F__MAX; f++) {
-		switch ((enum qops_field)f) {
-		case QOPS_F_NAME:
-			v = json_object_new_string(q->name);
-			break;
-		case QOPS_F_TARGET:
-			v = q->target_url == NULL ? NULL :
-			    json_object_new_string(q->target_url);
-			break;
-		case QOPS_F_DOMAINS:
-			v = json_object_new_string(q->shop_domains);
-			break;
-		case QOPS_F_RATE:
-			v = json_object_new_int64(q->adm.rate_per_minute);
-			break;
-		case QOPS_F_BURST:
-			v = json_object_new_int64(q->adm.burst);
-			break;
-		case QOPS_F_TOKEN_TTL:
-			v = json_object_new_int64(q->token_ttl_s);
-			break;
-		case QOPS_F_CLAIM_WINDOW:
-			v = json_object_new_int64(q->adm.claim_window_s);
-			break;
-		default:
-			v = NULL;
-			break;
-		}
+		if (field_get(q, (enum qops_field)f, &s, &n))
+			v = s == NULL ? NULL : json_object_new_string(s);
+		else
+			v = json_object_new_int64(n);
 		if (add(o, fields[f].key, v) != 0)
 			bad = 1;
 	}
@@ -753,11 +951,18 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		er = failed(err, APP_CRYPTO);
 		goto out;
 	}
+	q.json_queued_status = 200;
+	if ((spec->set & LOOK_BITS) && look_apply(&q, spec) != APP_OK) {
+		er = failed(err, APP_ENOMEM);
+		goto out;
+	}
 	if ((er = db_begin(db)) != APP_OK) {
 		failed(err, er);
 		goto out;
 	}
 	er = db_queue_insert(db, &q);
+	if (er == APP_OK && (spec->set & LOOK_BITS))
+		er = db_queue_set_look(db, &q);
 	if (er == APP_OK)
 		er = audit(db, who, &q, "create", NULL, &q);
 	if (er == APP_OK)
@@ -776,6 +981,11 @@ out:
 		*secret = NULL;
 	}
 	free(domains);
+	free(q.header_image_url);
+	free(q.display_name);
+	free(q.message);
+	free(q.accent);
+	free(q.json_cookie);
 	return er;
 }
 
@@ -883,6 +1093,10 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		}
 		warn_check(q, err);
 		er = db_queue_update(db, q);
+		if (er == APP_OK && (spec->set & LOOK_BITS)) {
+			if ((er = look_apply(q, spec)) == APP_OK)
+				er = db_queue_set_look(db, q);
+		}
 		break;
 	case OP_PAUSE:
 		if (q->adm.active)
@@ -1221,32 +1435,10 @@ qops_field_text(const struct queue *q, enum qops_field f, char *buf,
 	int64_t		 v = 0;
 	int		 w;
 
-	switch (f) {
-	case QOPS_F_NAME:
-		s = q->name;
-		break;
-	case QOPS_F_TARGET:
-		s = q->target_url != NULL ? q->target_url : "";
-		break;
-	case QOPS_F_DOMAINS:
-		s = q->shop_domains != NULL ? q->shop_domains : "";
-		break;
-	case QOPS_F_RATE:
-		v = q->adm.rate_per_minute;
-		break;
-	case QOPS_F_BURST:
-		v = q->adm.burst;
-		break;
-	case QOPS_F_TOKEN_TTL:
-		v = q->token_ttl_s;
-		break;
-	case QOPS_F_CLAIM_WINDOW:
-		v = q->adm.claim_window_s;
-		break;
-	default:
+	if (f >= QOPS_F__MAX)
 		s = "";
-		break;
-	}
+	else if (field_get(q, f, &s, &v) && s == NULL)
+		s = "";
 	if (s != NULL)
 		w = snprintf(buf, n, "%s", s);
 	else

@@ -32,6 +32,12 @@ enum qops_field {
 	QOPS_F_BURST,		/* burst allowance; 0 = default */
 	QOPS_F_TOKEN_TTL,	/* token lifetime, seconds */
 	QOPS_F_CLAIM_WINDOW,	/* claim window after admission, seconds */
+	QOPS_F_HEADER_IMAGE,	/* waiting room header image (https); "" none */
+	QOPS_F_DISPLAY_NAME,	/* shown to visitors; "" = the name */
+	QOPS_F_MESSAGE,		/* waiting room message, plain text */
+	QOPS_F_ACCENT,		/* accent colour "#rrggbb"; "" = default */
+	QOPS_F_JSON_STATUS,	/* JSON mode: status of a queued answer */
+	QOPS_F_JSON_COOKIE,	/* JSON mode: cookie name suffix; "" slug */
 	QOPS_F__MAX
 };
 
@@ -50,6 +56,12 @@ struct qops_spec {
 	int64_t		 burst;
 	int64_t		 token_ttl_s;
 	int64_t		 claim_window_s;
+	const char	*header_image_url;
+	const char	*display_name;
+	const char	*message;
+	const char	*accent;
+	int64_t		 json_queued_status;
+	const char	*json_cookie;
 };
 
 /* Why an operation failed; QOPS_R_OK on success. */
@@ -121,6 +133,26 @@ enum app_err	 qops_spec_set(struct qops_spec *, enum qops_field f,
  */
 int		 qops_name_valid(const char *name);
 int		 qops_target_valid(const char *url);
+
+/*
+ * Validators of what visitors see.  qops_image_valid: "" or an absolute
+ * https URL as qops_target_valid (the page's CSP allows its origin).
+ * qops_message_valid: at most LOOK_MESSAGE_MAX characters of UTF-8,
+ * control characters refused except line breaks (LF, CR LF).
+ * qops_accent_valid: "" or "#rrggbb" (hex digits of either case; stored
+ * in lower case).  qops_json_status_valid: 200, 202 or 429.  Return 1
+ * or 0.
+ */
+int		 qops_image_valid(const char *url);
+int		 qops_message_valid(const char *text);
+int		 qops_accent_valid(const char *colour);
+int		 qops_json_status_valid(int64_t status);
+
+/*
+ * qops_json_cookie_valid: "" or 1-32 characters of A-Z a-z 0-9 _ -
+ * (a cookie name token of RFC 6265, section 4.1.1).  Returns 1 or 0.
+ */
+int		 qops_json_cookie_valid(const char *suffix);
 
 /*
  * The shop domains list in its normal form: entries as parsed by

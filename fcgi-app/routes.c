@@ -20,6 +20,7 @@
 #include "console.h"
 #include "extern.h"
 #include "instance.h"
+#include "lang.h"
 #include "page-gateway.h"
 #include "page-info.h"
 #include "page-join.h"
@@ -27,6 +28,7 @@
 #include "page-status.h"
 #include "page-token.h"
 #include "page-verify.h"
+#include "statedoc.h"
 
 /*
  * Who may call a route.  Only AUTH_NONE is served so far; the admin API
@@ -155,6 +157,10 @@ static const struct route routes[] = {
 	    api_fairness },
 	{ GH, "/api/admin/queue/sites/:id/fairness.csv", AUTH_ADMIN, ADMIN,
 	    api_fairness_csv },
+	{ GH, "/queue/:slug/state.json", AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_state },
+	{ GH, "/queue/:slug/embed.js",	AUTH_NONE, VISITOR | RF_STALE_OK,
+	    page_embed },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -164,6 +170,8 @@ static const char *const tmpl_names[] = {
 	"waiting-room.html",	/* page-room.c */
 	"unavailable.html",	/* page-room.c, for unavailable() */
 	"admin.html",		/* console.c: the console's page shell */
+	"unknown.html",		/* page-room.c, for queue_not_found() */
+	"embed.js",		/* page-room.c, page_embed() */
 };
 
 static struct tmpl_set *tmpls;
@@ -177,6 +185,10 @@ routes_init(const struct cfg *c)
 	if ((ts = tmpl_set_load(c->templates_dir, tmpl_names,
 	    sizeof(tmpl_names) / sizeof(tmpl_names[0]))) == NULL)
 		return -1;
+	if (lang_load(c->templates_dir) == -1) {
+		tmpl_set_free(ts);
+		return -1;
+	}
 	tmpl_set_free(tmpls);
 	tmpls = ts;
 	return 0;
@@ -379,7 +391,6 @@ wants_html(const char *accept)
 static void
 queue_not_found(struct req *r, route_fn pg, const char *slug)
 {
-	struct buf	 b = { NULL, 0, 0 };
 	int		 page = pg == page_room || pg == page_gateway;
 
 	if (page)
@@ -388,21 +399,8 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 		http_error(r, 404, "queue_not_found", "No such queue.");
 		return;
 	}
-	html_raw(&b, "<!doctype html>\n<html lang=\"en\"><head>"
-	    "<meta charset=\"utf-8\"><meta name=\"viewport\" "
-	    "content=\"width=device-width, initial-scale=1\">"
-	    "<title>No such waiting room</title></head><body><main>"
-	    "<h1>No such waiting room</h1><p>");
-	if (db_queue_slug_valid(slug)) {
-		html_raw(&b, "There is no waiting room called &ldquo;");
-		html_text(&b, slug);
-		html_raw(&b, "&rdquo; here.");
-	} else
-		html_raw(&b, "There is no waiting room at this address.");
-	html_raw(&b, " Please check the link you followed.</p></main>"
-	    "</body></html>\n");
-	http_send(r, 404, "text/html; charset=utf-8", b.p, b.len);
-	buf_free(&b);
+	/* A page in the visitor's language (page-room.c). */
+	page_room_unknown(r, slug);
 }
 
 /* GET /queue/healthz: liveness, no database. */
@@ -428,7 +426,10 @@ route_writes(FCGX_Request *fr)
 	for (i = 0; i < ROUTES__MAX; i++)
 		if ((routes[i].methods & M(m)) &&
 		    route_match(routes[i].pattern, path, slug))
-			return (routes[i].flags & RF_WRITES) != 0;
+			return (routes[i].flags & RF_WRITES) != 0 ||
+			    (routes[i].handler == page_room &&
+			    page_room_is_json(FCGX_GetParam("HTTP_ACCEPT",
+			    fr->envp)));
 	return 0;
 }
 

@@ -2,9 +2,13 @@
  * waiting-room.js - the hosted waiting room's client.  Takes a number
  * (or the one the gateway handed over in the URL fragment), keeps number
  * and ticket together in sessionStorage so a reload keeps the place,
- * polls the status at the interval the server asks for, fetches the
- * token when admitted (or takes the one the join answer carries) and
- * goes on to the shop.  Text is set with textContent only.
+ * polls the queue's poll document (state.json, served by the web server
+ * itself, the same for every visitor) at the interval it asks for and
+ * computes position, admission and an honest wait range from it (falling
+ * back to /status when the document is missing or stale), fetches the
+ * token when its number is reached (the server checks) or takes the one
+ * the join answer carries, and goes on to the shop.  Every URL is built
+ * from the page root's data-base.  Text is set with textContent only.
  *
  * Timers: pages that opened together, or saw the same error, must not
  * come back in waves.  Every wait is drawn at random: a normal poll
@@ -22,7 +26,17 @@
 	var room = document.getElementById('room');
 	var slug = room.getAttribute('data-slug');
 	var ret = room.getAttribute('data-return') || '';
-	var base = '/queue/' + encodeURIComponent(slug);
+	var base = (room.getAttribute('data-base') || '') + '/queue/' +
+	    encodeURIComponent(slug);
+	var lang = room.getAttribute('data-lang') || 'en';
+	var accent = room.getAttribute('data-accent') || '';
+	if (/^#[0-9a-f]{6}$/.test(accent))
+		document.documentElement.style.setProperty('--accent', accent);
+	/* A document older than this (by the server's Date) is stale. */
+	var STALE_MS = 5000;
+	/* Rates seen (ratePerMinute) and serving numbers, for the range. */
+	var rates = [], marks = [];
+	var WINDOW_MS = 10 * 60 * 1000;
 	var key = 'aditus-queue:' + slug;
 	/* Texts in the page's language, from the server (data-m-*). */
 	function msg(name) {
@@ -90,6 +104,91 @@
 		return url + sep + name + '=' + encodeURIComponent(value) + hash;
 	}
 
+	function clock(t, secs) {
+		try {
+			return new Intl.DateTimeFormat(lang, secs ?
+			    { hour: '2-digit', minute: '2-digit',
+			    second: '2-digit' } :
+			    { hour: '2-digit', minute: '2-digit' })
+			    .format(new Date(t));
+		} catch (e) {
+			return new Date(t).toTimeString().slice(0, secs ? 8 : 5);
+		}
+	}
+
+	/* Remember rate r and serving at now; drop what is too old. */
+	function remember(r, serving) {
+		var now = Date.now();
+		if (typeof r === 'number' && r > 0)
+			rates.push({ t: now, v: r });
+		marks.push({ t: now, v: serving });
+		while (rates.length > 1 && now - rates[0].t > WINDOW_MS)
+			rates.shift();
+		while (marks.length > 2 && now - marks[0].t > WINDOW_MS)
+			marks.shift();
+	}
+
+	/*
+	 * The wait range [lo, hi] in seconds for remaining numbers to go:
+	 * from the fastest and slowest of the rates seen lately and of the
+	 * pace the serving number actually moved at (over 20 s or more).
+	 * A steady rate gives one figure; changes widen the range, and it
+	 * shrinks with the numbers still to go.  null without any rate.
+	 */
+	function range(remaining, fallback) {
+		var lo = Infinity, hi = 0, i;
+		for (i = 0; i < rates.length; i++) {
+			lo = Math.min(lo, rates[i].v);
+			hi = Math.max(hi, rates[i].v);
+		}
+		if (marks.length >= 2) {
+			var a = marks[0], b = marks[marks.length - 1];
+			if (b.t - a.t >= 20000 && b.v > a.v && hi > 0) {
+				var seen = (b.v - a.v) * 60000 / (b.t - a.t);
+				lo = Math.min(lo, seen);
+				hi = Math.max(hi, seen);
+			}
+		}
+		if (hi === 0)
+			return typeof fallback === 'number' ?
+			    [fallback, fallback] : null;
+		return [remaining * 60 / hi, remaining * 60 / lo];
+	}
+
+	function showRange(r) {
+		if (r === null) {
+			text('wait', '\u2013');
+			text('entry', '\u2013');
+			return;
+		}
+		var lo = Math.max(1, Math.floor(r[0] / 60));
+		var hi = Math.ceil(r[1] / 60);
+		if (r[1] <= 0)
+			text('wait', '0 s');
+		else if (r[1] < 60)
+			text('wait', msg('minute-less'));
+		else if (hi <= lo)
+			text('wait', msg('minute-one').replace('{n}', String(hi)));
+		else
+			text('wait', msg('minutes').replace('{lo}', String(lo))
+			    .replace('{hi}', String(hi)));
+		var now = Date.now();
+		var x = clock(now + r[0] * 1000), y = clock(now + r[1] * 1000);
+		text('entry', x === y ? x : x + '\u2013' + y);
+	}
+
+	/* The connection is fine again, or not: the calm notice. */
+	function online(ok) {
+		var el = document.getElementById('offline');
+		if (el !== null)
+			el.hidden = ok;
+		if (ok) {
+			var t = document.getElementById('updated');
+			t.textContent = clock(Date.now(), true);
+			t.setAttribute('datetime', new Date().toISOString());
+		}
+	}
+
 	function minutes(s) {
 		/* null while paused: no estimate. */
 		if (s === null || s === undefined)
@@ -116,10 +215,28 @@
 		text('number', mine.number);
 		text('serving', seen);
 		text('ahead', s.ahead);
+		/*
+		 * The rate: the document's, else (join, /status) the one the
+		 * server's estimate implies: it rounds the wait up to a
+		 * second, so only a wait of a minute or more tells the rate
+		 * closely enough (within 2 %).
+		 */
+		var rate = s.ratePerMinute;
+		if (typeof rate !== 'number' && !s.admitted &&
+		    typeof s.estimatedWaitSeconds === 'number' &&
+		    s.estimatedWaitSeconds >= 60 && mine.number > s.serving)
+			rate = (mine.number - s.serving) * 60 /
+			    s.estimatedWaitSeconds;
+		remember(rate, s.serving);
 		/* No estimate while paused (the server may send null). */
-		text('wait', s.admitted ? '0 s' :
-		    s.active === false || typeof s.estimatedWaitSeconds !==
-		    'number' ? '–' : minutes(s.estimatedWaitSeconds));
+		if (s.admitted)
+			showRange([0, 0]);
+		else if (s.active === false)
+			showRange(null);
+		else
+			showRange(range(mine.number - seen,
+			    s.estimatedWaitSeconds));
+		online(true);
 		var span = mine.number - (mine.start || 0);
 		var done = seen - (mine.start || 0);
 		var pct = s.admitted ? 100 : span > 0 ?
@@ -229,11 +346,68 @@
 				enter();
 		}).catch(function (e) {
 			text('state', msg('busy'));
+			online(false);
 			backoff(join, e.retryAfter || 0);
 		});
 	}
 
+	/*
+	 * The polling interval for a computed status, as the server's
+	 * retryAfterSeconds would be (adm_retry_after()): a tenth of the
+	 * wait, 2 to 30 s; 10 s while paused.
+	 */
+	function pollEvery(s) {
+		if (s.active === false)
+			return 10;
+		return Math.min(30, Math.max(2,
+		    Math.floor(s.estimatedWaitSeconds / 10)));
+	}
+
+	/*
+	 * Poll the queue's document; position and admission are computed
+	 * here.  Missing or stale: ask /status instead.
+	 */
 	function poll() {
+		fetch(base + '/state.json', { cache: 'no-store' })
+		    .then(function (res) {
+			if (!res.ok)
+				return null;
+			var d = Date.parse(res.headers.get('Date') || '');
+			return res.json().then(function (doc) {
+				if (typeof doc.serving !== 'number' ||
+				    typeof doc.updatedAt !== 'number' ||
+				    (!isNaN(d) && d - doc.updatedAt > STALE_MS))
+					return null;
+				return doc;
+			});
+		}).then(function (doc) {
+			if (doc === null) {
+				pollStatus();
+				return;
+			}
+			var left = mine.number - doc.serving;
+			var s = {
+				serving: doc.serving,
+				ahead: Math.max(0, left - 1),
+				admitted: left <= 0,
+				active: doc.active,
+				ratePerMinute: doc.ratePerMinute,
+				estimatedWaitSeconds: doc.active ?
+				    Math.ceil(Math.max(0, left) * 60 /
+				    doc.ratePerMinute) : null
+			};
+			show(s);
+			if (s.admitted)
+				enter();
+			else
+				nextPoll(Math.max(doc.refreshSeconds || 0,
+				    pollEvery(s)), false);
+		}).catch(function () {
+			pollStatus();
+		});
+	}
+
+	function pollStatus() {
 		fetch(base + '/status?number=' + mine.number).then(function (res) {
 			if (res.status === 404) {
 				/*
@@ -242,7 +416,7 @@
 				 * taking a new number.
 				 */
 				if (++unknown <= 2) {
-					later(poll, 2);
+					later(pollStatus, 2);
 					return null;
 				}
 				forget();
@@ -262,7 +436,7 @@
 			else
 				nextPoll(s.retryAfterSeconds, false);
 		}).catch(function (e) {
-			text('state', msg('trouble'));
+			online(false);
 			backoff(poll, e.retryAfter || 0, interval);
 		});
 	}

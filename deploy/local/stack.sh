@@ -103,6 +103,8 @@ _st_packages=(
 	'faketime cmd:faketime'
 	'libargon2-dev pc:libargon2'
 	'prometheus cmd:prometheus'
+	'libnginx-mod-http-js file:/usr/lib/nginx/modules/ngx_http_js_module.so'
+	'python3-jwt file:/usr/lib/python3/dist-packages/jwt/__init__.py'
 )
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the
@@ -121,6 +123,7 @@ ensure_packages() {
 			case $check in
 			cmd:*) command -v "${check#cmd:}" >/dev/null 2>&1 || ok=0 ;;
 			pc:*) pkg-config --exists "${check#pc:}" 2>/dev/null || ok=0 ;;
+			file:*) [ -e "${check#file:}" ] || ok=0 ;;
 			esac
 		done
 		[ "$ok" = 1 ] || missing+=("$pkg")
@@ -503,7 +506,7 @@ write_config() {
 		return 1
 	fi
 	_st_sock_len "$var/run/fcgi.sock" || return 1
-	mkdir -p "$var/run" "$var/log" || return 1
+	mkdir -p "$var/run" "$var/log" "$var/state" || return 1
 	read -r pw <"$var/db/aqueue.pw"
 	if [ ! -s "$var/master.key" ]; then
 		(umask 077 && _st_randhex 32 >"$var/master.key") || return 1
@@ -534,6 +537,8 @@ master-key-file = $var/master.key
 templates-dir = $STACK_ROOT/templates
 migrations-dir = $STACK_ROOT/migrations
 static-url = /queue-static
+# Poll documents (state.json) for nginx to serve without the app.
+state-dir = $var/state
 debug = 0
 EOF
 	) || return 1
@@ -719,6 +724,10 @@ http {
 	log_format aqueue_timed
 	    '\$msec \$request_time \$status \$request_method \$request_uri';
 	access_log "$n/logs/timed.log" aqueue_timed;
+	# Requests that reached the FastCGI pool, for tests that count what
+	# polling costs it.
+	log_format aqueue_upstream '\$request_method \$request_uri \$status';
+	access_log "$n/logs/upstream.log" aqueue_upstream if=\$upstream_addr;
 	client_body_temp_path "$n/tmp/body";
 	fastcgi_temp_path "$n/tmp/fastcgi";
 	proxy_temp_path "$n/tmp/proxy";
@@ -745,6 +754,37 @@ http {
 
 		location = / {
 			return 302 /shop/;
+		}
+
+		# The poll document of a queue: a file the pool's master
+		# rewrites about twice a second (state-dir), served without a
+		# FastCGI request; while it is missing, the app answers.
+		location ~ "^/queue/([a-z0-9][a-z0-9-]{0,62})/state\\.json\$" {
+			root "$var/state";
+			types { }
+			default_type application/json;
+			add_header Cache-Control "public, max-age=1" always;
+			add_header Vary Origin always;
+			try_files /\$1.json @aqueue_app;
+		}
+		location @aqueue_app {
+			fastcgi_pass "unix:$var/run/fcgi.sock";
+			fastcgi_param QUERY_STRING \$query_string;
+			fastcgi_param REQUEST_METHOD \$request_method;
+			fastcgi_param CONTENT_TYPE \$content_type;
+			fastcgi_param CONTENT_LENGTH \$content_length;
+			fastcgi_param REQUEST_URI \$request_uri;
+			fastcgi_param DOCUMENT_URI \$document_uri;
+			fastcgi_param SERVER_PROTOCOL \$server_protocol;
+			fastcgi_param REQUEST_SCHEME \$scheme;
+			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+			fastcgi_param SERVER_SOFTWARE nginx;
+			fastcgi_param REMOTE_ADDR \$remote_addr;
+			fastcgi_param REMOTE_PORT \$remote_port;
+			fastcgi_param SERVER_ADDR \$server_addr;
+			fastcgi_param SERVER_PORT \$server_port;
+			fastcgi_param SERVER_NAME \$server_name;
+			error_page 502 504 =503 /queue-error/503.json;
 		}
 
 		# Everything under /queue/ is the FastCGI app.

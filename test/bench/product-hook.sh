@@ -11,6 +11,11 @@
 #   aqueue-join    the join (one UPDATE per request; below the rate the
 #                  answer carries a signed token)
 #                  vs the bare increment responder (e2e/join-nginx-poolN)
+#   aqueue-state-file  GET /queue/bench/state.json as shipped: nginx
+#                  serves the file the pool's master rewrites (state-dir)
+#                  vs nginx static (e2e/nginx-static); target >= 0.5 x
+#   aqueue-state-app   the same document answered by the app (the
+#                  fallback when the file is missing) vs nginx static
 #
 # The pool runs POOL + 1 workers: it keeps one worker out of database
 # writes at all times (writers.c, so that status answers while joins are
@@ -35,7 +40,7 @@ aq_params() {
 
 product_e2e_setup() {
 	local d="$W/aqueue" conf
-	mkdir -p "$d"
+	mkdir -p "$d" "$d/state"
 	conf="$d/aqueue.conf"
 	od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$d/master.key"
 	chmod 600 "$d/master.key"
@@ -50,6 +55,7 @@ db-name = wr
 master-key-file = $d/master.key
 templates-dir = $AQ_BENCH_ROOT/templates
 migrations-dir = $AQ_BENCH_ROOT/migrations
+state-dir = $d/state
 CONF
 	chmod 600 "$conf"
 	"$AQ_BENCH_ROOT/fcgi-app/aqueuectl" -f "$conf" migrate >&2 ||
@@ -84,6 +90,29 @@ $(aq_params POST /queue/bench/join "")
             fastcgi_pass unix:$W/run/aqueue.sock;
         }
     }
+    server {
+        listen 127.0.0.1:$((P_PRODUCT + 2));
+        # The poll document as shipped: the master's file, else the app.
+        location ~ "^/queue/([a-z0-9][a-z0-9-]{0,62})/state\\.json\$" {
+            root $W/aqueue/state;
+            types { }
+            default_type application/json;
+            add_header Cache-Control "public, max-age=1" always;
+            add_header Vary Origin always;
+            try_files /\$1.json @app;
+        }
+        location @app {
+$(aq_params GET /queue/bench/state.json "")
+            fastcgi_pass unix:$W/run/aqueue.sock;
+        }
+    }
+    server {
+        listen 127.0.0.1:$((P_PRODUCT + 3));
+        location / {
+$(aq_params GET /queue/bench/state.json "")
+            fastcgi_pass unix:$W/run/aqueue.sock;
+        }
+    }
 BLOCK
 }
 
@@ -92,4 +121,13 @@ product_e2e_targets() {
 	curl -s -o /dev/null "http://127.0.0.1:$((P_PRODUCT + 1))/" || true
 	echo "aqueue-status|http://127.0.0.1:$P_PRODUCT/|web/nginx-fcgi-pool$POOL"
 	echo "aqueue-join|http://127.0.0.1:$((P_PRODUCT + 1))/|e2e/join-nginx-pool$POOL@flush"
+	# The poll document: nginx serving the master's file (no FastCGI),
+	# and the app's own answer of the same path, both vs nginx static.
+	local i
+	for i in $(seq 50); do
+		[ -s "$W/aqueue/state/bench.json" ] && break
+		sleep 0.1
+	done
+	echo "aqueue-state-file|http://127.0.0.1:$((P_PRODUCT + 2))/queue/bench/state.json|e2e/nginx-static"
+	echo "aqueue-state-app|http://127.0.0.1:$((P_PRODUCT + 3))/|e2e/nginx-static"
 }

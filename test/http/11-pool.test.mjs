@@ -186,10 +186,8 @@ test('SIGHUP with a template missing keeps the loaded templates, also ' +
     'for workers started afterwards', async () => {
 	const { slug } = createQueue({ rate: 600 });
 	const tdir = path.join(dir, 'templates');
-	fs.mkdirSync(tdir);
-	for (const f of fs.readdirSync(path.join(env.root, 'templates')))
-		fs.copyFileSync(path.join(env.root, 'templates', f),
-		    path.join(tdir, f));
+	// The templates with their message catalogs (templates/lang/).
+	fs.cpSync(path.join(env.root, 'templates'), tdir, { recursive: true });
 	const marker = '<!-- templates of this test -->';
 	fs.appendFileSync(path.join(tdir, 'waiting-room.html'), marker);
 	writeConf(`templates-dir = ${tdir}\n`);

@@ -34,7 +34,7 @@ test('Accept-Language table of C14', async () => {
 		const what = JSON.stringify(header.slice(0, 40));
 		assert.equal(r.status, 200, what);
 		assert.equal(r.headers.get('content-language'), want, what);
-		assert.match(r.text, new RegExp(`<html lang="${want}">`), what);
+		assert.match(r.text, new RegExp(`<html lang="${want}" dir="ltr">`), what);
 		assert.match(r.headers.get('vary'), /Accept-Language/, what);
 	}
 });

@@ -199,10 +199,11 @@ test('an unknown queue in a browser: a small HTML 404 page', async (t) => {
 			assert.equal(r.status, 404);
 			assert.equal(r.headers.get('content-type'),
 			    'text/html; charset=utf-8');
-			assert.match(r.text, /^<!doctype html>\n<html lang="en">/);
+			assert.match(r.text,
+			    /^<!doctype html>\n<html lang="en" dir="ltr">/);
 			assert.match(r.text, /<title>No such waiting room<\/title>/);
-			assert.ok(r.text.includes('&ldquo;no-such-queue-here' +
-			    '&rdquo;'), r.text);
+			assert.ok(r.text.includes('called “no-such-queue-here”'),
+			    r.text);
 			assert.equal(r.headers.get('cache-control'), 'no-store');
 			assert.match(r.headers.get('vary'), /Accept/);
 		});

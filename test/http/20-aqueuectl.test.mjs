@@ -36,6 +36,9 @@ commands:
                        make a queue; prints its signing secret once
   update SLUG [--name NAME] [--target URL] [--domains LIST]
          [--rate N] [--burst N] [--token-ttl S] [--claim-window S]
+         [--header-image URL] [--display-name TEXT] [--message TEXT]
+         [--accent #rrggbb] [--json-status 200|202|429]
+         [--json-cookie SUFFIX]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -208,6 +211,8 @@ test('list --json: the same objects as show', async () => {
 		targetUrl: 'https://shop.example/', shopDomains: 'shop.example',
 		ratePerMinute: 1, burst: 1, active: false, lastNumber: 3,
 		serving: 1, tokenTtlSeconds: 600, claimWindowSeconds: 600,
+		headerImageUrl: '', displayName: '', message: '',
+		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 	});
 	assert.deepEqual(show(a.slug), got);
 	assert.equal(run(['list', '--yaml']).status, 2);

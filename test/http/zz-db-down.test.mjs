@@ -121,7 +121,7 @@ test('DB stopped: 503 then recovery without a restart', { concurrency: false,
 	assert.ok(room.text.includes(
 	    `<meta http-equiv="refresh" content="${ra}">`),
 	    'the page reloads itself after its Retry-After');
-	assert.ok(room.text.includes('<html lang="en">'), room.text);
+	assert.ok(room.text.includes('<html lang="en" dir="ltr">'), room.text);
 	assert.ok(room.text.includes('<h1>Please wait a moment</h1>'));
 	assert.ok(room.text.includes('<p role="status">The waiting room is ' +
 	    'briefly unavailable. This page tries again by itself in a few ' +
@@ -132,7 +132,7 @@ test('DB stopped: 503 then recovery without a restart', { concurrency: false,
 	    { headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.8' } });
 	assert.equal(de.status, 503);
 	assert.equal(de.headers.get('content-language'), 'de');
-	assert.ok(de.text.includes('<html lang="de">'), de.text);
+	assert.ok(de.text.includes('<html lang="de" dir="ltr">'), de.text);
 	assert.ok(de.text.includes('<h1>Bitte einen Moment Geduld</h1>'));
 	assert.ok(de.text.includes('<p role="status">Der Warteraum ist kurz ' +
 	    'nicht erreichbar. Diese Seite versucht es in wenigen Sekunden ' +

@@ -22,7 +22,8 @@ pick_is(const char *h, const char *want)
 int
 main(void)
 {
-	char		*big;
+	char		*big, *dir;
+	const char	*src;
 	size_t		 i;
 	enum lang	 l;
 
@@ -56,7 +57,9 @@ main(void)
 	pick_is("delete", "en");
 	pick_is("de-CH", "de");
 	pick_is("de;q=0.8, en;q=0.9", "en");
-	pick_is("de;q=0.8, en;q=0.8, *", "de");
+	/* "*" (q=1) prefers any language not named: the first such. */
+	pick_is("de;q=0.8, en;q=0.8, *", "es");
+	pick_is("de;q=0.8, en;q=0.8, *;q=0.5", "de");
 	pick_is("*", "en");
 	pick_is("fr, *;q=0.1, en;q=0", "de");
 	pick_is("de ; q=0.5 , en ; q=0.4", "de");
@@ -76,9 +79,40 @@ main(void)
 	is_int(lang_parse("DE", &l), -1, "?lang=DE refused");
 	is_int(lang_parse("fr", &l), -1, "?lang=fr refused");
 	is_int(lang_parse(NULL, &l), -1, "no ?lang refused");
-	for (i = 0; i < MSG__MAX; i++)
-		ok(strlen(lang_msg(LANG_DE, (enum msg)i)) > 0 &&
-		    strlen(lang_msg(LANG_EN, (enum msg)i)) > 0,
-		    "message %zu exists in both languages", i);
+	is_int(lang_parse("ar", &l), 0, "?lang=ar accepted");
+	is_int(l, LANG_AR, "?lang=ar is Arabic");
+	is_int(lang_parse("zh", &l), 0, "?lang=zh accepted");
+	is_int(l, LANG_ZH, "?lang=zh is Chinese");
+
+	/* The four further languages, chosen by the browser. */
+	pick_is("es-ES,es;q=0.9,en;q=0.5", "es");
+	pick_is("it-CH", "it");
+	pick_is("ar-EG,ar;q=0.9", "ar");
+	pick_is("zh-CN,zh;q=0.9,en;q=0.3", "zh");
+	pick_is("zh;q=0, ar;q=0.2, it;q=0.3", "it");
+	is_str(lang_dir(LANG_AR), "rtl", "Arabic is right to left");
+	is_str(lang_dir(LANG_DE), "ltr", "German is left to right");
+	is_str(lang_dir(LANG_ZH), "ltr", "Chinese is left to right");
+
+	/* The catalogs: every message in every language. */
+	is_str(lang_msg(LANG_EN, MSG_ROOM), "", "no catalog read: empty");
+	src = getenv("srcdir") != NULL ? getenv("srcdir") : ".";
+	dir = xasprintf("%s/templates", src);
+	is_int(lang_load(dir), 0, "the shipped catalogs load");
+	for (l = 0; l < LANG__MAX; l++)
+		for (i = 0; i < MSG__MAX; i++)
+			ok(strlen(lang_msg(l, (enum msg)i)) > 0,
+			    "%s: message %s", lang_code(l),
+			    lang_msg_name((enum msg)i));
+	is_str(lang_msg(LANG_DE, MSG_YOUR_NUMBER), "Ihre Nummer",
+	    "German text from de.txt");
+	is_str(lang_msg(LANG_AR, MSG_YOUR_NUMBER), "رقمك",
+	    "Arabic text from ar.txt");
+	is_str(lang_msg(LANG_EN, MSG_MINUTES), "{lo}–{hi} min",
+	    "English range text");
+	is_int(lang_load("/nonexistent"), -1, "no English catalog: refused");
+	is_str(lang_msg(LANG_DE, MSG_YOUR_NUMBER), "Ihre Nummer",
+	    "a refused load keeps the catalogs in use");
+	free(dir);
 	return done_testing();
 }

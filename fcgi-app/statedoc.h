@@ -1,0 +1,44 @@
+/*
+ * statedoc.h - the poll document GET /queue/<slug>/state.json: one JSON
+ * object per queue, the same for every visitor, from which the page
+ * computes its own position, admission and estimate.  The pool's master
+ * writes it as a file for the web server to serve (no FastCGI request per
+ * poll); the app answers the same path itself when the file is missing.
+ */
+#ifndef STATEDOC_H
+#define STATEDOC_H
+
+#include <stdint.h>
+
+struct cfg;
+struct db;
+struct json_object;
+struct queue;
+struct req;
+
+/* Seconds a client should wait between polls of the document. */
+#define STATEDOC_REFRESH_S	2
+
+/*
+ * The document of q at now (Unix ms, the database's clock) as a new
+ * object (caller releases with json_object_put): {queue, active,
+ * serving, ratePerMinute, lastNumber, waiting, updatedAt (Unix ms),
+ * refreshSeconds}.  Can't fail.
+ */
+struct json_object *statedoc_new(const struct queue *q, int64_t now);
+
+/* GET /queue/<slug>/state.json from the cached row (max-age 1 s). */
+void	 page_state(struct req *);
+
+/*
+ * Rewrite <state-dir>/<slug>.json of every queue (a temporary file, then
+ * rename(2), so a reader sees the old or the new document, never part
+ * of one), time from the database, and remove the documents of queues
+ * that no longer exist.  Does nothing without state-dir.
+ * Returns the number of documents written, or -1 when the database did
+ * not answer or a file could not be written (logged once per failure
+ * streak).
+ */
+int	 statedoc_write_all(const struct cfg *, struct db *);
+
+#endif /* STATEDOC_H */

@@ -1,0 +1,122 @@
+/*
+ * embed.js - the shop-side script of an aditus-queue waiting room:
+ *   <script src="https://QUEUE-HOST/queue/SLUG/embed.js" defer></script>
+ * On each page load exactly one of three things happens:
+ *  1. a valid pass in sessionStorage: nothing;
+ *  2. the address carries aditus_queue_token: it is removed from the
+ *     address bar, checked by the queue service (/verify) and stored as
+ *     the pass; an invalid or expired one sends the visitor to the
+ *     waiting room;
+ *  3. no pass: a number is taken in the background (silent visitors
+ *     count against the rate): admitted at once, the pass is stored and
+ *     the visitor stays; otherwise the visitor goes to the waiting room
+ *     with this page as return URL and the number and ticket in the URL
+ *     fragment, keeping that place.
+ * Fail-open: when the service is down, slow or the queue unknown, the
+ * script does nothing and the shop works untouched.
+ */
+(function () {
+	'use strict';
+
+	var TIMEOUT_MS = 3000;
+	var s = document.currentScript;
+	if (!s || !window.fetch || !window.sessionStorage)
+		return;
+	var m = /^(.*\/queue\/([a-z0-9][a-z0-9-]*))\/embed\.js(?:[?#].*)?$/
+	    .exec(s.src);
+	if (m === null)
+		return;
+	var base = m[1], slug = m[2], key = 'aditus-queue-pass:' + slug;
+
+	function claims(tok) {
+		try {
+			var p = tok.split('.')[1].replace(/-/g, '+')
+			    .replace(/_/g, '/');
+			return JSON.parse(atob(p));
+		} catch (e) {
+			return null;
+		}
+	}
+
+	function pass() {
+		try {
+			var v = JSON.parse(sessionStorage.getItem(key));
+			if (v && typeof v.token === 'string' &&
+			    typeof v.exp === 'number' && v.exp * 1000 > Date.now())
+				return v;
+		} catch (e) { /* none */ }
+		return null;
+	}
+
+	function store(tok, exp) {
+		try {
+			sessionStorage.setItem(key, JSON.stringify({ token: tok,
+			    exp: exp }));
+		} catch (e) { /* storage off: asked again next page */ }
+	}
+
+	/* fetch with a short timeout; rejects on any failure. */
+	function timed(url, opts) {
+		var ctl = window.AbortController ? new AbortController() : null;
+		var t = setTimeout(function () { if (ctl) ctl.abort(); },
+		    TIMEOUT_MS);
+		opts = opts || {};
+		if (ctl)
+			opts.signal = ctl.signal;
+		opts.credentials = 'omit';
+		return fetch(url, opts).then(function (r) {
+			clearTimeout(t);
+			return r;
+		}, function (e) {
+			clearTimeout(t);
+			throw e;
+		});
+	}
+
+	function toRoom(hand) {
+		location.assign(base + '?return=' +
+		    encodeURIComponent(location.href) + (hand || ''));
+	}
+
+	/* 1. A valid pass: nothing to do. */
+	if (pass() !== null)
+		return;
+
+	/* 2. Back from the waiting room with a token. */
+	var u = new URL(location.href);
+	var tok = u.searchParams.get('aditus_queue_token');
+	if (tok !== null) {
+		u.searchParams.delete('aditus_queue_token');
+		history.replaceState(history.state, '', u.pathname + u.search +
+		    u.hash);
+		timed(base + '/verify?token=' + encodeURIComponent(tok))
+		    .then(function (r) {
+			return r.ok ? r.json() : null;
+		}).then(function (v) {
+			if (v === null)
+				return;		/* fail-open */
+			if (v.valid === true)
+				store(tok, v.expiresAt);
+			else
+				toRoom('');
+		}).catch(function () { /* fail-open */ });
+		return;
+	}
+
+	/* 3. No pass: take a number in the background. */
+	timed(base + '/join', { method: 'POST' }).then(function (r) {
+		return r.ok ? r.json() : null;
+	}).then(function (j) {
+		if (j === null || typeof j.number !== 'number')
+			return;		/* paused, unknown, busy: fail-open */
+		if (j.admitted) {
+			var c = typeof j.token === 'string' ? claims(j.token) :
+			    null;
+			if (c !== null && typeof c.exp === 'number')
+				store(j.token, c.exp);
+			return;
+		}
+		toRoom('#number=' + j.number + '&ticket=' +
+		    encodeURIComponent(j.ticket));
+	}).catch(function () { /* fail-open */ });
+}());
