@@ -65,7 +65,9 @@ test('CLI changes: create, update, set-rate, pause, resume, rotation, ' +
 	assert.deepEqual(r[0].after, { name: q.name,
 	    targetUrl: 'https://shop.example/', shopDomains: 'shop.example',
 	    ratePerMinute: 60, burst: 0, tokenTtlSeconds: 600,
-	    claimWindowSeconds: 600, active: true });
+	    claimWindowSeconds: 600, headerImageUrl: '', displayName: '',
+	    message: '', accentColor: '', jsonQueuedStatus: 200,
+	    jsonCookieSuffix: '', active: true });
 	assert.deepEqual(r[1].before, { name: q.name, tokenTtlSeconds: 600 });
 	assert.deepEqual(r[1].after, { name: 'Renamed', tokenTtlSeconds: 900 });
 	assert.deepEqual([r[2].before, r[2].after], [{ ratePerMinute: 60 },
