@@ -63,6 +63,7 @@ static const struct cfg_key keys[] = {
 	{ "db-statement-timeout-ms", I(db_statement_timeout_ms), "1000", 100,
 	    59000 },
 	{ "token-state-ms", I(token_state_ms), "100", 0, 1000 },
+	{ "base-path", S(base_path), "", 0, 0 },
 };
 
 /*

@@ -35,6 +35,7 @@ struct cfg {
 	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
+	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqueue.h"
 #include "cfg.h"
@@ -28,6 +29,7 @@ enum key {
 	KEY_OTHER_HREF,
 	KEY_OTHER_LANG,
 	KEY_RETRY,
+	KEY_BASE,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -43,6 +45,7 @@ static const char *const keys[KEY__MAX] = {
 	"other_href",	/* KEY_OTHER_HREF */
 	"other_lang",	/* KEY_OTHER_LANG */
 	"retry",	/* KEY_RETRY */
+	"base",		/* KEY_BASE: the install's URL prefix, or "" */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -81,7 +84,7 @@ other_href(struct buf *out, const struct room *rm)
 {
 	struct buf	 u = { NULL, 0, 0 };
 
-	buf_printf(&u, "/queue/%s?lang=%s", rm->slug,
+	buf_printf(&u, "%s/queue/%s?lang=%s", rm->r->base, rm->slug,
 	    lang_code(rm->other));
 	if (rm->ret != NULL) {
 		buf_puts(&u, "&return=");
@@ -118,7 +121,16 @@ fill(struct buf *out, size_t k, void *arg)
 		html_attr(out, rm->slug);
 		break;
 	case KEY_STATIC:
+		/* A relative static-url is under the install's prefix. */
+		if (rm->r->cfg->static_url[0] != '/' &&
+		    strstr(rm->r->cfg->static_url, "://") == NULL) {
+			html_attr(out, rm->r->base);
+			html_attr(out, "/");
+		}
 		html_attr(out, rm->r->cfg->static_url);
+		break;
+	case KEY_BASE:
+		html_attr(out, rm->r->base);
 		break;
 	case KEY_RETURN:
 		html_attr(out, rm->ret != NULL ? rm->ret : "");

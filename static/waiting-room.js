@@ -22,7 +22,9 @@
 	var room = document.getElementById('room');
 	var slug = room.getAttribute('data-slug');
 	var ret = room.getAttribute('data-return') || '';
-	var base = '/queue/' + encodeURIComponent(slug);
+	/* The install's URL prefix ("/warteraum", or ""), from the server. */
+	var base = (room.getAttribute('data-base') || '') + '/queue/' +
+	    encodeURIComponent(slug);
 	var key = 'aditus-queue:' + slug;
 	/* Texts in the page's language, from the server (data-m-*). */
 	function msg(name) {
