@@ -6,10 +6,14 @@
  */
 #include "config.h"
 
+#include <sys/types.h>
+
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -18,6 +22,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "log.h"
+#include "principal.h"
 #include "queue-ops.h"
 #include "schema.h"
 
@@ -27,6 +32,9 @@
 #define EXIT_NOQUEUE	4	/* no such queue */
 
 #define NAME_COL_MAX	32	/* characters of a name in the list table */
+
+/* Who every change of this run is audited as: "cli:<login>". */
+static struct principal	 cli_who;
 
 static const char usage_text[] =
     "usage: aqueuectl [-f config] command [arguments]\n"
@@ -48,6 +56,12 @@ static const char usage_text[] =
     "  set-rate SLUG N      admit N visitors per minute\n"
     "  rotate-secret SLUG   new signing secret, printed once\n"
     "  delete SLUG --yes    remove a queue for good\n"
+    "  key create SLUG --name NAME\n"
+    "                       make an API key for the queue; prints it once\n"
+    "  key list [SLUG]      API keys (id, queue, name, prefix, last use)\n"
+    "  key revoke ID        refuse the key from now on\n"
+    "  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]\n"
+    "                       the audit log, newest first, as JSON lines\n"
     "\n"
     "options:\n"
     "  -f config            configuration file (default: $AQUEUE_CONF,\n"
@@ -197,7 +211,8 @@ cmd_create(struct db *db, const struct cfg *c, int argc, char *argv[])
 		usage(0);
 	if ((rc = spec_args(argc, argv, &spec)) != 0)
 		return rc;
-	if (qops_create(db, c, argv[1], &spec, &secret, &id, &err) != APP_OK)
+	if (qops_create(db, c, argv[1], &spec, &secret, &id, &err,
+	    &cli_who) != APP_OK)
 		return report(&err, argv[1]);
 	warnings(&err);
 	printf("queue %s created (id %lld)\n", argv[1], (long long)id);
@@ -224,7 +239,7 @@ cmd_update(struct db *db, int argc, char *argv[])
 		fprintf(stderr, "aqueuectl: update: nothing to change\n");
 		return EXIT_USAGE;
 	}
-	if (qops_update(db, argv[1], &spec, &err) != APP_OK)
+	if (qops_update(db, argv[1], &spec, &err, &cli_who) != APP_OK)
 		return report(&err, argv[1]);
 	warnings(&err);
 	printf("ok\n");
@@ -248,16 +263,17 @@ cmd_state(struct db *db, const struct cfg *c, const char *slug,
 
 	switch (op) {
 	case OP_SET_RATE:
-		er = qops_set_rate(db, slug, rate, &err);
+		er = qops_set_rate(db, slug, rate, &err, &cli_who);
 		break;
 	case OP_PAUSE:
-		er = qops_pause(db, slug, &err);
+		er = qops_pause(db, slug, &err, &cli_who);
 		break;
 	case OP_RESUME:
-		er = qops_resume(db, slug, &err);
+		er = qops_resume(db, slug, &err, &cli_who);
 		break;
 	case OP_ROTATE:
-		er = qops_rotate_secret(db, c, slug, &secret, &err);
+		er = qops_rotate_secret(db, c, slug, &secret, &err,
+		    &cli_who);
 		break;
 	}
 	if (er != APP_OK)
@@ -442,9 +458,193 @@ cmd_delete(struct db *db, int argc, char *argv[])
 		    "run it again with --yes to confirm\n");
 		return EXIT_USAGE;
 	}
-	if (qops_delete(db, slug, &err) != APP_OK)
+	if (qops_delete(db, slug, &err, &cli_who) != APP_OK)
 		return report(&err, slug);
 	printf("queue %s deleted\n", slug);
+	return 0;
+}
+
+/* Fill *who as the CLI run by this user: "cli:<login>". */
+static void
+cli_principal(struct principal *who)
+{
+	struct passwd	*pw = getpwuid(getuid());
+
+	memset(who, 0, sizeof(*who));
+	who->kind = PRINCIPAL_CLI;
+	if (pw != NULL && pw->pw_name != NULL)
+		snprintf(who->name, sizeof(who->name), "cli:%s", pw->pw_name);
+	else
+		snprintf(who->name, sizeof(who->name), "cli:uid%lu",
+		    (unsigned long)getuid());
+}
+
+/* A time in DB ms as a JSON value: null for 0. */
+static struct json_object *
+ms_json(int64_t ms)
+{
+	return ms == 0 ? NULL : json_object_new_int64(ms);
+}
+
+/* Print o on one line and release it. */
+static void
+print_line(struct json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* Print the keys k[0..n) as JSON lines. */
+static void
+print_keys(const struct api_key *k, size_t n)
+{
+	struct json_object	*o;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "id",
+		    json_object_new_int64(k[i].id));
+		json_object_object_add(o, "queue",
+		    json_object_new_string(k[i].queue_slug));
+		json_object_object_add(o, "name",
+		    json_object_new_string(k[i].name));
+		json_object_object_add(o, "prefix",
+		    json_object_new_string(k[i].prefix));
+		json_object_object_add(o, "createdMs",
+		    ms_json(k[i].created_ms));
+		json_object_object_add(o, "lastUsedMs",
+		    ms_json(k[i].last_used_ms));
+		json_object_object_add(o, "revokedMs",
+		    ms_json(k[i].revoked_ms));
+		print_line(o);
+	}
+}
+
+/*
+ * key create SLUG --name NAME | key list [SLUG] | key revoke ID.
+ * Returns the exit status.
+ */
+static int
+cmd_key(struct db *db, int argc, char *argv[])
+{
+	struct qops_err	 err;
+	struct api_key	*k = NULL;
+	char		*key;
+	size_t		 n;
+	int64_t		 id;
+
+	if (argc == 5 && strcmp(argv[1], "create") == 0 &&
+	    strcmp(argv[3], "--name") == 0) {
+		if (qops_key_create(db, argv[2], argv[4], &key, &id, &err,
+		    &cli_who) != APP_OK)
+			return report(&err, argv[2]);
+		printf("API key %lld of queue %s created.  It is shown only "
+		    "now; keep it secret:\n", (long long)id, argv[2]);
+		printf("key: %s\n", key);
+		qops_secret_free(key);
+		return 0;
+	}
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "list") == 0) {
+		if (qops_key_list(db, argc == 3 ? argv[2] : NULL, &k, &n,
+		    &err, &cli_who) != APP_OK)
+			return report(&err, argc == 3 ? argv[2] : NULL);
+		print_keys(k, n);
+		free(k);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "revoke") == 0) {
+		if (parse_int64(argv[2], 1, INT64_MAX, &id) == -1) {
+			fprintf(stderr, "aqueuectl: key revoke: the id is a "
+			    "positive integer (see key list)\n");
+			return EXIT_USAGE;
+		}
+		if (qops_key_revoke(db, id, &err, &cli_who) != APP_OK) {
+			if (err.reason == QOPS_R_KEY_NOT_FOUND) {
+				fprintf(stderr, "aqueuectl: no such API key: "
+				    "%lld\n", (long long)id);
+				return EXIT_FAIL;
+			}
+			return report(&err, NULL);
+		}
+		printf("ok\n");
+		return 0;
+	}
+	usage(0);
+	return EXIT_USAGE;
+}
+
+/* Print the audit rows e[0..n) as JSON lines. */
+static void
+print_audit(const struct audit_entry *e, size_t n)
+{
+	struct json_object	*o;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "id", json_object_new_int64(e[i].id));
+		json_object_object_add(o, "atMs",
+		    json_object_new_int64(e[i].at_ms));
+		json_object_object_add(o, "actorKind",
+		    json_object_new_string(e[i].actor_kind));
+		json_object_object_add(o, "actor",
+		    json_object_new_string(e[i].actor_name));
+		json_object_object_add(o, "queue", e[i].queue_slug[0] ?
+		    json_object_new_string(e[i].queue_slug) : NULL);
+		json_object_object_add(o, "action",
+		    json_object_new_string(e[i].action));
+		json_object_object_add(o, "before", e[i].before_json ?
+		    json_tokener_parse(e[i].before_json) : NULL);
+		json_object_object_add(o, "after", e[i].after_json ?
+		    json_tokener_parse(e[i].after_json) : NULL);
+		json_object_object_add(o, "clientAddr",
+		    json_object_new_string(e[i].client_addr));
+		print_line(o);
+	}
+}
+
+/*
+ * audit [--queue SLUG] [--actor NAME] [--action A] [--limit N]: the
+ * audit log, newest first.  Returns the exit status.
+ */
+static int
+cmd_audit(struct db *db, int argc, char *argv[])
+{
+	struct audit_filter	 f;
+	struct audit_entry	*e = NULL;
+	struct qops_err		 err;
+	struct queue		*q = NULL;
+	const char		*slug = NULL;
+	size_t			 n;
+	int			 a;
+
+	memset(&f, 0, sizeof(f));
+	f.limit = 100;
+	for (a = 1; a + 1 < argc; a += 2) {
+		if (strcmp(argv[a], "--queue") == 0)
+			slug = argv[a + 1];
+		else if (strcmp(argv[a], "--actor") == 0)
+			f.actor = argv[a + 1];
+		else if (strcmp(argv[a], "--action") == 0)
+			f.action = argv[a + 1];
+		else if (strcmp(argv[a], "--limit") != 0 ||
+		    parse_int64(argv[a + 1], 1, 1000, &f.limit) == -1)
+			usage(0);
+	}
+	if (a != argc)
+		usage(0);
+	if (slug != NULL) {
+		if (qops_get(db, slug, &q, &err) != APP_OK)
+			return report(&err, slug);
+		f.queue_id = q->id;
+		qops_queue_free(q);
+	}
+	if (qops_audit_list(db, &f, &e, &n, &err, &cli_who) != APP_OK)
+		return report(&err, slug);
+	print_audit(e, n);
+	db_audit_list_free(e, n);
 	return 0;
 }
 
@@ -489,6 +689,7 @@ main(int argc, char *argv[])
 		cfg_free(&c);
 		return EXIT_FAIL;
 	}
+	cli_principal(&cli_who);
 	db = db_open(&c);
 	cmd = argv[0];
 	if (strcmp(cmd, "migrate") == 0 && argc == 1)
@@ -519,7 +720,11 @@ main(int argc, char *argv[])
 			rc = EXIT_USAGE;
 		} else
 			rc = cmd_state(db, &c, argv[1], OP_SET_RATE, rate);
-	} else
+	} else if (strcmp(cmd, "key") == 0)
+		rc = cmd_key(db, argc, argv);
+	else if (strcmp(cmd, "audit") == 0)
+		rc = cmd_audit(db, argc, argv);
+	else
 		usage(0);
 	db_close(db);
 	cfg_free(&c);

@@ -405,3 +405,14 @@ crypto_wipe(void *buf, size_t len)
 	if (buf != NULL && len > 0)
 		OPENSSL_cleanse(buf, len);
 }
+
+int
+crypto_sha256(const void *msg, size_t len, uint8_t md[SHA256_LEN])
+{
+	unsigned int	 n = 0;
+
+	if (EVP_Digest(msg, len, md, &n, EVP_sha256(), NULL) != 1 ||
+	    n != SHA256_LEN)
+		return -1;
+	return 0;
+}

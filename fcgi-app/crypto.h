@@ -69,4 +69,12 @@ int	 crypto_master_key_load(const char *path, uint8_t key[MASTER_KEY_LEN]);
 /* Overwrite len bytes of secret material in a way the compiler keeps. */
 void	 crypto_wipe(void *buf, size_t len);
 
+#define SHA256_LEN	32	/* SHA-256 output, bytes */
+
+/*
+ * SHA-256 (FIPS 180-4) of len bytes of msg into md[SHA256_LEN], through
+ * OpenSSL's EVP_Digest.  Returns 0, or -1 on failure.
+ */
+int	 crypto_sha256(const void *msg, size_t len, uint8_t md[SHA256_LEN]);
+
 #endif /* CRYPTO_H */

@@ -431,3 +431,54 @@ db_queue_delete(struct db *db, const char *slug)
 		return er;
 	return db_affected(db, STMT_QUEUE_DELETE) == 1 ? APP_OK : APP_NOTFOUND;
 }
+
+enum app_err
+db_queue_get_id(struct db *db, int64_t id, struct queue **out)
+{
+	struct queue_res	 r;
+	MYSQL_BIND		 p[1];
+	int64_t			 t0;
+	int			 has = 0;
+	enum app_err		 er;
+
+	*out = NULL;
+	db_bind_int(&p[0], &id);
+	queue_res_bind(&r);
+	t0 = now_ms();
+	if ((er = db_run(db, STMT_QUEUE_GET_BY_ID, p, r.b, &has)) != APP_OK)
+		return er;
+	if (!has)
+		return APP_NOTFOUND;
+	db_clock_sample(db, t0, r.dbnow);
+	if ((*out = queue_fill(&r)) == NULL)
+		return APP_ENOMEM;
+	return APP_OK;
+}
+
+enum app_err
+db_queue_list_page(struct db *db, int64_t after_id, int64_t limit,
+    struct queue ***out, size_t *n)
+{
+	struct queue_list	*l;
+	MYSQL_BIND		 p[2];
+	enum app_err		 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	db_bind_int(&p[0], &after_id);
+	db_bind_int(&p[1], &limit);
+	queue_res_bind(&l->r);
+	er = db_run_each(db, STMT_QUEUE_LIST_PAGE, p, l->r.b, queue_list_row,
+	    l);
+	if (er != APP_OK) {
+		db_queue_list_free(l->q, l->n);
+		free(l);
+		return er;
+	}
+	*out = l->q;
+	*n = l->n;
+	free(l);
+	return APP_OK;
+}

@@ -155,6 +155,62 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SET SESSION max_statement_time = ?" },
 	[STMT_NOW] = { 0, 1,
 	    "SELECT " DBNOW_SQL },
+	[STMT_QUEUE_GET_BY_ID] = { 1, 1,
+	    "SELECT " QUEUE_COLS " FROM queue WHERE id = ?" },
+	/* STMT_QUEUE_LIST_PAGE: after id ?, at most ? rows, by id. */
+	[STMT_QUEUE_LIST_PAGE] = { 2, 1,
+	    "SELECT " QUEUE_COLS " FROM queue WHERE id > ? ORDER BY id "
+	    "LIMIT ?" },
+	/* STMT_AUDIT_INSERT: at the database's time, in the change's txn. */
+	[STMT_AUDIT_INSERT] = { 9, 0,
+	    "INSERT INTO audit_log (at_ms, actor_kind, actor_id, actor_name, "
+	    "queue_id, queue_slug, action, before_json, after_json, "
+	    "client_addr) VALUES (" DBNOW_SQL ", ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/*
+	 * STMT_AUDIT_LIST: newest first, below id ?; each filter pair is
+	 * (NULL = any, value).
+	 */
+	[STMT_AUDIT_LIST] = { 10, 1,
+	    "SELECT id, at_ms, actor_kind, actor_id, actor_name, queue_id, "
+	    "queue_slug, action, before_json, after_json, client_addr "
+	    "FROM audit_log WHERE id < ? "
+	    "AND (? IS NULL OR queue_id = ?) "
+	    "AND (? IS NULL OR actor_name = ?) "
+	    "AND (? IS NULL OR action = ?) "
+	    "AND at_ms >= ? AND at_ms < ? "
+	    "ORDER BY id DESC LIMIT ?" },
+	[STMT_KEY_INSERT] = { 4, 0,
+	    "INSERT INTO api_key (queue_id, name, key_hash, prefix, "
+	    "created_ms) VALUES (?, ?, ?, ?, " DBNOW_SQL ")" },
+	/* STMT_KEY_LIST: one queue's keys (or every key: NULL), by id. */
+	[STMT_KEY_LIST] = { 2, 1,
+	    "SELECT k.id, k.queue_id, q.slug, k.name, k.prefix, "
+	    "k.created_ms, k.last_used_ms, k.revoked_ms, " DBNOW_SQL " "
+	    "FROM api_key k JOIN queue q ON q.id = k.queue_id "
+	    "WHERE (? IS NULL OR k.queue_id = ?) ORDER BY k.id" },
+	[STMT_KEY_BY_HASH] = { 1, 1,
+	    "SELECT k.id, k.queue_id, q.slug, k.name, k.prefix, "
+	    "k.created_ms, k.last_used_ms, k.revoked_ms, " DBNOW_SQL ", "
+	    "k.key_hash FROM api_key k JOIN queue q ON q.id = k.queue_id "
+	    "WHERE k.key_hash = ?" },
+	/* STMT_KEY_TOUCH: last use, written at most once a minute. */
+	[STMT_KEY_TOUCH] = { 1, 0,
+	    "UPDATE api_key SET last_used_ms = " DBNOW_SQL " WHERE id = ? "
+	    "AND (last_used_ms IS NULL OR last_used_ms < " DBNOW_SQL
+	    " - 60000)" },
+	[STMT_KEY_GET_LOCKED] = { 1, 0,
+	    "SELECT k.id, k.queue_id, q.slug, k.name, k.prefix, "
+	    "k.created_ms, k.last_used_ms, k.revoked_ms, " DBNOW_SQL " "
+	    "FROM api_key k JOIN queue q ON q.id = k.queue_id "
+	    "WHERE k.id = ? FOR UPDATE" },
+	[STMT_KEY_REVOKE] = { 1, 0,
+	    "UPDATE api_key SET revoked_ms = " DBNOW_SQL " WHERE id = ? "
+	    "AND revoked_ms IS NULL" },
+	/* STMT_QUEUE_TIMES: creation, and the last audited change. */
+	[STMT_QUEUE_TIMES] = { 1, 1,
+	    "SELECT CAST(UNIX_TIMESTAMP(q.created_at) * 1000 AS SIGNED), "
+	    "IFNULL((SELECT MAX(a.at_ms) FROM audit_log a WHERE "
+	    "a.queue_id = q.id), 0) FROM queue q WHERE q.id = ?" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

@@ -236,4 +236,122 @@ enum app_err db_migration_table(struct db *);
  */
 const char *db_charset(struct db *);
 
+/*
+ * Read queue id (db_queue_get by id).  Returns as db_queue_get().
+ */
+enum app_err db_queue_get_id(struct db *, int64_t id, struct queue **out);
+
+/*
+ * At most limit (1..1000) queues with an id above after_id, by id: *out
+ * a new array of *n rows for db_queue_list_free().  Returns as
+ * db_queue_list().
+ */
+enum app_err db_queue_list_page(struct db *, int64_t after_id,
+	    int64_t limit, struct queue ***out, size_t *n);
+
+#define KEY_PREFIX_MAX	16	/* shown start of an API key, bytes */
+#define KEY_HASH_LEN	32	/* SHA-256 of the whole key text */
+#define AUDIT_JSON_MAX	65535	/* before_json, after_json (TEXT) */
+
+/* One API key row (never the key itself). */
+struct api_key {
+	int64_t	 id;
+	int64_t	 queue_id;
+	char	 queue_slug[SLUG_MAX + 1];
+	char	 name[NAME_MAX_CHARS * 4 + 1];
+	char	 prefix[KEY_PREFIX_MAX + 1];
+	int64_t	 created_ms;		/* DB time, Unix ms */
+	int64_t	 last_used_ms;		/* 0 = never used */
+	int64_t	 revoked_ms;		/* 0 = not revoked */
+	int64_t	 db_now_ms;		/* the database's now at the read */
+};
+
+/*
+ * Insert a key of queue queue_id with name, SHA-256 hash and prefix;
+ * created now (DB time).  Sets *id.  Returns APP_OK, APP_INVALID (the
+ * hash exists), APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_key_insert(struct db *, int64_t queue_id, const char *name,
+	    const uint8_t hash[KEY_HASH_LEN], const char *prefix,
+	    int64_t *id);
+
+/*
+ * The keys of queue_id (0: every key), by id: *out a new array of *n
+ * rows (NULL when none) the caller frees with free().  Returns APP_OK,
+ * APP_ENOMEM, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_key_list(struct db *, int64_t queue_id,
+	    struct api_key **out, size_t *n);
+
+/*
+ * The key whose SHA-256 is hash, into *out (revoked ones too: the
+ * caller decides).  Returns APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_key_by_hash(struct db *, const uint8_t hash[KEY_HASH_LEN],
+	    struct api_key *out);
+
+/*
+ * Record the use of key id now, unless recorded within the last minute
+ * (so at most one write per key and minute).  Returns APP_OK, APP_DB or
+ * APP_DB_DOWN.
+ */
+enum app_err db_key_touch(struct db *, int64_t id);
+
+/*
+ * Read key id and lock its row (in the caller's transaction); then
+ * revoke it now.  Return APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_key_get_locked(struct db *, int64_t id, struct api_key *out);
+enum app_err db_key_revoke(struct db *, int64_t id);
+
+/*
+ * When queue id was created and last changed by an operator (its newest
+ * audit row; 0 when none), Unix ms.  Returns APP_OK, APP_NOTFOUND,
+ * APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_times(struct db *, int64_t id, int64_t *created_ms,
+	    int64_t *changed_ms);
+
+/* One audit log row. */
+struct audit_entry {
+	int64_t	 id;
+	int64_t	 at_ms;			/* DB time, Unix ms */
+	char	 actor_kind[17];	/* "user", "key", "cli", "worker" */
+	int64_t	 actor_id;		/* 0 = none */
+	char	 actor_name[NAME_MAX_CHARS * 4 + 1];
+	int64_t	 queue_id;		/* 0 = none */
+	char	 queue_slug[SLUG_MAX + 1];	/* "" = none */
+	char	 action[33];
+	char	*before_json;		/* NULL = none; owned */
+	char	*after_json;		/* NULL = none; owned */
+	char	 client_addr[65];
+};
+
+/*
+ * Append an audit row at the database's time, inside the caller's
+ * transaction.  queue_id 0 and slug NULL for none; the JSON texts may
+ * be NULL.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_audit_insert(struct db *, const struct audit_entry *e);
+
+/* What db_audit_list() selects; 0 / NULL members select everything. */
+struct audit_filter {
+	int64_t		 queue_id;
+	const char	*actor;		/* actor_name, exact */
+	const char	*action;	/* exact */
+	int64_t		 since_ms;	/* at_ms >= since_ms */
+	int64_t		 until_ms;	/* at_ms < until_ms; 0 = open */
+	int64_t		 before_id;	/* cursor: ids below; 0 = newest */
+	int64_t		 limit;		/* 1..1000 */
+};
+
+/*
+ * The audit rows f selects, newest first: *out a new array of *n rows
+ * the caller frees with db_audit_list_free().  Returns APP_OK,
+ * APP_ENOMEM, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_audit_list(struct db *, const struct audit_filter *f,
+	    struct audit_entry **out, size_t *n);
+void	 db_audit_list_free(struct audit_entry *, size_t n);
+
 #endif /* DB_H */

@@ -16,6 +16,7 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "db.h"
+#include "principal.h"
 #include "urlcheck.h"
 
 struct cfg;
@@ -53,6 +54,12 @@ enum field {
 	FIELD_RETURN,	/* "return": a return URL */
 	FIELD_CODE,	/* "code": a VIP bypass code (not yet used) */
 	FIELD_LANG,	/* "lang": the page's language, chosen by the visitor */
+	FIELD_LIMIT,	/* "limit": admin lists, rows per page */
+	FIELD_CURSOR,	/* "cursor": admin lists, the page after */
+	FIELD_ACTOR,	/* "actor": audit filter */
+	FIELD_ACTION,	/* "action": audit filter */
+	FIELD_SINCE,	/* "since": audit filter, Unix ms */
+	FIELD_UNTIL,	/* "until": audit filter, Unix ms */
 	FIELD__MAX
 };
 
@@ -109,6 +116,9 @@ struct req {
 	struct buf		 hdrs;		/* extra response headers */
 	int			 responded;
 	int			 stale;		/* qe could not be re-read */
+	struct principal	 who;		/* admin routes: who asks */
+	char			 arg[SLUG_MAX + 1];	/* the route's
+					   ":name" segment, or "" */
 	char			 base[REQ_BASE_MAX];	/* URL prefix or "" */
 };
 

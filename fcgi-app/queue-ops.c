@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "admission.h"
 #include "aqueue.h"
 #include "cfg.h"
@@ -87,6 +89,10 @@ static const struct {
 	{ "service_unavailable", "the database does not answer", 503 },
 	/* QOPS_R_INTERNAL */
 	{ "internal_error", "the operation failed (see the log)", 500 },
+	/* QOPS_R_FORBIDDEN */
+	{ "forbidden", "this credential may not do this", 403 },
+	/* QOPS_R_KEY_NOT_FOUND */
+	{ "key_not_found", "no such API key", 404 },
 };
 
 const char *
@@ -493,10 +499,222 @@ qops_secret_free(char *secret)
 	free(secret);
 }
 
+/* Whether who names someone who may ask for changes.  Returns 1 or 0. */
+static int
+known(const struct principal *who)
+{
+	return who != NULL && who->kind != PRINCIPAL_NONE;
+}
+
+int
+qops_in_scope(const struct principal *who, int64_t queue_id)
+{
+	if (!known(who))
+		return 0;
+	if (who->kind != PRINCIPAL_KEY)
+		return 1;
+	/* -1: the queue is not known yet; the row's id is checked later. */
+	return queue_id == -1 || (who->queue_id > 0 &&
+	    queue_id == who->queue_id);
+}
+
+/*
+ * Whether who may do what no API key may: create and delete queues,
+ * rotate secrets, manage keys.  Returns 1 or 0.
+ */
+static int
+may_manage(const struct principal *who)
+{
+	return known(who) && who->kind != PRINCIPAL_KEY;
+}
+
+/* Refuse with QOPS_R_FORBIDDEN.  Returns APP_INVALID. */
+static enum app_err
+forbid(struct qops_err *err)
+{
+	return refuse(err, APP_INVALID, QOPS_R_FORBIDDEN, -1);
+}
+
+const char *
+qops_principal_kind(const struct principal *who)
+{
+	if (who == NULL)
+		return "none";
+	switch (who->kind) {
+	case PRINCIPAL_USER:
+		return "user";
+	case PRINCIPAL_KEY:
+		return "key";
+	case PRINCIPAL_CLI:
+		return "cli";
+	case PRINCIPAL_WORKER:
+		return "worker";
+	case PRINCIPAL_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* Add member key = v (NULL: JSON null) to o.  Returns 0 or -1. */
+static int
+add(struct json_object *o, const char *key, struct json_object *v)
+{
+	return json_object_object_add(o, key, v);
+}
+
+struct json_object *
+qops_queue_fields(const struct queue *q)
+{
+	struct json_object	*o, *v;
+	int			 f, bad = 0;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	for (f = 0; f < QOPS_F__MAX; f++) {
+		switch ((enum qops_field)f) {
+		case QOPS_F_NAME:
+			v = json_object_new_string(q->name);
+			break;
+		case QOPS_F_TARGET:
+			v = q->target_url == NULL ? NULL :
+			    json_object_new_string(q->target_url);
+			break;
+		case QOPS_F_DOMAINS:
+			v = json_object_new_string(q->shop_domains);
+			break;
+		case QOPS_F_RATE:
+			v = json_object_new_int64(q->adm.rate_per_minute);
+			break;
+		case QOPS_F_BURST:
+			v = json_object_new_int64(q->adm.burst);
+			break;
+		case QOPS_F_TOKEN_TTL:
+			v = json_object_new_int64(q->token_ttl_s);
+			break;
+		case QOPS_F_CLAIM_WINDOW:
+			v = json_object_new_int64(q->adm.claim_window_s);
+			break;
+		default:
+			v = NULL;
+			break;
+		}
+		if (add(o, fields[f].key, v) != 0)
+			bad = 1;
+	}
+	if (add(o, "active", json_object_new_boolean(q->adm.active)) != 0 ||
+	    bad) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * Write one audit row: who did action on queue q (NULL: none) with the
+ * JSON texts before and after (NULL: none).  Inside the caller's
+ * transaction.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+static enum app_err
+audit_row(struct db *db, const struct principal *who, const struct queue *q,
+    const char *action, const char *before, const char *after)
+{
+	struct audit_entry	*e;
+	enum app_err		 er;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return APP_ENOMEM;
+	snprintf(e->actor_kind, sizeof(e->actor_kind), "%s",
+	    qops_principal_kind(who));
+	e->actor_id = who->id;
+	snprintf(e->actor_name, sizeof(e->actor_name), "%s", who->name);
+	if (q != NULL) {
+		e->queue_id = q->id;
+		snprintf(e->queue_slug, sizeof(e->queue_slug), "%s", q->slug);
+	}
+	snprintf(e->action, sizeof(e->action), "%s", action);
+	e->before_json = (char *)(uintptr_t)before;
+	e->after_json = (char *)(uintptr_t)after;
+	snprintf(e->client_addr, sizeof(e->client_addr), "%s", who->addr);
+	er = db_audit_insert(db, e);
+	free(e);
+	return er;
+}
+
+/* The compact JSON text of o (owned by o), or NULL for NULL. */
+static const char *
+json_text(struct json_object *o)
+{
+	return o == NULL ? NULL : json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/*
+ * Audit action on q with every field of the rows before and after (NULL:
+ * none), for creation and deletion.  Returns as audit_row().
+ */
+static enum app_err
+audit(struct db *db, const struct principal *who, const struct queue *q,
+    const char *action, const struct queue *before,
+    const struct queue *after)
+{
+	struct json_object	*b = NULL, *a = NULL;
+	enum app_err		 er = APP_ENOMEM;
+
+	if ((before == NULL || (b = qops_queue_fields(before)) != NULL) &&
+	    (after == NULL || (a = qops_queue_fields(after)) != NULL))
+		er = audit_row(db, who, q, action, json_text(b),
+		    json_text(a));
+	json_object_put(b);
+	json_object_put(a);
+	return er;
+}
+
+/*
+ * Audit a change of q: the members of before (qops_queue_fields() of the
+ * row before) whose value differs in q now, before and after.  Nothing
+ * written when none differs; with no_values (secret rotation) the row
+ * is written without values.  Returns as audit_row().
+ */
+static enum app_err
+audit_change(struct db *db, const struct principal *who,
+    const struct queue *q, const char *action, struct json_object *before,
+    int no_values)
+{
+	struct json_object	*now, *b, *a, *v;
+	enum app_err		 er = APP_ENOMEM;
+	int			 changed = 0;
+
+	if (no_values)
+		return audit_row(db, who, q, action, NULL, NULL);
+	if ((now = qops_queue_fields(q)) == NULL)
+		return APP_ENOMEM;
+	b = json_object_new_object();
+	a = json_object_new_object();
+	if (b == NULL || a == NULL)
+		goto out;
+	json_object_object_foreach(before, key, old) {
+		if (!json_object_object_get_ex(now, key, &v))
+			continue;
+		if (strcmp(json_text(old) != NULL ? json_text(old) : "null",
+		    json_text(v) != NULL ? json_text(v) : "null") == 0)
+			continue;
+		changed = 1;
+		add(b, key, old == NULL ? NULL : json_object_get(old));
+		add(a, key, v == NULL ? NULL : json_object_get(v));
+	}
+	er = changed ? audit_row(db, who, q, action, json_text(b),
+	    json_text(a)) : APP_OK;
+out:
+	json_object_put(now);
+	json_object_put(b);
+	json_object_put(a);
+	return er;
+}
+
 enum app_err
 qops_create(struct db *db, const struct cfg *c, const char *slug,
     const struct qops_spec *spec, char **secret, int64_t *id,
-    struct qops_err *err)
+    struct qops_err *err, const struct principal *who)
 {
 	struct queue	 q;
 	char		*domains = NULL;
@@ -505,6 +723,8 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	err_init(err);
 	*secret = NULL;
 	*id = 0;
+	if (!may_manage(who))
+		return forbid(err);
 	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_INVALID, QOPS_R_SLUG, -1);
 	if ((er = spec_check(spec, 1, err)) != APP_OK)
@@ -533,7 +753,17 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		er = failed(err, APP_CRYPTO);
 		goto out;
 	}
+	if ((er = db_begin(db)) != APP_OK) {
+		failed(err, er);
+		goto out;
+	}
 	er = db_queue_insert(db, &q);
+	if (er == APP_OK)
+		er = audit(db, who, &q, "create", NULL, &q);
+	if (er == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
 	if (er == APP_INVALID)
 		er = refuse(err, APP_INVALID, QOPS_R_EXISTS, -1);
 	else if (er != APP_OK)
@@ -615,11 +845,18 @@ apply_spec(struct queue *q, const struct qops_spec *spec, int64_t now)
 static enum app_err
 change_locked(struct db *db, const struct cfg *c, const char *slug,
     enum op op, const struct qops_spec *spec, char **secret,
-    struct qops_err *err)
+    struct qops_err *err, const struct principal *who)
 {
+	static const char *const actions[] = {
+		"update", "pause", "resume", "set_rate", "rotate_secret"
+	};
 	struct queue	*q = NULL;
+	struct json_object *before = NULL;
 	enum app_err	 er;
 	int64_t		 now;
+
+	if (!qops_in_scope(who, -1) || (op == OP_ROTATE && !may_manage(who)))
+		return forbid(err);
 
 	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
@@ -627,6 +864,14 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		return failed(err, er);
 	if ((er = db_queue_get_locked(db, slug, &q)) != APP_OK) {
 		failed(err, er);
+		goto out;
+	}
+	if (!qops_in_scope(who, q->id)) {
+		er = forbid(err);
+		goto out;
+	}
+	if ((before = qops_queue_fields(q)) == NULL) {
+		er = failed(err, APP_ENOMEM);
 		goto out;
 	}
 	now = qops_now(db);
@@ -662,10 +907,14 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		break;
 	}
 	if (er == APP_OK)
+		er = audit_change(db, who, q, actions[op], before,
+		    op == OP_ROTATE);
+	if (er == APP_OK)
 		er = db_commit(db);
 	if (er != APP_OK)
 		failed(err, er);
 out:
+	json_object_put(before);
 	if (er != APP_OK) {
 		db_rollback(db);
 		if (secret != NULL) {
@@ -679,33 +928,37 @@ out:
 
 enum app_err
 qops_update(struct db *db, const char *slug, const struct qops_spec *spec,
-    struct qops_err *err)
+    struct qops_err *err, const struct principal *who)
 {
 	enum app_err	 er;
 
 	err_init(err);
 	if ((er = spec_check(spec, 0, err)) != APP_OK)
 		return er;
-	return change_locked(db, NULL, slug, OP_UPDATE, spec, NULL, err);
+	return change_locked(db, NULL, slug, OP_UPDATE, spec, NULL, err,
+	    who);
 }
 
 enum app_err
-qops_pause(struct db *db, const char *slug, struct qops_err *err)
+qops_pause(struct db *db, const char *slug, struct qops_err *err,
+    const struct principal *who)
 {
 	err_init(err);
-	return change_locked(db, NULL, slug, OP_PAUSE, NULL, NULL, err);
+	return change_locked(db, NULL, slug, OP_PAUSE, NULL, NULL, err, who);
 }
 
 enum app_err
-qops_resume(struct db *db, const char *slug, struct qops_err *err)
+qops_resume(struct db *db, const char *slug, struct qops_err *err,
+    const struct principal *who)
 {
 	err_init(err);
-	return change_locked(db, NULL, slug, OP_RESUME, NULL, NULL, err);
+	return change_locked(db, NULL, slug, OP_RESUME, NULL, NULL, err,
+	    who);
 }
 
 enum app_err
 qops_set_rate(struct db *db, const char *slug, int64_t rate,
-    struct qops_err *err)
+    struct qops_err *err, const struct principal *who)
 {
 	struct qops_spec	 spec;
 
@@ -715,16 +968,17 @@ qops_set_rate(struct db *db, const char *slug, int64_t rate,
 	memset(&spec, 0, sizeof(spec));
 	spec.set = QOPS_BIT(QOPS_F_RATE);
 	spec.rate = rate;
-	return change_locked(db, NULL, slug, OP_SET_RATE, &spec, NULL, err);
+	return change_locked(db, NULL, slug, OP_SET_RATE, &spec, NULL, err,
+	    who);
 }
 
 enum app_err
 qops_rotate_secret(struct db *db, const struct cfg *c, const char *slug,
-    char **secret, struct qops_err *err)
+    char **secret, struct qops_err *err, const struct principal *who)
 {
 	err_init(err);
 	*secret = NULL;
-	return change_locked(db, c, slug, OP_ROTATE, NULL, secret, err);
+	return change_locked(db, c, slug, OP_ROTATE, NULL, secret, err, who);
 }
 
 enum app_err
@@ -756,8 +1010,195 @@ qops_list_free(struct queue **q, size_t n)
 }
 
 enum app_err
-qops_delete(struct db *db, const char *slug, struct qops_err *err)
+qops_delete(struct db *db, const char *slug, struct qops_err *err,
+    const struct principal *who)
+{
+	struct queue	*q = NULL;
+	enum app_err	 er;
+
+	err_init(err);
+	if (!may_manage(who))
+		return forbid(err);
+	if (!db_queue_slug_valid(slug))
+		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
+	if ((er = db_begin(db)) != APP_OK)
+		return failed(err, er);
+	if ((er = db_queue_get_locked(db, slug, &q)) == APP_OK &&
+	    (er = db_queue_delete(db, slug)) == APP_OK &&
+	    (er = audit(db, who, q, "delete", q, NULL)) == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
+	db_queue_free(q);
+	return failed(err, er);
+}
+
+/*
+ * Audit action on API key k of queue q with the JSON texts before and
+ * after built from k's id, name and revoked flag.  Returns as
+ * audit_row().
+ */
+static enum app_err
+audit_key(struct db *db, const struct principal *who, const struct queue *q,
+    const char *action, int64_t key_id, const char *name, int was_revoked)
+{
+	struct json_object	*b = NULL, *a;
+	enum app_err		 er = APP_ENOMEM;
+
+	if ((a = json_object_new_object()) == NULL)
+		return APP_ENOMEM;
+	add(a, "keyId", json_object_new_int64(key_id));
+	add(a, "name", json_object_new_string(name));
+	if (was_revoked != -1) {
+		if ((b = json_object_new_object()) == NULL)
+			goto out;
+		add(b, "keyId", json_object_new_int64(key_id));
+		add(b, "name", json_object_new_string(name));
+		add(b, "revoked", json_object_new_boolean(was_revoked));
+		add(a, "revoked", json_object_new_boolean(1));
+	}
+	er = audit_row(db, who, q, action, json_text(b), json_text(a));
+out:
+	json_object_put(b);
+	json_object_put(a);
+	return er;
+}
+
+enum app_err
+qops_key_create(struct db *db, const char *slug, const char *name,
+    char **key, int64_t *id, struct qops_err *err,
+    const struct principal *who)
+{
+	struct queue	*q = NULL;
+	uint8_t		 raw[QOPS_KEY_RANDOM], hash[KEY_HASH_LEN];
+	char		*b64, prefix[QOPS_KEY_SHOWN + 1];
+	enum app_err	 er;
+
+	err_init(err);
+	*key = NULL;
+	*id = 0;
+	if (!may_manage(who))
+		return forbid(err);
+	if (!qops_name_valid(name))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID, QOPS_F_NAME);
+	if (crypto_random(raw, sizeof(raw)) == -1 ||
+	    (b64 = crypto_b64url_encode(raw, sizeof(raw))) == NULL)
+		return failed(err, APP_CRYPTO);
+	crypto_wipe(raw, sizeof(raw));
+	*key = xasprintf("%s%s", QOPS_KEY_PREFIX, b64);
+	qops_secret_free(b64);
+	snprintf(prefix, sizeof(prefix), "%s", *key);
+	if (crypto_sha256(*key, strlen(*key), hash) == -1) {
+		er = APP_CRYPTO;
+		goto out;
+	}
+	if ((er = db_begin(db)) != APP_OK)
+		goto out;
+	if ((er = db_queue_get_locked(db, slug, &q)) == APP_OK &&
+	    (er = db_key_insert(db, q->id, name, hash, prefix, id)) ==
+	    APP_OK &&
+	    (er = audit_key(db, who, q, "key_create", *id, name, -1)) ==
+	    APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
+out:
+	db_queue_free(q);
+	if (er != APP_OK) {
+		qops_secret_free(*key);
+		*key = NULL;
+		*id = 0;
+		return failed(err, er);
+	}
+	return APP_OK;
+}
+
+enum app_err
+qops_key_list(struct db *db, const char *slug, struct api_key **out,
+    size_t *n, struct qops_err *err, const struct principal *who)
+{
+	struct queue	*q = NULL;
+	int64_t		 queue_id = 0;
+	enum app_err	 er;
+
+	err_init(err);
+	*out = NULL;
+	*n = 0;
+	if (!may_manage(who))
+		return forbid(err);
+	if (slug != NULL) {
+		if ((er = db_queue_get(db, slug, &q)) != APP_OK)
+			return failed(err, er);
+		queue_id = q->id;
+		db_queue_free(q);
+	}
+	return failed(err, db_key_list(db, queue_id, out, n));
+}
+
+enum app_err
+qops_key_revoke(struct db *db, int64_t id, struct qops_err *err,
+    const struct principal *who)
+{
+	struct api_key	 k;
+	struct queue	*q = NULL;
+	enum app_err	 er;
+
+	err_init(err);
+	if (!may_manage(who))
+		return forbid(err);
+	if ((er = db_begin(db)) != APP_OK)
+		return failed(err, er);
+	if ((er = db_key_get_locked(db, id, &k)) != APP_OK)
+		goto out;
+	if (k.revoked_ms != 0) {
+		db_rollback(db);
+		return APP_OK;
+	}
+	if ((er = db_queue_get(db, k.queue_slug, &q)) == APP_OK &&
+	    (er = db_key_revoke(db, id)) == APP_OK &&
+	    (er = audit_key(db, who, q, "key_revoke", id, k.name, 0)) ==
+	    APP_OK)
+		er = db_commit(db);
+out:
+	db_queue_free(q);
+	if (er != APP_OK) {
+		db_rollback(db);
+		if (er == APP_NOTFOUND)
+			return refuse(err, er, QOPS_R_KEY_NOT_FOUND, -1);
+	}
+	return failed(err, er);
+}
+
+enum app_err
+qops_audit_list(struct db *db, const struct audit_filter *f,
+    struct audit_entry **out, size_t *n, struct qops_err *err,
+    const struct principal *who)
+{
+	struct audit_filter	 g = *f;
+
+	err_init(err);
+	*out = NULL;
+	*n = 0;
+	if (!known(who) || (who->kind == PRINCIPAL_KEY &&
+	    (f->queue_id <= 0 || !qops_in_scope(who, f->queue_id))))
+		return forbid(err);
+	if (g.limit < 1)
+		g.limit = 1;
+	if (g.limit > 1000)
+		g.limit = 1000;
+	return failed(err, db_audit_list(db, &g, out, n));
+}
+
+int
+qops_field_is_int(enum qops_field f)
+{
+	return f < QOPS_F__MAX && fields[f].type == FT_INT;
+}
+
+enum app_err
+qops_get_id(struct db *db, int64_t id, struct queue **out,
+    struct qops_err *err)
 {
 	err_init(err);
-	return failed(err, db_queue_delete(db, slug));
+	return failed(err, db_queue_get_id(db, id, out));
 }

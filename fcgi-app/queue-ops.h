@@ -14,8 +14,10 @@
 
 #include "aqueue.h"
 #include "db.h"
+#include "principal.h"
 
 struct cfg;
+struct json_object;
 
 /*
  * The settings an operator gives.  To add one: a value here, a member of
@@ -60,6 +62,8 @@ enum qops_reason {
 	QOPS_R_NOT_FOUND,	/* no queue with this slug */
 	QOPS_R_UNAVAILABLE,	/* the database does not answer */
 	QOPS_R_INTERNAL,	/* database, crypto or memory failure, logged */
+	QOPS_R_FORBIDDEN,	/* the principal may not do this (403) */
+	QOPS_R_KEY_NOT_FOUND,	/* no API key with this id (404) */
 	QOPS_R__MAX
 };
 
@@ -141,6 +145,20 @@ int		 qops_target_in_domains(const char *url, const char *list);
 int64_t		 qops_now(struct db *);
 
 /*
+ * Every operation that changes something takes who (the principal
+ * asking, see principal.h) as its last parameter: it is refused with
+ * APP_INVALID and QOPS_R_FORBIDDEN when who is NULL or PRINCIPAL_NONE, or
+ * an API key (PRINCIPAL_KEY) acts on a queue other than its own, or on
+ * what no key may do (create, delete, rotate the secret, keys).  Each
+ * change writes one audit_log row in the same transaction as the change:
+ * who, the queue, the action ("create", "update", "pause", "resume",
+ * "set_rate", "rotate_secret", "delete", "key_create", "key_revoke"),
+ * the changed fields before and after as JSON objects keyed by the API
+ * names (qops_field_key(), and "active"), never secrets or key material.
+ * A change that leaves every field as it was writes no row.
+ */
+
+/*
  * Create queue slug from spec (name and rate required; target, domains,
  * burst and token TTL optional, defaults none, none, 0 and 600 s) with a
  * new signing secret and ticket key, sealed under the master key of c.
@@ -152,7 +170,8 @@ int64_t		 qops_now(struct db *);
  */
 enum app_err	 qops_create(struct db *, const struct cfg *c,
 		    const char *slug, const struct qops_spec *spec,
-		    char **secret, int64_t *id, struct qops_err *err);
+		    char **secret, int64_t *id, struct qops_err *err,
+		    const struct principal *who);
 
 /*
  * Change the fields given in spec of queue slug, in one transaction on
@@ -162,7 +181,8 @@ enum app_err	 qops_create(struct db *, const struct cfg *c,
  * QOPS_R_EXISTS, with APP_NOTFOUND); nothing is written then.
  */
 enum app_err	 qops_update(struct db *, const char *slug,
-		    const struct qops_spec *spec, struct qops_err *err);
+		    const struct qops_spec *spec, struct qops_err *err,
+		    const struct principal *who);
 
 /*
  * State changes on the locked row, re-anchored through the admission
@@ -172,11 +192,11 @@ enum app_err	 qops_update(struct db *, const char *slug,
  * APP_DB_DOWN or APP_DB; nothing is written on failure.
  */
 enum app_err	 qops_pause(struct db *, const char *slug,
-		    struct qops_err *err);
+		    struct qops_err *err, const struct principal *who);
 enum app_err	 qops_resume(struct db *, const char *slug,
-		    struct qops_err *err);
+		    struct qops_err *err, const struct principal *who);
 enum app_err	 qops_set_rate(struct db *, const char *slug, int64_t rate,
-		    struct qops_err *err);
+		    struct qops_err *err, const struct principal *who);
 
 /*
  * Give queue slug a new signing secret (tokens signed with the old one
@@ -184,7 +204,8 @@ enum app_err	 qops_set_rate(struct db *, const char *slug, int64_t rate,
  * qops_secret_free().  Errors as qops_pause, and APP_CRYPTO.
  */
 enum app_err	 qops_rotate_secret(struct db *, const struct cfg *c,
-		    const char *slug, char **secret, struct qops_err *err);
+		    const char *slug, char **secret, struct qops_err *err,
+		    const struct principal *who);
 
 /* Wipe and free a secret returned above.  Accepts NULL. */
 void		 qops_secret_free(char *secret);
@@ -212,6 +233,76 @@ void		 qops_list_free(struct queue **, size_t n);
  * APP_OK, APP_NOTFOUND, APP_DB_DOWN or APP_DB.
  */
 enum app_err	 qops_delete(struct db *, const char *slug,
+		    struct qops_err *err, const struct principal *who);
+
+/*
+ * The settings of q as a new JSON object keyed by the API names of the
+ * field table (qops_field_key()) plus "active": what the audit log
+ * compares and what the admin API shows.  Never a secret.  Returns NULL
+ * only when memory ran out.
+ */
+struct json_object *qops_queue_fields(const struct queue *q);
+
+/* Whether who may act on queue queue_id (see above).  Returns 1 or 0. */
+int		 qops_in_scope(const struct principal *who, int64_t queue_id);
+
+#define QOPS_KEY_PREFIX		"qak_"
+#define QOPS_KEY_RANDOM		32	/* random bytes of a key */
+#define QOPS_KEY_SHOWN		12	/* bytes of a key kept as prefix */
+
+/*
+ * Make an API key named name (qops_name_valid(); else QOPS_R_INVALID
+ * with field QOPS_F_NAME) for queue slug: "qak_" and the base64url text
+ * of QOPS_KEY_RANDOM random bytes.  Only its SHA-256 is stored.  On
+ * APP_OK *key is the key (shown once; free with qops_secret_free()) and
+ * *id its row id.  Refused to API keys.  Errors: APP_INVALID,
+ * APP_NOTFOUND, APP_DB_DOWN, APP_DB, APP_CRYPTO.
+ */
+enum app_err	 qops_key_create(struct db *, const char *slug,
+		    const char *name, char **key, int64_t *id,
+		    struct qops_err *err, const struct principal *who);
+
+/*
+ * The API keys of queue slug (NULL: of every queue), revoked ones too,
+ * by id: *out a new array of *n rows the caller frees with free().
+ * Refused to API keys.  Errors: APP_INVALID (forbidden), APP_NOTFOUND,
+ * APP_DB_DOWN, APP_DB, APP_ENOMEM.
+ */
+enum app_err	 qops_key_list(struct db *, const char *slug,
+		    struct api_key **out, size_t *n, struct qops_err *err,
+		    const struct principal *who);
+
+/*
+ * Revoke API key id (already revoked: APP_OK, nothing written); the key
+ * is refused from then on.  Refused to API keys.  Errors: APP_INVALID
+ * (forbidden), APP_NOTFOUND (QOPS_R_KEY_NOT_FOUND), APP_DB_DOWN, APP_DB.
+ */
+enum app_err	 qops_key_revoke(struct db *, int64_t id,
+		    struct qops_err *err, const struct principal *who);
+
+/*
+ * The audit rows filter f selects, newest first (see db_audit_list();
+ * f->limit clamped to 1..1000).  An API key reads only its own queue's
+ * rows: f->queue_id must be its queue, else QOPS_R_FORBIDDEN.  *out and
+ * *n as db_audit_list(); free with db_audit_list_free().
+ */
+enum app_err	 qops_audit_list(struct db *, const struct audit_filter *f,
+		    struct audit_entry **out, size_t *n,
+		    struct qops_err *err, const struct principal *who);
+
+/*
+ * The name of who's kind in the audit log: "user", "key", "cli",
+ * "worker", "none".  Static string.
+ */
+const char	*qops_principal_kind(const struct principal *who);
+
+/* Whether field f takes an integer (else a string).  Returns 1 or 0. */
+int		 qops_field_is_int(enum qops_field f);
+
+/*
+ * Read queue id, as qops_get() by slug (APP_NOTFOUND for none).
+ */
+enum app_err	 qops_get_id(struct db *, int64_t id, struct queue **out,
 		    struct qops_err *err);
 
 #endif /* QUEUE_OPS_H */

@@ -24,6 +24,12 @@ static const char *const field_names[FIELD__MAX] = {
 	"return",	/* FIELD_RETURN */
 	"code",		/* FIELD_CODE */
 	"lang",		/* FIELD_LANG */
+	"limit",	/* FIELD_LIMIT */
+	"cursor",	/* FIELD_CURSOR */
+	"actor",	/* FIELD_ACTOR */
+	"action",	/* FIELD_ACTION */
+	"since",	/* FIELD_SINCE */
+	"until",	/* FIELD_UNTIL */
 };
 
 static int

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api-admin.h"
 #include "aqueue.h"
+#include "auth.h"
 #include "cfg.h"
 #include "extern.h"
 #include "log.h"
@@ -31,7 +33,8 @@
 enum auth {
 	AUTH_NONE,	/* public: visitor endpoints, liveness */
 	AUTH_API_KEY,	/* Authorization: Bearer qak_... */
-	AUTH_SESSION	/* console session cookie + CSRF token */
+	AUTH_SESSION,	/* console session cookie + CSRF token */
+	AUTH_ADMIN	/* an API key or a console session: auth_admin() */
 };
 
 /* What route_request() does before the handler. */
@@ -40,6 +43,7 @@ enum auth {
 #define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
 #define RF_STALE_OK	0x08	/* with the DB down, answer from the old row */
 #define RF_WRITES	0x10	/* may write (take a number): see pool_wait() */
+#define RF_NO_KEY	0x20	/* AUTH_ADMIN, but never with an API key */
 
 typedef void (*route_fn)(struct req *);
 
@@ -48,10 +52,11 @@ typedef void (*route_fn)(struct req *);
 /*
  * One route: a method mask, a path pattern, who may call it, what to do
  * before the handler, and the handler.  A pattern is matched segment by
- * segment; ":slug" matches one non-empty segment and is copied to the
- * request's slug (an over-long one is left empty, so it answers
- * queue_not_found).  A trailing "/" on the request path is ignored only
- * for patterns that end in ":slug" (/queue/<slug>/ is the room).
+ * segment; ":slug" (or any ":name") matches one non-empty segment and
+ * is copied to the request's slug (an over-long one is left empty, so it
+ * answers queue_not_found).  A trailing "/" on the request path is
+ * ignored only for patterns that end in a ":name" (/queue/<slug>/ is the
+ * room).
  * Earlier routes win, so literal paths come before patterns.
  */
 struct route {
@@ -67,6 +72,8 @@ static void	 healthz(struct req *);
 #define VISITOR	(RF_QUEUE | RF_CORS | RF_VARY_ORIGIN)
 #define GH	(M(METHOD_GET) | M(METHOD_HEAD))
 #define P	M(METHOD_POST)
+/* Admin routes are never answered inside another request's wait. */
+#define ADMIN	RF_WRITES
 
 static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
@@ -81,6 +88,27 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
+	/* The admin API (api-admin.c); a ":name" segment is r->arg. */
+	{ GH | P, "/api/admin/queue/sites", AUTH_ADMIN, ADMIN, api_sites },
+	{ GH, "/api/admin/queue/audit",	AUTH_ADMIN, ADMIN | RF_NO_KEY,
+	    api_audit },
+	{ GH, "/api/admin/queue/sites/:id", AUTH_ADMIN, ADMIN, api_site_get },
+	{ M(METHOD_PATCH), "/api/admin/queue/sites/:id", AUTH_ADMIN, ADMIN,
+	    api_site_patch },
+	{ M(METHOD_DELETE), "/api/admin/queue/sites/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_delete },
+	{ P, "/api/admin/queue/sites/:id/pause", AUTH_ADMIN, ADMIN,
+	    api_site_pause },
+	{ P, "/api/admin/queue/sites/:id/resume", AUTH_ADMIN, ADMIN,
+	    api_site_resume },
+	{ P, "/api/admin/queue/sites/:id/rotate-secret", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_rotate },
+	{ GH | P, "/api/admin/queue/sites/:id/keys", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_site_keys },
+	{ GH, "/api/admin/queue/sites/:id/audit", AUTH_ADMIN, ADMIN,
+	    api_site_audit },
+	{ M(METHOD_DELETE), "/api/admin/queue/keys/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_key_revoke },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
@@ -148,7 +176,7 @@ route_match(const char *pattern, const char *path, char slug[SLUG_MAX + 1])
 		s++;
 		pn = strcspn(p, "/");
 		sn = strcspn(s, "/");
-		if (pn == 5 && strncmp(p, ":slug", 5) == 0) {
+		if (pn >= 2 && p[0] == ':') {
 			if (sn == 0)
 				return 0;
 			if (sn > SLUG_MAX)
@@ -376,6 +404,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	enum app_err		 er;
 
 	req_init(&r, fr, c, db);
+	slug[0] = '\0';
 	/* The first route whose pattern matches and takes the method. */
 	for (i = 0; i < ROUTES__MAX; i++) {
 		if (!route_match(routes[i].pattern, r.path, slug))
@@ -441,6 +470,16 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		if (er != APP_OK) {
 			http_error(&r, 500, "internal_error",
 			    "Internal error.");
+			goto out;
+		}
+	}
+	memcpy(r.arg, slug, sizeof(r.arg));
+	if (rt->auth == AUTH_ADMIN) {
+		if (auth_admin(&r) == -1)
+			goto out;
+		if ((rt->flags & RF_NO_KEY) && r.who.kind == PRINCIPAL_KEY) {
+			http_error(&r, 403, "forbidden", "An API key cannot "
+			    "do this; sign in to the console.");
 			goto out;
 		}
 	}

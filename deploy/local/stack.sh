@@ -738,6 +738,43 @@ http {
 				error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
 		}
 
+		# The admin API is the FastCGI app too; Authorization (API
+		# keys) must reach it.  Its OpenAPI document is a file.
+		location = /api/openapi.json {
+			alias "$STACK_ROOT/static/openapi.json";
+			default_type application/json;
+			add_header Cache-Control no-cache always;
+		}
+		location /api/ {
+			fastcgi_pass "unix:$var/run/fcgi.sock";
+			fastcgi_connect_timeout 5s;
+			fastcgi_send_timeout 30s;
+			fastcgi_read_timeout 30s;
+			fastcgi_param QUERY_STRING \$query_string;
+			fastcgi_param REQUEST_METHOD \$request_method;
+			fastcgi_param CONTENT_TYPE \$content_type;
+			fastcgi_param CONTENT_LENGTH \$content_length;
+			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
+			fastcgi_param REQUEST_URI \$request_uri;
+			fastcgi_param DOCUMENT_URI \$document_uri;
+			fastcgi_param SERVER_PROTOCOL \$server_protocol;
+			fastcgi_param REQUEST_SCHEME \$scheme;
+			fastcgi_param HTTPS \$https if_not_empty;
+			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+			fastcgi_param SERVER_SOFTWARE nginx;
+			fastcgi_param REMOTE_ADDR \$remote_addr;
+			fastcgi_param REMOTE_PORT \$remote_port;
+			fastcgi_param SERVER_ADDR \$server_addr;
+			fastcgi_param SERVER_PORT \$server_port;
+			fastcgi_param SERVER_NAME \$server_name;
+			fastcgi_param HTTP_AUTHORIZATION \$http_authorization
+			    if_not_empty;
+			fastcgi_buffer_size 16k;
+			fastcgi_buffers 8 16k;
+			error_page 413 /queue-error/413.json;
+			error_page 502 504 =503 /queue-error/503.json;
+		}
+
 		location = /queue-error/413.json {
 			internal;
 			default_type application/json;

@@ -46,6 +46,12 @@ commands:
   set-rate SLUG N      admit N visitors per minute
   rotate-secret SLUG   new signing secret, printed once
   delete SLUG --yes    remove a queue for good
+  key create SLUG --name NAME
+                       make an API key for the queue; prints it once
+  key list [SLUG]      API keys (id, queue, name, prefix, last use)
+  key revoke ID        refuse the key from now on
+  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
+                       the audit log, newest first, as JSON lines
 
 options:
   -f config            configuration file (default: $AQUEUE_CONF,

@@ -22,6 +22,10 @@
 #include "queue-ops.h"
 #include "tap.h"
 
+/* Every change of these tests is made as the CLI. */
+static const struct principal cli = { PRINCIPAL_CLI, 0, 0, "cli:test",
+    "" };
+
 /* Validators and the normal form of shop domains. */
 static void
 test_validators(void)
@@ -207,7 +211,8 @@ test_create(struct db *db, const struct cfg *c, const char *slug,
 	s.set = QOPS_BIT(QOPS_F_NAME) | QOPS_BIT(QOPS_F_TARGET);
 	s.name = "Ops test";
 	s.target_url = "https://shop.example/";
-	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err,
+	    &cli), APP_INVALID,
 	    "create without a rate refused");
 	is_int(err.reason, QOPS_R_MISSING, "reason: missing");
 	is_int(err.field, QOPS_F_RATE, "field: rate");
@@ -218,20 +223,21 @@ test_create(struct db *db, const struct cfg *c, const char *slug,
 	s.rate = 60;
 	s.burst = 5;
 	s.shop_domains = "https://shop.example/x";
-	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err,
+	    &cli), APP_INVALID,
 	    "create with a bad domains list refused");
 	is_int(err.field, QOPS_F_DOMAINS, "field: domains");
 	is_int(qops_get(db, slug, &q, &err), APP_NOTFOUND,
 	    "nothing written by refused creates");
 	is_int(err.reason, QOPS_R_NOT_FOUND, "get: reason not found");
 
-	is_int(qops_create(db, c, "Bad_Slug", &s, &secret, &id, &err),
+	is_int(qops_create(db, c, "Bad_Slug", &s, &secret, &id, &err, &cli),
 	    APP_INVALID, "malformed slug refused");
 	is_int(err.reason, QOPS_R_SLUG, "reason: slug");
 
 	s.shop_domains = "Shop.Example:443, http://a.example:80 shop.example";
 	t0 = now_ms();
-	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_OK,
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err, &cli), APP_OK,
 	    "create");
 	t1 = now_ms();
 	is_int(err.warnings, 0, "target on a shop domain: no warning");
@@ -263,7 +269,8 @@ test_create(struct db *db, const struct cfg *c, const char *slug,
 	qops_secret_free(secret);
 	secret = NULL;
 
-	is_int(qops_create(db, c, slug, &s, &secret, &id, &err), APP_INVALID,
+	is_int(qops_create(db, c, slug, &s, &secret, &id, &err,
+	    &cli), APP_INVALID,
 	    "second create of the slug refused");
 	is_int(err.reason, QOPS_R_EXISTS, "reason: exists");
 	ok(secret == NULL, "no secret for the refused duplicate");
@@ -278,7 +285,7 @@ test_create(struct db *db, const struct cfg *c, const char *slug,
 	s.shop_domains = "shop.example";
 	s.rate = 1000000;
 	s.token_ttl_s = 86400;
-	is_int(qops_create(db, c, other, &s, &secret, &id, &err), APP_OK,
+	is_int(qops_create(db, c, other, &s, &secret, &id, &err, &cli), APP_OK,
 	    "create with the target off the domains");
 	is_int(err.warnings, QOPS_W_TARGET_OUTSIDE, "warned");
 	qops_secret_free(secret);
@@ -317,7 +324,7 @@ test_state(struct db *db, const char *slug)
 	qops_queue_free(q);
 
 	t0 = now_ms();
-	is_int(qops_pause(db, slug, &err), APP_OK, "pause");
+	is_int(qops_pause(db, slug, &err, &cli), APP_OK, "pause");
 	t1 = now_ms();
 	if ((q = get(db, slug)) != NULL) {
 		is_int(q->adm.active, 0, "paused");
@@ -330,7 +337,7 @@ test_state(struct db *db, const char *slug)
 		a = q->adm;
 		qops_queue_free(q);
 	}
-	is_int(qops_pause(db, slug, &err), APP_OK, "pause again");
+	is_int(qops_pause(db, slug, &err, &cli), APP_OK, "pause again");
 	if ((q = get(db, slug)) != NULL) {
 		is_int(q->adm.anchor_time_ms, a.anchor_time_ms,
 		    "a second pause changes nothing");
@@ -338,7 +345,7 @@ test_state(struct db *db, const char *slug)
 	}
 
 	t0 = now_ms();
-	is_int(qops_resume(db, slug, &err), APP_OK, "resume");
+	is_int(qops_resume(db, slug, &err, &cli), APP_OK, "resume");
 	t1 = now_ms();
 	if ((q = get(db, slug)) != NULL) {
 		is_int(q->adm.active, 1, "running");
@@ -349,7 +356,8 @@ test_state(struct db *db, const char *slug)
 	}
 
 	t0 = now_ms();
-	is_int(qops_set_rate(db, slug, 120, &err), APP_OK, "set rate 120");
+	is_int(qops_set_rate(db, slug, 120, &err,
+	    &cli), APP_OK, "set rate 120");
 	t1 = now_ms();
 	if ((q = get(db, slug)) != NULL) {
 		is_int(q->adm.rate_per_minute, 120, "rate 120");
@@ -360,9 +368,9 @@ test_state(struct db *db, const char *slug)
 		is_int(q->adm.burst, 5, "burst kept");
 		qops_queue_free(q);
 	}
-	is_int(qops_set_rate(db, slug, 0, &err), APP_INVALID, "rate 0");
+	is_int(qops_set_rate(db, slug, 0, &err, &cli), APP_INVALID, "rate 0");
 	is_int(err.field, QOPS_F_RATE, "rate 0: field rate");
-	is_int(qops_pause(db, "no-such-queue-here", &err), APP_NOTFOUND,
+	is_int(qops_pause(db, "no-such-queue-here", &err, &cli), APP_NOTFOUND,
 	    "pause of an unknown queue");
 	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
 }
@@ -410,7 +418,7 @@ test_lock(struct db *db, const struct cfg *c, const char *slug)
 	ok(sql(other, "START TRANSACTION") == 0 && sql(other, q1) == 0,
 	    "the other session locks the row");
 	/* The server gives up on the lock wait (1205): a database error. */
-	is_int(qops_pause(db, slug, &err), APP_DB,
+	is_int(qops_pause(db, slug, &err, &cli), APP_DB,
 	    "pause fails while the row is locked");
 	is_int(err.reason, QOPS_R_INTERNAL, "reason: a database error");
 	if ((q = get(db, slug)) != NULL) {
@@ -420,12 +428,12 @@ test_lock(struct db *db, const struct cfg *c, const char *slug)
 		qops_queue_free(q);
 	}
 	ok(sql(other, "COMMIT") == 0, "the other session lets go");
-	is_int(qops_pause(db, slug, &err), APP_OK, "pause goes through");
+	is_int(qops_pause(db, slug, &err, &cli), APP_OK, "pause goes through");
 	if ((q = get(db, slug)) != NULL) {
 		is_int(q->adm.active, 0, "paused");
 		qops_queue_free(q);
 	}
-	is_int(qops_resume(db, slug, &err), APP_OK, "resume");
+	is_int(qops_resume(db, slug, &err, &cli), APP_OK, "resume");
 	ok(sql(db_mysql(db), "SET SESSION innodb_lock_wait_timeout = "
 	    "DEFAULT") == 0, "lock wait back to the default");
 	if (other != NULL)
@@ -450,7 +458,7 @@ test_update(struct db *db, const char *slug)
 	s.shop_domains = "www.shop.example, WWW.shop.example:443";
 	s.token_ttl_s = 120;
 	s.burst = 7;
-	is_int(qops_update(db, slug, &s, &err), APP_OK, "update");
+	is_int(qops_update(db, slug, &s, &err, &cli), APP_OK, "update");
 	is_int(err.warnings, QOPS_W_TARGET_OUTSIDE,
 	    "target no longer on a shop domain: warned");
 	if ((q = get(db, slug)) != NULL) {
@@ -472,7 +480,8 @@ test_update(struct db *db, const char *slug)
 	memset(&s, 0, sizeof(s));
 	s.set = QOPS_BIT(QOPS_F_TARGET);
 	s.target_url = "";
-	is_int(qops_update(db, slug, &s, &err), APP_OK, "remove the target");
+	is_int(qops_update(db, slug, &s, &err,
+	    &cli), APP_OK, "remove the target");
 	is_int(err.warnings, 0, "no target: no warning");
 	if ((q = get(db, slug)) != NULL) {
 		ok(q->target_url == NULL, "target removed");
@@ -483,7 +492,7 @@ test_update(struct db *db, const char *slug)
 	s.set = QOPS_BIT(QOPS_F_TARGET) | QOPS_BIT(QOPS_F_NAME);
 	s.target_url = "https://user:pw@www.shop.example/";
 	s.name = "Never stored";
-	is_int(qops_update(db, slug, &s, &err), APP_INVALID,
+	is_int(qops_update(db, slug, &s, &err, &cli), APP_INVALID,
 	    "update with a bad target refused");
 	is_int(err.field, QOPS_F_TARGET, "field: target");
 	if ((q = get(db, slug)) != NULL) {
@@ -495,7 +504,8 @@ test_update(struct db *db, const char *slug)
 	memset(&s, 0, sizeof(s));
 	s.set = QOPS_BIT(QOPS_F_RATE);
 	s.rate = 300;
-	is_int(qops_update(db, "no-such-queue-here", &s, &err), APP_NOTFOUND,
+	is_int(qops_update(db, "no-such-queue-here", &s, &err,
+	    &cli), APP_NOTFOUND,
 	    "update of an unknown queue");
 	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
 	qops_queue_free(before);
@@ -511,7 +521,7 @@ test_rotate(struct db *db, const struct cfg *c, const char *slug)
 
 	if ((before = get(db, slug)) == NULL)
 		return;
-	is_int(qops_rotate_secret(db, c, slug, &secret, &err), APP_OK,
+	is_int(qops_rotate_secret(db, c, slug, &secret, &err, &cli), APP_OK,
 	    "rotate");
 	ok(secret != NULL && strlen(secret) == SECRET_LEN, "new secret");
 	if ((q = get(db, slug)) != NULL) {
@@ -529,7 +539,8 @@ test_rotate(struct db *db, const struct cfg *c, const char *slug)
 	}
 	qops_secret_free(secret);
 	secret = NULL;
-	is_int(qops_rotate_secret(db, c, "no-such-queue-here", &secret, &err),
+	is_int(qops_rotate_secret(db, c, "no-such-queue-here", &secret, &err,
+	    &cli),
 	    APP_NOTFOUND, "rotate of an unknown queue");
 	ok(secret == NULL, "no secret for it");
 	qops_queue_free(before);
@@ -561,14 +572,14 @@ test_list_delete(struct db *db, const char *slug, const char *other)
 		    "listed row is complete");
 	qops_list_free(qs, n);
 
-	is_int(qops_delete(db, slug, &err), APP_OK, "delete");
+	is_int(qops_delete(db, slug, &err, &cli), APP_OK, "delete");
 	q = NULL;
 	is_int(qops_get(db, slug, &q, &err), APP_NOTFOUND,
 	    "deleted queue is gone");
 	qops_queue_free(q);
-	is_int(qops_delete(db, slug, &err), APP_NOTFOUND, "delete again");
+	is_int(qops_delete(db, slug, &err, &cli), APP_NOTFOUND, "delete again");
 	is_int(err.reason, QOPS_R_NOT_FOUND, "reason: not found");
-	is_int(qops_delete(db, "Bad_Slug", &err), APP_NOTFOUND,
+	is_int(qops_delete(db, "Bad_Slug", &err, &cli), APP_NOTFOUND,
 	    "delete of a malformed slug");
 	is_int(qops_list(db, &qs, &n, &err), APP_OK, "list again");
 	at_slug = at_other = -1;
@@ -580,7 +591,7 @@ test_list_delete(struct db *db, const char *slug, const char *other)
 	}
 	ok(at_slug == -1 && at_other >= 0, "only the deleted one is gone");
 	qops_list_free(qs, n);
-	is_int(qops_delete(db, other, &err), APP_OK, "delete the other");
+	is_int(qops_delete(db, other, &err, &cli), APP_OK, "delete the other");
 }
 
 int

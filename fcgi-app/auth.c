@@ -1,0 +1,208 @@
+/*
+ * auth.c - resolve the principal of an admin request: API keys here; the
+ * console session has its marked place in auth_admin().
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "aqueue.h"
+#include "auth.h"
+#include "crypto.h"
+#include "db.h"
+#include "extern.h"
+#include "log.h"
+#include "principal.h"
+#include "queue-ops.h"
+
+#define KEY_TOUCH_MS	60000	/* last use written at most this often */
+#define KEY_TEXT_MAX	512	/* longer Bearer tokens are not our keys */
+
+/* Whether c is optional white space (RFC 7230 OWS: SP, HTAB). */
+static int
+ows(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Whether c may be in an RFC 6750 b64token (before the "=" padding). */
+static int
+b64token_char(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	    c == '~' || c == '+' || c == '/';
+}
+
+enum auth_cred
+auth_bearer_parse(const char *value, const char **tok, size_t *toklen)
+{
+	const char	*p, *end, *t;
+	size_t		 n;
+
+	*tok = NULL;
+	*toklen = 0;
+	if (value == NULL)
+		return AUTH_CRED_NONE;
+	p = value;
+	end = value + strlen(value);
+	while (p < end && ows((unsigned char)*p))
+		p++;
+	while (end > p && ows((unsigned char)end[-1]))
+		end--;
+	if (p == end)
+		return AUTH_CRED_NONE;
+	/* auth-scheme: a token, then 1*SP. */
+	n = strcspn(p, " \t");
+	if (p + n > end)
+		n = (size_t)(end - p);
+	if (n != 6 || strncasecmp(p, "Bearer", 6) != 0)
+		return AUTH_CRED_BAD;
+	p += n;
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end)
+		return AUTH_CRED_NONE;
+	/* b64token: 1*( ALPHA DIGIT - . _ ~ + / ) *"=" (RFC 6750). */
+	for (t = p; t < end && b64token_char((unsigned char)*t); t++)
+		continue;
+	if (t == p)
+		return AUTH_CRED_BAD;
+	while (t < end && *t == '=')
+		t++;
+	if (t != end)
+		return AUTH_CRED_BAD;
+	*tok = p;
+	*toklen = (size_t)(end - p);
+	return AUTH_CRED_BEARER;
+}
+
+const char *
+auth_header(const struct req *r)
+{
+	const char	*v;
+
+	v = FCGX_GetParam("HTTP_AUTHORIZATION", r->fcgx->envp);
+	if (v != NULL && v[0] != '\0')
+		return v;
+	v = FCGX_GetParam("REDIRECT_HTTP_AUTHORIZATION", r->fcgx->envp);
+	if (v != NULL && v[0] != '\0')
+		return v;
+	return NULL;
+}
+
+/* 401 with the Bearer challenge (RFC 6750 section 3).  Returns -1. */
+static int
+unauthorized(struct req *r, const char *code, const char *msg)
+{
+	http_header(r, "WWW-Authenticate", "Bearer");
+	http_error(r, 401, code, "%s", msg);
+	return -1;
+}
+
+/* Fill r->who's client address from REMOTE_ADDR.  Can't fail. */
+static void
+who_addr(struct req *r)
+{
+	const char	*a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
+
+	snprintf(r->who.addr, sizeof(r->who.addr), "%s", a != NULL ? a : "");
+}
+
+/*
+ * Copy the UTF-8 string src into dst of cap bytes, cut at a character
+ * boundary when it does not fit.  Can't fail.
+ */
+static void
+name_copy(char *dst, size_t cap, const char *src)
+{
+	size_t	 n = strlen(src);
+
+	if (n >= cap) {
+		n = cap - 1;
+		/* Back to the first byte of a character. */
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * Check the API key tok[0..len) and set r->who from it.  Returns 0, or
+ * -1 after answering (401 invalid_api_key, 503).
+ */
+static int
+key_check(struct req *r, const char *tok, size_t len)
+{
+	struct api_key	 k;
+	uint8_t		 hash[KEY_HASH_LEN];
+	enum app_err	 er;
+	size_t		 plen = strlen(QOPS_KEY_PREFIX);
+
+	if (len < plen || len > KEY_TEXT_MAX ||
+	    strncmp(tok, QOPS_KEY_PREFIX, plen) != 0)
+		return unauthorized(r, "invalid_api_key",
+		    "This is not a valid API key.");
+	/* Stored and looked up only as its SHA-256, never the key. */
+	if (crypto_sha256(tok, len, hash) == -1) {
+		http_error(r, 500, "internal_error", "Internal error.");
+		return -1;
+	}
+	er = db_key_by_hash(r->db, hash, &k);
+	if (er == APP_DB_DOWN || er == APP_DB) {
+		http_db_down(r);
+		return -1;
+	}
+	if (er != APP_OK)
+		return unauthorized(r, "invalid_api_key",
+		    "This is not a valid API key.");
+	if (k.revoked_ms != 0)
+		return unauthorized(r, "invalid_api_key",
+		    "This API key has been revoked.");
+	if (k.last_used_ms == 0 ||
+	    k.db_now_ms - k.last_used_ms >= KEY_TOUCH_MS) {
+		if (db_key_touch(r->db, k.id) != APP_OK)
+			log_warnx("api key %lld: last use not recorded",
+			    (long long)k.id);
+	}
+	memset(&r->who, 0, sizeof(r->who));
+	r->who.kind = PRINCIPAL_KEY;
+	r->who.id = k.id;
+	r->who.queue_id = k.queue_id;
+	name_copy(r->who.name, sizeof(r->who.name), k.name);
+	who_addr(r);
+	return 0;
+}
+
+int
+auth_admin(struct req *r)
+{
+	const char	*tok;
+	size_t		 len;
+
+	memset(&r->who, 0, sizeof(r->who));
+	switch (auth_bearer_parse(auth_header(r), &tok, &len)) {
+	case AUTH_CRED_BEARER:
+		return key_check(r, tok, len);
+	case AUTH_CRED_BAD:
+		return unauthorized(r, "invalid_api_key",
+		    "Send the API key as \"Authorization: Bearer qak_...\".");
+	case AUTH_CRED_NONE:
+		break;
+	}
+	/*
+	 * ---- CONSOLE SESSION ----
+	 * No API key: a console session may ask instead.  Here the session
+	 * cookie is looked up; when valid, r->who becomes PRINCIPAL_USER
+	 * (id, name, every queue) and who_addr(r) is filled, and for a
+	 * state-changing method (anything but GET and HEAD) the CSRF header
+	 * is checked first (refused: 403).  Return 0 then.
+	 * ---- end of the console session ----
+	 */
+	return unauthorized(r, "missing_credentials",
+	    "This endpoint needs an API key (Authorization: Bearer qak_...) "
+	    "or a console session.");
+}
