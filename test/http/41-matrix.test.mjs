@@ -8,8 +8,9 @@
 //   lighttpd         lighttpd + mod_fastcgi (deploy/lighttpd/), at the
 //   lighttpd-prefix  root and rewritten from under /warteraum/
 // - join, status, token, verify, the gateway, the page (its URLs under the
-// prefix, its static files), a 40 KB body, a too-large body, and the
-// Authorization header reaching the program.
+// prefix, its static files), the admin API with a Bearer key, a 40 KB
+// body, a too-large body, and the Authorization header reaching the
+// program in the forms each server passes it.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -204,6 +205,24 @@ for (const name of NAMES) {
 		const pj = await post(base, `${pre}/queue/${q.slug}/join`);
 		assert.equal(pj.status, 423, pj.text);
 		assert.equal(pj.json.error, 'queue_paused');
+	});
+
+	test(`${name}: the admin API with a Bearer key (CASES C01)`,
+	    async () => {
+		const [, base, pre] = setup();
+		const q = createQueue({ rate: 60 });
+		const key = /^key: (\S+)$/m.exec(ctl('key', 'create', q.slug,
+		    '--name', `matrix-${name}`))[1];
+		const r = await get(base, `${pre}/api/admin/queue/sites`,
+		    { headers: { authorization: `Bearer ${key}` } });
+		assert.equal(r.status, 200, r.text);
+		assert.deepEqual(r.json.sites.map((x) => x.slug), [q.slug]);
+		// Never from the query string: 401 with the challenge.
+		const n = await get(base,
+		    `${pre}/api/admin/queue/sites?api_key=${key}`);
+		assert.equal(n.status, 401, n.text);
+		assert.equal(n.headers.get('www-authenticate'), 'Bearer');
+		assert.equal(n.json.error, 'missing_credentials');
 	});
 
 	test(`${name}: the page builds its URLs under "${
