@@ -36,6 +36,7 @@ struct cfg {
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
 	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
+	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

@@ -227,6 +227,7 @@ struct db {
 	int			 limits;	/* bound server-side time */
 	int64_t			 offset_ms;	/* database clock - ours */
 	int64_t			 last_clock_ms;	/* last db_clock_ms() */
+	int			 node;	/* db-hosts entry connected, or -1 */
 };
 
 struct db *
@@ -235,6 +236,7 @@ db_open(const struct cfg *c)
 	struct db	*db = xcalloc(1, sizeof(*db));
 
 	db->cfg = c;
+	db->node = -1;
 	return db;
 }
 
@@ -278,15 +280,105 @@ conn_lost(unsigned int e)
 }
 
 /*
- * Connect with the session settings.  Statements are prepared on first
+ * Connect with the session settings: to db-socket / db-host, or to the
+ * first node of db-hosts that answers.  Statements are prepared on first
  * use (so that the CLI can connect before the schema exists).  Returns
  * APP_OK or APP_DB_DOWN.
  */
+static enum app_err connect_to(struct db *, const char *, unsigned int,
+	    const char *, unsigned int);
+
 static enum app_err
 connect_db(struct db *db)
 {
 	const struct cfg	*c = db->cfg;
 	unsigned int		 to = (unsigned int)c->db_timeout_s;
+
+	char			 host[256];
+	const char		*h;
+	unsigned int		 port;
+	int			 i, n;
+
+	if (c->db_hosts[0] == '\0')
+		return connect_to(db, c->db_host[0] != '\0' ? c->db_host : NULL,
+		    (unsigned int)c->db_port, c->db_socket[0] != '\0' ?
+		    c->db_socket : NULL, to);
+	/*
+	 * A cluster: the first node that answers, in the listed order, so
+	 * that every process writes through the same node while it is up
+	 * (the counter row is written on one node: no certification
+	 * conflicts between nodes), and through the next one when it is
+	 * gone.
+	 */
+	for (i = 0, h = c->db_hosts; *h != '\0'; i++) {
+		if ((n = db_hosts_entry(&h, c->db_port, host, sizeof(host),
+		    &port)) == -1)
+			break;
+		if (n == 0)
+			continue;
+		if (connect_to(db, host, port, NULL, to) == APP_OK) {
+			if (db->node != i)
+				log_info("db: connected to node %d of "
+				    "db-hosts (%s:%u)", i + 1, host, port);
+			db->node = i;
+			return APP_OK;
+		}
+	}
+	db->node = -1;
+	return APP_DB_DOWN;
+}
+
+int
+db_node(const struct db *db)
+{
+	return db->my != NULL && db->node >= 0 ? db->node + 1 : 0;
+}
+
+int
+db_hosts_entry(const char **list, int64_t defport, char *host, size_t sz,
+    unsigned int *port)
+{
+	const char	*p = *list, *e, *colon;
+	size_t		 n;
+	int64_t		 v;
+	char		 num[8];
+
+	while (*p == ' ' || *p == ',')
+		p++;
+	if (*p == '\0') {
+		*list = p;
+		return 0;
+	}
+	e = p + strcspn(p, ", ");
+	*list = e;
+	colon = memchr(p, ':', (size_t)(e - p));
+	n = (size_t)((colon != NULL ? colon : e) - p);
+	if (n == 0 || n >= sz)
+		return -1;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	v = defport;
+	if (colon != NULL) {
+		if ((size_t)(e - colon - 1) >= sizeof(num) || e == colon + 1)
+			return -1;
+		memcpy(num, colon + 1, (size_t)(e - colon - 1));
+		num[e - colon - 1] = '\0';
+		if (parse_int64(num, 1, 65535, &v) == -1)
+			return -1;
+	}
+	*port = (unsigned int)v;
+	return 1;
+}
+
+/*
+ * Connect to host:port (or the unix socket sock) with the session
+ * settings.  Returns APP_OK or APP_DB_DOWN (logged).
+ */
+static enum app_err
+connect_to(struct db *db, const char *host, unsigned int port,
+    const char *sock, unsigned int to)
+{
+	const struct cfg	*c = db->cfg;
 	my_bool			 no = 0;
 
 	if ((db->my = mysql_init(NULL)) == NULL) {
@@ -299,17 +391,14 @@ connect_db(struct db *db)
 	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &to);
 	mysql_options(db->my, MYSQL_OPT_RECONNECT, &no);
 	mysql_options(db->my, MYSQL_INIT_COMMAND, INIT_SQL);
-	if (mysql_real_connect(db->my,
-	    c->db_host[0] != '\0' ? c->db_host : NULL, c->db_user,
-	    c->db_password, c->db_name, (unsigned int)c->db_port,
-	    c->db_socket[0] != '\0' ? c->db_socket : NULL, 0) == NULL) {
-		log_warnx("db connect: %s", mysql_error(db->my));
-		goto fail;
+	if (mysql_real_connect(db->my, host, c->db_user, c->db_password,
+	    c->db_name, port, sock, 0) == NULL) {
+		log_warnx("db connect%s%s: %s", host != NULL ? " to " : "",
+		    host != NULL ? host : "", mysql_error(db->my));
+		disconnect(db);
+		return APP_DB_DOWN;
 	}
 	return APP_OK;
-fail:
-	disconnect(db);
-	return APP_DB_DOWN;
 }
 
 void

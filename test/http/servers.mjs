@@ -89,10 +89,12 @@ function stackKeys() {
 // /warteraum/), all in front of the FastCGI socket sock (the stack's
 // pool).  fcgiProgram (default: the built aqueue-fcgi) is what mod_fcgid
 // spawns through the shipped wrapper; extraConf is appended to its
-// configuration.  Resolves {proxyFcgi, fcgid, lighttpd (base URLs),
+// configuration; fcgidConf, when set, replaces the shipped server-level
+// mod_fcgid settings (deploy/apache-shared/fcgid.conf).  Resolves {proxyFcgi, fcgid, lighttpd (base URLs),
 // dir, stop()}.
 export async function startServers({ port1, sock, dir,
-    fcgiProgram = `${env.root}/fcgi-app/aqueue-fcgi`, extraConf = '' }) {
+    fcgiProgram = `${env.root}/fcgi-app/aqueue-fcgi`, extraConf = '',
+    fcgidConf = null }) {
 	const root = env.root;
 	const www = ids('www-data');
 	rmSync(dir, { recursive: true, force: true });
@@ -172,7 +174,7 @@ Include "${dir}/fcgid.conf"
 `);
 	writeFileSync(`${dir}/apache-vhost.conf`, subst(readFileSync(
 	    `${root}/deploy/apache-vhost/aqueue.conf`, 'utf8')));
-	writeFileSync(`${dir}/fcgid.conf`, subst(readFileSync(
+	writeFileSync(`${dir}/fcgid.conf`, fcgidConf ?? subst(readFileSync(
 	    `${root}/deploy/apache-shared/fcgid.conf`, 'utf8')));
 
 	// ---- lighttpd -----------------------------------------------------
