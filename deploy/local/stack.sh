@@ -101,6 +101,18 @@ _st_packages=(
 	'chromium cmd:chromium'
 	'faketime cmd:faketime'
 )
+# The deploy matrix (Apache with mod_proxy_fcgi and mod_fcgid, lighttpd),
+# the Galera cluster test (rsync state transfer), the systemd units'
+# check and the manual pages' check.
+_st_packages+=(
+	'apache2 cmd:apache2'
+	'libapache2-mod-fcgid file:/usr/lib/apache2/modules/mod_fcgid.so'
+	'lighttpd cmd:lighttpd'
+	'galera-4 file:/usr/lib/galera/libgalera_smm.so'
+	'rsync cmd:rsync'
+	'systemd cmd:systemd-analyze'
+	'man-db cmd:man'
+)
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the
 # build and the tests need, when any is missing: one "apt-get update", one
@@ -118,6 +130,7 @@ ensure_packages() {
 			case $check in
 			cmd:*) command -v "${check#cmd:}" >/dev/null 2>&1 || ok=0 ;;
 			pc:*) pkg-config --exists "${check#pc:}" 2>/dev/null || ok=0 ;;
+			file:*) [ -e "${check#file:}" ] || ok=0 ;;
 			esac
 		done
 		[ "$ok" = 1 ] || missing+=("$pkg")
