@@ -317,9 +317,10 @@ connect_db(struct db *db)
 		if (n == 0)
 			continue;
 		if (connect_to(db, host, port, NULL, to) == APP_OK) {
-			if (db->node != i)
+			if (i > 0)
 				log_info("db: connected to node %d of "
-				    "db-hosts (%s:%u)", i + 1, host, port);
+				    "db-hosts (%s:%u): the first ones do not "
+				    "answer", i + 1, host, port);
 			db->node = i;
 			return APP_OK;
 		}
