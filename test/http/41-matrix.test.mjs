@@ -310,6 +310,27 @@ for (const name of NAMES) {
 	});
 }
 
+// CASES C01 through Apache + mod_fcgid: no workaround -> 401; the rewrite
+// fallback (REDIRECT_HTTP_AUTHORIZATION) and CGIPassAuth -> 200 with
+// exactly the key's queue.
+test('C01: the Authorization header under mod_fcgid, three .htaccess ' +
+    'set-ups', async () => {
+	const q = createQueue({ rate: 60 });
+	const key = /^key: (\S+)$/m.exec(ctl('key', 'create', q.slug,
+	    '--name', 'c01'))[1];
+	const call = (dir) => get(srv.fcgid, `/${dir}/api/admin/queue/sites`,
+	    { headers: { authorization: `Bearer ${key}` } });
+	const none = await call('c01-none');
+	assert.equal(none.status, 401, none.text);
+	assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+	assert.equal(none.json.error, 'missing_credentials');
+	for (const dir of ['c01-rewrite', 'c01-passauth']) {
+		const r = await call(dir);
+		assert.equal(r.status, 200, `${dir}: ${r.text}`);
+		assert.deepEqual(r.json.sites.map((x) => x.slug), [q.slug], dir);
+	}
+});
+
 // The Authorization header through every set-up (CASES C01): the same
 // configurations in front of a FastCGI responder that echoes what it got.
 test('Authorization reaches the FastCGI program behind every server',

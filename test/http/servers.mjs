@@ -134,6 +134,23 @@ export async function startServers({ port1, sock, dir,
 	    { mode: 0o755 });
 	chmodSync(`${web}/aqueue.fcgi`, 0o755);
 	cpSync(`${root}/static`, `${web}/static`, { recursive: true });
+	// CASES C01's three set-ups of the shipped .htaccess, each in its
+	// own folder: without either way of passing Authorization, with the
+	// rewrite fallback only, with CGIPassAuth only.
+	const hta = readFileSync(`${root}/deploy/apache-shared/htaccess`, 'utf8');
+	const noPass = (t) => t.replace(/^CGIPassAuth On\n/m, '');
+	const noRewrite = (t) => t.replace(
+	    /^RewriteCond %\{HTTP:Authorization\} \.\n^RewriteRule .*\n/m, '');
+	for (const [name, text] of [['c01-none', noRewrite(noPass(hta))],
+	    ['c01-rewrite', noPass(hta)], ['c01-passauth', noRewrite(hta)]]) {
+		const d = `${dir}/www/${name}`;
+		mkdirSync(d, { recursive: true });
+		if (text === hta)
+			throw new Error(`${name}: the .htaccess did not change`);
+		writeFileSync(`${d}/.htaccess`, text);
+		copyFileSync(`${web}/aqueue.fcgi`, `${d}/aqueue.fcgi`);
+		chmodSync(`${d}/aqueue.fcgi`, 0o755);
+	}
 	// The database socket's folder: searchable (not readable) by the
 	// account the program runs as.
 	const dbdir = `${env.vardir}/db`;
