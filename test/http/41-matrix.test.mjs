@@ -329,6 +329,21 @@ test('C01: the Authorization header under mod_fcgid, three .htaccess ' +
 		assert.equal(r.status, 200, `${dir}: ${r.text}`);
 		assert.deepEqual(r.json.sites.map((x) => x.slug), [q.slug], dir);
 	}
+	// The self-test notices the dropped header and prints the fix.
+	const { spawnSync } = await import('node:child_process');
+	const check = (dir) => spawnSync(`${env.root}/deploy/apache-shared/` +
+	    'check-auth', [`${srv.fcgid}/${dir}`], { encoding: 'utf8' });
+	const bad = check('c01-none');
+	assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+	assert.match(bad.stdout, /drops the Authorization header/);
+	assert.match(bad.stdout, /^\tCGIPassAuth On$/m);
+	assert.match(bad.stdout,
+	    /^\tRewriteRule \.\* - \[E=HTTP_AUTHORIZATION:%\{HTTP:Authorization\}\]$/m);
+	for (const dir of ['c01-rewrite', 'c01-passauth', 'warteraum']) {
+		const good = check(dir);
+		assert.equal(good.status, 0, `${dir}: ${good.stdout}${good.stderr}`);
+		assert.match(good.stdout, /^check-auth: ok/);
+	}
 });
 
 // The Authorization header through every set-up (CASES C01): the same
