@@ -310,6 +310,27 @@ for (const name of NAMES) {
 	});
 }
 
+// The poll document behind mod_proxy_fcgi: the state-dir's file when it
+// is there (no FastCGI request), the program's answer while it is not.
+test('proxy_fcgi: state.json from the state-dir, else from the program',
+    async () => {
+	const q = createQueue({ rate: 60 });
+	const doc = JSON.stringify({ queue: q.slug, serving: 7 });
+	writeFileSync(`${srv.dir}/state/${q.slug}.json`, doc);
+	const f = await get(srv.proxyFcgi, `/queue/${q.slug}/state.json`);
+	assert.equal(f.status, 200, f.text);
+	assert.equal(f.text, doc);
+	assert.match(f.headers.get('content-type'), /^application\/json/);
+	assert.equal(f.headers.get('cache-control'), 'public, max-age=1');
+	const other = createQueue({ rate: 60 });
+	const a = await get(srv.proxyFcgi, `/queue/${other.slug}/state.json`);
+	// The program's own answer (JSON, its security headers).
+	assert.notEqual(a.text, doc);
+	assert.ok(a.json !== null, a.text);
+	assert.equal(a.headers.get('x-content-type-options'), 'nosniff');
+	assert.notEqual(a.headers.get('cache-control'), 'public, max-age=1');
+});
+
 // CASES C01 through Apache + mod_fcgid: no workaround -> 401; the rewrite
 // fallback (REDIRECT_HTTP_AUTHORIZATION) and CGIPassAuth -> 200 with
 // exactly the key's queue.

@@ -91,7 +91,7 @@ function stackKeys() {
 // spawns through the shipped wrapper; extraConf is appended to its
 // configuration; fcgidConf, when set, replaces the shipped server-level
 // mod_fcgid settings (deploy/apache-shared/fcgid.conf).  Resolves {proxyFcgi, fcgid, lighttpd (base URLs),
-// dir, stop()}.
+// dir, stop()}.  The state-dir of the configurations is dir/state.
 export async function startServers({ port1, sock, dir,
     fcgiProgram = `${env.root}/fcgi-app/aqueue-fcgi`, extraConf = '',
     fcgidConf = null }) {
@@ -108,7 +108,10 @@ export async function startServers({ port1, sock, dir,
 		`${root}/static`)
 	    .replaceAll('/usr/local/share/aditus-queue/lighttpd-errors',
 		`${root}/deploy/lighttpd/errors`)
-	    .replaceAll('/home/shopuser/aqueue', `${dir}/home/aqueue`);
+	    .replaceAll('/home/shopuser/aqueue', `${dir}/home/aqueue`)
+	    .replaceAll('/var/lib/aqueue/state', `${dir}/state`);
+	mkdirSync(`${dir}/state`, { recursive: true });
+	chmodSync(`${dir}/state`, 0o755);
 
 	// ---- shared hosting: the account's folder and the web folder ----
 	const home = `${dir}/home/aqueue`;
