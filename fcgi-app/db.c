@@ -211,6 +211,14 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT CAST(UNIX_TIMESTAMP(q.created_at) * 1000 AS SIGNED), "
 	    "IFNULL((SELECT MAX(a.at_ms) FROM audit_log a WHERE "
 	    "a.queue_id = q.id), 0) FROM queue q WHERE q.id = ?" },
+	/*
+	 * STMT_WSREP_NOT_READY: 1 on a Galera node that does not accept
+	 * queries yet (joining, or cut off from the cluster's majority), 0
+	 * on a ready node and on a server without Galera.
+	 */
+	[STMT_WSREP_NOT_READY] = { 0, 1,
+	    "SELECT COUNT(*) FROM information_schema.GLOBAL_STATUS WHERE "
+	    "VARIABLE_NAME = 'WSREP_READY' AND VARIABLE_VALUE <> 'ON'" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -228,7 +236,19 @@ struct db {
 	int64_t			 offset_ms;	/* database clock - ours */
 	int64_t			 last_clock_ms;	/* last db_clock_ms() */
 	int			 node;	/* db-hosts entry connected, or -1 */
+	int			 failback;	/* may go back to node 1 */
+	int64_t			 failback_ms;	/* next try to go back */
+	int64_t			 failback_iv;	/* ms between tries */
+	int			 in_tx;	/* between db_begin and commit */
 };
+
+/*
+ * How often a process on a later node of db-hosts tries the first: after
+ * 5 s, then twice as long after every try that found it still gone (on a
+ * network that drops packets a try costs up to db-timeout), at most 60 s.
+ */
+#define DB_FAILBACK_MS		5000
+#define DB_FAILBACK_MAX_MS	60000
 
 struct db *
 db_open(const struct cfg *c)
@@ -287,13 +307,13 @@ conn_lost(unsigned int e)
  */
 static enum app_err connect_to(struct db *, const char *, unsigned int,
 	    const char *, unsigned int);
+static int	 node_ready(struct db *);
 
 static enum app_err
 connect_db(struct db *db)
 {
 	const struct cfg	*c = db->cfg;
 	unsigned int		 to = (unsigned int)c->db_timeout_s;
-
 	char			 host[256];
 	const char		*h;
 	unsigned int		 port;
@@ -308,25 +328,69 @@ connect_db(struct db *db)
 	 * that every process writes through the same node while it is up
 	 * (the counter row is written on one node: no certification
 	 * conflicts between nodes), and through the next one when it is
-	 * gone.
+	 * gone.  (No node while trying: no failback from inside.)
 	 */
+	db->node = -1;
 	for (i = 0, h = c->db_hosts; *h != '\0'; i++) {
 		if ((n = db_hosts_entry(&h, c->db_port, host, sizeof(host),
 		    &port)) == -1)
 			break;
 		if (n == 0)
 			continue;
-		if (connect_to(db, host, port, NULL, to) == APP_OK) {
-			if (i > 0)
-				log_info("db: connected to node %d of "
-				    "db-hosts (%s:%u): the first ones do not "
-				    "answer", i + 1, host, port);
-			db->node = i;
-			return APP_OK;
+		if (connect_to(db, host, port, NULL, to) != APP_OK)
+			continue;
+		if (!node_ready(db)) {
+			log_warnx("db: node %d of db-hosts (%s:%u) is not "
+			    "ready for queries (Galera: joining, or not in "
+			    "the majority); trying the next", i + 1, host,
+			    port);
+			disconnect(db);
+			continue;
 		}
+		if (i > 0)
+			log_info("db: connected to node %d of db-hosts "
+			    "(%s:%u): the first ones do not answer", i + 1,
+			    host, port);
+		db->node = i;
+		/* The next try of the first node (see DB_FAILBACK_MS). */
+		if (i == 0)
+			db->failback_iv = 0;
+		else {
+			db->failback_iv = db->failback_iv == 0 ?
+			    DB_FAILBACK_MS : db->failback_iv * 2;
+			if (db->failback_iv > DB_FAILBACK_MAX_MS)
+				db->failback_iv = DB_FAILBACK_MAX_MS;
+			db->failback_ms = now_ms() + db->failback_iv;
+		}
+		return APP_OK;
 	}
 	db->node = -1;
 	return APP_DB_DOWN;
+}
+
+/*
+ * Whether the node just connected to takes queries: not a Galera node
+ * that is joining or cut off from the majority (it would refuse every
+ * statement).  Returns 1 or 0.
+ */
+static int
+node_ready(struct db *db)
+{
+	MYSQL_BIND	 res[1];
+	int64_t		 not_ready = 1;
+	int		 has = 0;
+
+	db_bind_int(&res[0], &not_ready);
+	if (run_once(db, STMT_WSREP_NOT_READY, NULL, res, &has) != APP_OK ||
+	    db->my == NULL)
+		return 0;
+	return has && not_ready == 0;
+}
+
+void
+db_allow_failback(struct db *db)
+{
+	db->failback = 1;
 }
 
 int
@@ -525,18 +589,24 @@ db_exec_static(struct db *db, const char *sql)
 enum app_err
 db_begin(struct db *db)
 {
-	return db_exec_static(db, "START TRANSACTION");
+	enum app_err	 er;
+
+	if ((er = db_exec_static(db, "START TRANSACTION")) == APP_OK)
+		db->in_tx = 1;
+	return er;
 }
 
 enum app_err
 db_commit(struct db *db)
 {
+	db->in_tx = 0;
 	return db_exec_static(db, "COMMIT");
 }
 
 void
 db_rollback(struct db *db)
 {
+	db->in_tx = 0;
 	if (db->my != NULL)
 		(void)db_exec_static(db, "ROLLBACK");
 }
@@ -621,6 +691,16 @@ prepared(struct db *db, enum stmt s)
 	if (db->my != NULL && conn_dead(db)) {
 		log_info("db: the connection was closed by the server; "
 		    "reconnecting");
+		disconnect(db);
+		db->next_try_ms = 0;
+	}
+	/*
+	 * On a later node of db-hosts, try the first (the designated
+	 * writer) again now and then, between transactions, so that the
+	 * processes do not stay split over two writers after it is back.
+	 */
+	if (db->my != NULL && db->failback && db->node > 0 && !db->in_tx &&
+	    now_ms() >= db->failback_ms) {
 		disconnect(db);
 		db->next_try_ms = 0;
 	}

@@ -366,6 +366,15 @@ int	 db_hosts_entry(const char **list, int64_t defport, char *host,
 	    size_t sz, unsigned int *port);
 
 /*
+ * Let this connection go back to the first node of db-hosts (checked
+ * before a statement, at most every few seconds, never inside a
+ * transaction) while it is on a later one.  Only for callers that hold
+ * no session state across statements (named locks, variables): the
+ * pool's workers.  Can't fail.
+ */
+void	 db_allow_failback(struct db *);
+
+/*
  * The db-hosts node (1 = the first) this connection talks to, or 0 when
  * not connected or db-hosts is not set.
  */

@@ -186,6 +186,7 @@ child_main(int fd, const struct cfg *c)
 
 	db = db_open(c);
 	db_limit_statements(db);
+	db_allow_failback(db);
 	(void)db_ensure(db);
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	for (i = 0; i < PARK_MAX; i++)

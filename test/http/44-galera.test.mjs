@@ -9,7 +9,9 @@
 //     retried; numbers still unique and consecutive;
 //   - the writer killed mid-load: only requests in flight fail (503, the
 //     client retries), the pool writes through node 2 within seconds,
-//     numbers stay unique and any gap is a failed request's.
+//     numbers stay unique and any gap is a failed request's;
+//   - the writer back: the pool's processes return to it within seconds;
+//   - GET_LOCK (the worker's leader lock) is node-local.
 // Figures (joins/s) are printed as TAP diagnostics.
 
 import { test, before, after } from 'node:test';
@@ -119,6 +121,8 @@ test('64 concurrent joins through the designated writer: unique, ' +
 	assert.equal(lastNumber(slug, 3), 2000);
 	t.diagnostic(`one writer: ${Math.round(2000 / r.ms * 1000)} joins/s ` +
 	    '(8 workers, 64 concurrent, 3 nodes on 2 shared cores)');
+	await p.stop();
+	pools.splice(pools.indexOf(p), 1);
 });
 
 test('two writers: every certification conflict retried, numbers unique ' +
@@ -146,7 +150,13 @@ test('two writers: every certification conflict retried, numbers unique ' +
 	t.diagnostic(`two writers: ${Math.round(r.numbers.length / r.ms *
 	    1000)} joins/s, ${retries} retries after 1213, ` +
 	    `${r.failed.length} answered 503`);
+	for (const x of [a, b]) {
+		await x.stop();
+		pools.splice(pools.indexOf(x), 1);
+	}
 });
+
+let killed = null;	// {pool, slug}: the pool left on node 2
 
 test('the writer killed mid-load: only requests in flight fail, the pool ' +
     'moves on to node 2 within seconds', async (t) => {
@@ -197,6 +207,49 @@ test('the writer killed mid-load: only requests in flight fail, the pool ' +
 	t.diagnostic(`writer killed: ${bad.length} requests failed (503), ` +
 	    `first success through node 2 after ${firstOk} ms, ` +
 	    `${last - nums.length} numbers skipped`);
+	killed = { pool: p, slug };
+});
+
+// The pool's connections to a node, from its process list.
+const poolConns = (n) => Number(sqlOn(cluster.nodes[n - 1].sock,
+    'SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ' +
+    "USER = 'aqueue'")[0][0]);
+
+test('the writer back: the pool returns to it within seconds', async (t) => {
+	assert.ok(killed !== null, 'the kill test ran');
+	const { pool: p, slug } = killed;
+	assert.equal(poolConns(2), 8, 'all 8 workers on node 2');
+	const t0 = Date.now();
+	await cluster.start(1);
+	const synced = Date.now();
+	const before = lastNumber(slug, 2);
+	// Joins keep coming; each worker tries node 1 again 5 s after it
+	// moved, then after 10 s, 20 s ... (at most 60 s) while it is gone.
+	let back = 0;
+	const nums = [];
+	while (Date.now() - synced < 30000) {
+		const rs = await Promise.all(Array.from({ length: 16 }, () =>
+		    fcgiRequest({ sock: p.sock,
+		    params: fcgiParams('POST', `/queue/${slug}/join`) })));
+		for (const r of rs) {
+			assert.equal(r.status, 200, r.body);
+			nums.push(JSON.parse(r.body).number);
+		}
+		if (poolConns(1) === 8 && poolConns(2) === 0) {
+			back = Date.now() - synced;
+			break;
+		}
+		await sleep(200);
+	}
+	assert.ok(back > 0, `on node 1: ${poolConns(1)}, node 2: ${poolConns(2)}`);
+	assert.ok(back <= 25000, `back after ${back} ms`);
+	nums.sort((x, y) => x - y);
+	assert.deepEqual(nums, Array.from({ length: nums.length },
+	    (_, i) => before + 1 + i), 'consecutive after the move');
+	t.diagnostic(`node 1 rejoined in ${synced - t0} ms; all 8 workers ` +
+	    `back on it ${back} ms later`);
+	await p.stop();
+	pools.splice(pools.indexOf(p), 1);
 });
 
 test('GET_LOCK is node-local on the cluster: one leader only among ' +

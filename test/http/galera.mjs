@@ -30,7 +30,7 @@ export function sqlOn(sock, text, db = '') {
 
 // startCluster({dir, port}): nodes n = 1..3 with client port port + n - 1
 // and Galera ports port + 3n .. port + 3n + 2 (group, IST, SST).
-// Resolves {nodes: [{n, port, sock, pid}], kill(n), stop()}.
+// Resolves {nodes: [{n, port, sock}], pid(n), kill(n), start(n), stop()}.
 export async function startCluster({ dir, port }) {
 	const mysql = uidOf('mysql');
 	rmSync(dir, { recursive: true, force: true });
@@ -127,6 +127,8 @@ wsrep_sst_receive_address=127.0.0.1:${gport(n) + 2}
 		nodes,
 		pid: (n) => nodes[n - 1].child.pid,
 		kill: (n) => stopNode(nodes[n - 1], 'SIGKILL'),
+		// Start node n again (it rejoins the running cluster).
+		start: (n) => startNode(nodes[n - 1]),
 		stop,
 	};
 }
