@@ -15,6 +15,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
+#include "db.h"
 #include "log.h"
 
 enum cfg_type {
@@ -86,6 +87,8 @@ static const struct cfg_key keys[] = {
 	{ "login-addr-failures", I(login_addr_failures), "20", 1, 100000 },
 	{ "login-window", I(login_window_s), "900", 1, 86400 },
 	{ "state-dir", S(state_dir), "", 0, 0 },
+	{ "base-path", S(base_path), "", 0, 0 },
+	{ "db-hosts", S(db_hosts), "", 0, 0 },
 };
 
 /*
@@ -135,6 +138,29 @@ trim(char *s)
 	    e[-1] == '\r'))
 		*--e = '\0';
 	return s;
+}
+
+/*
+ * Whether db-hosts, when set, is a list of host:port entries.  Returns
+ * 0, or -1 (logged).
+ */
+static int
+check_db_hosts(const struct cfg *c, const char *path)
+{
+	const char	*p = c->db_hosts;
+	char		 host[256];
+	unsigned int	 port;
+	int		 n, entries = 0;
+
+	while ((n = db_hosts_entry(&p, c->db_port, host, sizeof(host),
+	    &port)) == 1)
+		entries++;
+	if (n == -1 || (c->db_hosts[0] != '\0' && entries == 0)) {
+		log_errorx("%s: db-hosts: want host:port entries separated "
+		    "by commas, the writer first", path);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -275,6 +301,8 @@ cfg_load(const char *path, struct cfg *c)
 	if (rc == -1)
 		return -1;
 	if (check_listen(c, path) == -1)
+		return -1;
+	if (check_db_hosts(c, path) == -1)
 		return -1;
 	/*
 	 * The server must give up on a statement before the client does,

@@ -53,6 +53,8 @@ struct cfg {
 	int64_t	 login_addr_failures;	/* ... per client address ... */
 	int64_t	 login_window_s;	/* ... within this many seconds */
 	char	*state_dir;	/* poll documents written here, or "" */
+	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
+	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

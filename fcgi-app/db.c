@@ -198,11 +198,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "rps_json, leader, started_ms, seen_ms FROM instance "
 	    "WHERE seen_ms >= " DBNOW_SQL " - ? ORDER BY id" },
 	/*
-	 * The worker's leader lock (MariaDB/MySQL named locks): taken
-	 * without waiting, held by the session, released by the server when
-	 * the session ends.  CHECK answers 1 only while this very session
-	 * holds it, so a reconnected session reads as "not leader".  None is
-	 * retried after a lost connection.
+	 * STMT_STATS_LOCK: 1 when this session holds the sampler's named
+	 * lock (kept from an earlier call, or taken now without waiting).
 	 */
 	[STMT_STATS_LOCK] = { 2, 0,
 	    "SELECT IF(IS_USED_LOCK(?) = CONNECTION_ID(), 1, "
@@ -274,6 +271,13 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "LIMIT 1000" },
 	[STMT_LOGIN_RESET_USER] = { 1, 0,
 	    "DELETE FROM login_failure WHERE user_name = ?" },
+	/*
+	 * The worker's leader lock (MariaDB/MySQL named locks): taken
+	 * without waiting, held by the session, released by the server when
+	 * the session ends.  CHECK answers 1 only while this very session
+	 * holds it, so a reconnected session reads as "not leader".  None is
+	 * retried after a lost connection.
+	 */
 	[STMT_LEADER_GET] = { 1, 0,
 	    "SELECT COALESCE(GET_LOCK(?, 0), 0)" },
 	[STMT_LEADER_CHECK] = { 1, 0,
@@ -405,9 +409,13 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "IFNULL((SELECT MAX(a.at_ms) FROM audit_log a WHERE "
 	    "a.queue_id = q.id), 0) FROM queue q WHERE q.id = ?" },
 	/*
-	 * STMT_STATS_LOCK: 1 when this session holds the sampler's named
-	 * lock (kept from an earlier call, or taken now without waiting).
+	 * STMT_WSREP_NOT_READY: 1 on a Galera node that does not accept
+	 * queries yet (joining, or cut off from the cluster's majority), 0
+	 * on a ready node and on a server without Galera.
 	 */
+	[STMT_WSREP_NOT_READY] = { 0, 1,
+	    "SELECT COUNT(*) FROM information_schema.GLOBAL_STATUS WHERE "
+	    "VARIABLE_NAME = 'WSREP_READY' AND VARIABLE_VALUE <> 'ON'" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */
@@ -424,7 +432,20 @@ struct db {
 	int			 limits;	/* bound server-side time */
 	int64_t			 offset_ms;	/* database clock - ours */
 	int64_t			 last_clock_ms;	/* last db_clock_ms() */
+	int			 node;	/* db-hosts entry connected, or -1 */
+	int			 failback;	/* may go back to node 1 */
+	int64_t			 failback_ms;	/* next try to go back */
+	int64_t			 failback_iv;	/* ms between tries */
+	int			 in_tx;	/* between db_begin and commit */
 };
+
+/*
+ * How often a process on a later node of db-hosts tries the first: after
+ * 5 s, then twice as long after every try that found it still gone (on a
+ * network that drops packets a try costs up to db-timeout), at most 60 s.
+ */
+#define DB_FAILBACK_MS		5000
+#define DB_FAILBACK_MAX_MS	60000
 
 struct db *
 db_open(const struct cfg *c)
@@ -432,6 +453,7 @@ db_open(const struct cfg *c)
 	struct db	*db = xcalloc(1, sizeof(*db));
 
 	db->cfg = c;
+	db->node = -1;
 	return db;
 }
 
@@ -475,15 +497,150 @@ conn_lost(unsigned int e)
 }
 
 /*
- * Connect with the session settings.  Statements are prepared on first
+ * Connect with the session settings: to db-socket / db-host, or to the
+ * first node of db-hosts that answers.  Statements are prepared on first
  * use (so that the CLI can connect before the schema exists).  Returns
  * APP_OK or APP_DB_DOWN.
  */
+static enum app_err connect_to(struct db *, const char *, unsigned int,
+	    const char *, unsigned int);
+static int	 node_ready(struct db *);
+
 static enum app_err
 connect_db(struct db *db)
 {
 	const struct cfg	*c = db->cfg;
 	unsigned int		 to = (unsigned int)c->db_timeout_s;
+	char			 host[256];
+	const char		*h;
+	unsigned int		 port;
+	int			 i, n;
+
+	if (c->db_hosts[0] == '\0')
+		return connect_to(db, c->db_host[0] != '\0' ? c->db_host : NULL,
+		    (unsigned int)c->db_port, c->db_socket[0] != '\0' ?
+		    c->db_socket : NULL, to);
+	/*
+	 * A cluster: the first node that answers, in the listed order, so
+	 * that every process writes through the same node while it is up
+	 * (the counter row is written on one node: no certification
+	 * conflicts between nodes), and through the next one when it is
+	 * gone.  (No node while trying: no failback from inside.)
+	 */
+	db->node = -1;
+	for (i = 0, h = c->db_hosts; *h != '\0'; i++) {
+		if ((n = db_hosts_entry(&h, c->db_port, host, sizeof(host),
+		    &port)) == -1)
+			break;
+		if (n == 0)
+			continue;
+		if (connect_to(db, host, port, NULL, to) != APP_OK)
+			continue;
+		if (!node_ready(db)) {
+			log_warnx("db: node %d of db-hosts (%s:%u) is not "
+			    "ready for queries (Galera: joining, or not in "
+			    "the majority); trying the next", i + 1, host,
+			    port);
+			disconnect(db);
+			continue;
+		}
+		if (i > 0)
+			log_info("db: connected to node %d of db-hosts "
+			    "(%s:%u): the first ones do not answer", i + 1,
+			    host, port);
+		db->node = i;
+		/* The next try of the first node (see DB_FAILBACK_MS). */
+		if (i == 0)
+			db->failback_iv = 0;
+		else {
+			db->failback_iv = db->failback_iv == 0 ?
+			    DB_FAILBACK_MS : db->failback_iv * 2;
+			if (db->failback_iv > DB_FAILBACK_MAX_MS)
+				db->failback_iv = DB_FAILBACK_MAX_MS;
+			db->failback_ms = now_ms() + db->failback_iv;
+		}
+		return APP_OK;
+	}
+	db->node = -1;
+	return APP_DB_DOWN;
+}
+
+/*
+ * Whether the node just connected to takes queries: not a Galera node
+ * that is joining or cut off from the majority (it would refuse every
+ * statement).  Returns 1 or 0.
+ */
+static int
+node_ready(struct db *db)
+{
+	MYSQL_BIND	 res[1];
+	int64_t		 not_ready = 1;
+	int		 has = 0;
+
+	db_bind_int(&res[0], &not_ready);
+	if (run_once(db, STMT_WSREP_NOT_READY, NULL, res, &has) != APP_OK ||
+	    db->my == NULL)
+		return 0;
+	return has && not_ready == 0;
+}
+
+void
+db_allow_failback(struct db *db)
+{
+	db->failback = 1;
+}
+
+int
+db_node(const struct db *db)
+{
+	return db->my != NULL && db->node >= 0 ? db->node + 1 : 0;
+}
+
+int
+db_hosts_entry(const char **list, int64_t defport, char *host, size_t sz,
+    unsigned int *port)
+{
+	const char	*p = *list, *e, *colon;
+	size_t		 n;
+	int64_t		 v;
+	char		 num[8];
+
+	while (*p == ' ' || *p == ',')
+		p++;
+	if (*p == '\0') {
+		*list = p;
+		return 0;
+	}
+	e = p + strcspn(p, ", ");
+	*list = e;
+	colon = memchr(p, ':', (size_t)(e - p));
+	n = (size_t)((colon != NULL ? colon : e) - p);
+	if (n == 0 || n >= sz)
+		return -1;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	v = defport;
+	if (colon != NULL) {
+		if ((size_t)(e - colon - 1) >= sizeof(num) || e == colon + 1)
+			return -1;
+		memcpy(num, colon + 1, (size_t)(e - colon - 1));
+		num[e - colon - 1] = '\0';
+		if (parse_int64(num, 1, 65535, &v) == -1)
+			return -1;
+	}
+	*port = (unsigned int)v;
+	return 1;
+}
+
+/*
+ * Connect to host:port (or the unix socket sock) with the session
+ * settings.  Returns APP_OK or APP_DB_DOWN (logged).
+ */
+static enum app_err
+connect_to(struct db *db, const char *host, unsigned int port,
+    const char *sock, unsigned int to)
+{
+	const struct cfg	*c = db->cfg;
 	my_bool			 no = 0;
 
 	if ((db->my = mysql_init(NULL)) == NULL) {
@@ -496,17 +653,14 @@ connect_db(struct db *db)
 	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &to);
 	mysql_options(db->my, MYSQL_OPT_RECONNECT, &no);
 	mysql_options(db->my, MYSQL_INIT_COMMAND, INIT_SQL);
-	if (mysql_real_connect(db->my,
-	    c->db_host[0] != '\0' ? c->db_host : NULL, c->db_user,
-	    c->db_password, c->db_name, (unsigned int)c->db_port,
-	    c->db_socket[0] != '\0' ? c->db_socket : NULL, 0) == NULL) {
-		log_warnx("db connect: %s", mysql_error(db->my));
-		goto fail;
+	if (mysql_real_connect(db->my, host, c->db_user, c->db_password,
+	    c->db_name, port, sock, 0) == NULL) {
+		log_warnx("db connect%s%s: %s", host != NULL ? " to " : "",
+		    host != NULL ? host : "", mysql_error(db->my));
+		disconnect(db);
+		return APP_DB_DOWN;
 	}
 	return APP_OK;
-fail:
-	disconnect(db);
-	return APP_DB_DOWN;
 }
 
 void
@@ -632,18 +786,24 @@ db_exec_static(struct db *db, const char *sql)
 enum app_err
 db_begin(struct db *db)
 {
-	return db_exec_static(db, "START TRANSACTION");
+	enum app_err	 er;
+
+	if ((er = db_exec_static(db, "START TRANSACTION")) == APP_OK)
+		db->in_tx = 1;
+	return er;
 }
 
 enum app_err
 db_commit(struct db *db)
 {
+	db->in_tx = 0;
 	return db_exec_static(db, "COMMIT");
 }
 
 void
 db_rollback(struct db *db)
 {
+	db->in_tx = 0;
 	if (db->my != NULL)
 		(void)db_exec_static(db, "ROLLBACK");
 }
@@ -728,6 +888,16 @@ prepared(struct db *db, enum stmt s)
 	if (db->my != NULL && conn_dead(db)) {
 		log_info("db: the connection was closed by the server; "
 		    "reconnecting");
+		disconnect(db);
+		db->next_try_ms = 0;
+	}
+	/*
+	 * On a later node of db-hosts, try the first (the designated
+	 * writer) again now and then, between transactions, so that the
+	 * processes do not stay split over two writers after it is back.
+	 */
+	if (db->my != NULL && db->failback && db->node > 0 && !db->in_tx &&
+	    now_ms() >= db->failback_ms) {
 		disconnect(db);
 		db->next_try_ms = 0;
 	}

@@ -371,4 +371,30 @@ enum app_err db_audit_list(struct db *, const struct audit_filter *f,
 	    struct audit_entry **out, size_t *n);
 void	 db_audit_list_free(struct audit_entry *, size_t n);
 
+/*
+ * Take the next entry of a db-hosts list ("host:port,host:port"; commas
+ * or spaces between entries; a missing port is defport) from *list and
+ * advance it.  host gets the host (size sz), *port the port.  Returns 1
+ * for an entry, 0 at the end of the list, -1 for a malformed entry (an
+ * empty or too long host, a port not in 1..65535).  Can't fail
+ * otherwise.
+ */
+int	 db_hosts_entry(const char **list, int64_t defport, char *host,
+	    size_t sz, unsigned int *port);
+
+/*
+ * Let this connection go back to the first node of db-hosts (checked
+ * before a statement, at most every few seconds, never inside a
+ * transaction) while it is on a later one.  Only for callers that hold
+ * no session state across statements (named locks, variables): the
+ * pool's workers.  Can't fail.
+ */
+void	 db_allow_failback(struct db *);
+
+/*
+ * The db-hosts node (1 = the first) this connection talks to, or 0 when
+ * not connected or db-hosts is not set.
+ */
+int	 db_node(const struct db *);
+
 #endif /* DB_H */

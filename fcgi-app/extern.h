@@ -97,6 +97,9 @@ struct qentry {
 	struct qbucket		 forced;	/* this queue's forced reads */
 };
 
+/* Bytes of an install's URL prefix ("/warteraum"), with the NUL. */
+#define REQ_BASE_MAX	128
+
 /* One request being answered. */
 struct req {
 	FCGX_Request		*fcgx;
@@ -104,7 +107,7 @@ struct req {
 	struct db		*db;
 	enum method		 method;
 	const char		*method_name;
-	char			 path[512];	/* REQUEST_URI before '?' */
+	char			 path[512];	/* routed on: see req_path() */
 	const char		*origin;	/* HTTP_ORIGIN or NULL */
 	const char		*accept;	/* HTTP_ACCEPT or NULL */
 	int64_t			 now_ms;
@@ -120,6 +123,7 @@ struct req {
 	struct principal	 who;		/* admin routes: who asks */
 	char			 arg[SLUG_MAX + 1];	/* the route's
 					   ":name" segment, or "" */
+	char			 base[REQ_BASE_MAX];	/* URL prefix or "" */
 };
 
 /* req.c */
@@ -133,11 +137,57 @@ void	 req_init(struct req *r, FCGX_Request *fr, const struct cfg *,
 /* Release what req_init and the handlers allocated. */
 void	 req_free(struct req *r);
 /*
- * The path a request is routed on, into buf of size sz: REQUEST_URI up
- * to '?' (raw), else SCRIPT_NAME + PATH_INFO; empty when it does not fit
- * (then: 404).  Can't fail.
+ * The path a request is routed on, into buf of size sz, derived by
+ * req_route_path() from fr's parameters and the base-path set with
+ * req_set_base_path(); empty when it does not fit (then: 404).
+ * Can't fail.
  */
 void	 req_path(FCGX_Request *fr, char *buf, size_t sz);
+
+/*
+ * The parameters a web server may put the request's path in (CGI/1.1,
+ * RFC 3875 section 4.1.5 and 4.1.13; REQUEST_URI and lighttpd's
+ * REDIRECT_URI are common extensions).  NULL: not sent.
+ */
+struct req_paths {
+	const char	*request_uri;	/* as the client sent it, raw */
+	const char	*redirect_uri;	/* lighttpd: the rewritten URI */
+	const char	*script_name;
+	const char	*path_info;	/* decoded */
+};
+
+/*
+ * Derive the route path and the install's URL prefix from p, the same
+ * way behind every server.  With base_path set (the "base-path" key,
+ * e.g. "/warteraum"; "" or NULL: unset) and REQUEST_URI beginning with
+ * it at a segment boundary, the route is the rest of REQUEST_URI and the
+ * prefix is base_path.  Otherwise the route is the first of REQUEST_URI,
+ * REDIRECT_URI, SCRIPT_NAME + PATH_INFO and PATH_INFO (each up to '?')
+ * whose first segment is one the program answers under (queue, api,
+ * admin, metrics), else REQUEST_URI (then: 404); the prefix is what
+ * REQUEST_URI holds before that route, when it ends with it and is a
+ * plain path (see req_base_valid), else "".  path gets the route (size
+ * psz), base the prefix (size bsz).  Returns 0, or -1 when the route
+ * did not fit (path is then "").  Can't fail otherwise.
+ */
+int	 req_route_path(const struct req_paths *p, const char *base_path,
+	    char *path, size_t psz, char *base, size_t bsz);
+
+/*
+ * Whether s[0..n) may be an install's URL prefix: "/" followed by
+ * segments of letters, digits and "-._~" separated by single "/", no
+ * "." or ".." segment, no trailing "/", fewer than REQ_BASE_MAX bytes.
+ * It is written into links and Location headers, so nothing else (no
+ * "//host", no quotes) gets through.  Returns 1 or 0.
+ */
+int	 req_base_valid(const char *s, size_t n);
+
+/*
+ * Set the configured URL prefix (the "base-path" key; "" for none) that
+ * req_path() and req_init() use (copied; one longer than REQ_BASE_MAX
+ * counts as none).  Can't fail.
+ */
+void	 req_set_base_path(const char *s);
 /* The method named m (REQUEST_METHOD; NULL gives METHOD_OTHER). */
 enum method req_method_of(const char *m);
 

@@ -30,17 +30,19 @@
 #define ROOM_FRAG_MAX	(sizeof("#number=&ticket=") - 1 + 19 + TICKET_LEN)
 
 /*
- * Write the waiting room's path for e into room: "/queue/<slug>", with
+ * Write the waiting room's path for e into room: "<base>/queue/<slug>"
+ * (base: the install's URL prefix, see req_route_path()), with
  * "?return=<ret>" when ret is set and the Location, with the longest
  * fragment, still fits LOCATION_MAX.  Returns 1 when the return URL was
  * kept, else 0.
  */
 static int
-room_path(struct buf *room, const struct qentry *e, const char *ret)
+room_path(struct buf *room, const char *prefix, const struct qentry *e,
+    const char *ret)
 {
 	size_t	 base;
 
-	buf_printf(room, "/queue/%s", e->q->slug);
+	buf_printf(room, "%s/queue/%s", prefix, e->q->slug);
 	if (ret == NULL)
 		return 0;
 	base = room->len;
@@ -76,7 +78,7 @@ page_gateway(struct req *r)
 		    "no target URL configured.");
 		goto out;
 	}
-	room_path(&room, e, ret);
+	room_path(&room, r->base, e, ret);
 	/*
 	 * HEAD (link checkers, monitors), prefetch and prerender, fetches
 	 * from scripts, and a paused queue take no number.

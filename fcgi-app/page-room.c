@@ -111,19 +111,13 @@ struct room {
 	int		 retry;	/* seconds, on the unavailable page */
 };
 
-/*
- * The URL prefix the page builds every URL from (data-base): "" when the
- * service is installed at the root.
- */
-#define ROOM_BASE	""
-
 /* This page in language l, return kept. */
 static void
 lang_href(struct buf *out, const struct room *rm, enum lang l)
 {
 	struct buf	 u = { NULL, 0, 0 };
 
-	buf_printf(&u, ROOM_BASE "/queue/%s?lang=%s", rm->slug,
+	buf_printf(&u, "%s/queue/%s?lang=%s", rm->r->base, rm->slug,
 	    lang_code(l));
 	if (rm->ret != NULL) {
 		buf_puts(&u, "&return=");
@@ -247,9 +241,6 @@ fill(struct buf *out, size_t k, void *arg)
 	case KEY_DIR:
 		html_attr(out, lang_dir(rm->lang));
 		break;
-	case KEY_BASE:
-		html_attr(out, ROOM_BASE);
-		break;
 	case KEY_LANG_LINKS:
 		lang_links(out, rm);
 		break;
@@ -267,7 +258,16 @@ fill(struct buf *out, size_t k, void *arg)
 		html_attr(out, rm->slug);
 		break;
 	case KEY_STATIC:
+		/* A relative static-url is under the install's prefix. */
+		if (rm->r->cfg->static_url[0] != '/' &&
+		    strstr(rm->r->cfg->static_url, "://") == NULL) {
+			html_attr(out, rm->r->base);
+			html_attr(out, "/");
+		}
 		html_attr(out, rm->r->cfg->static_url);
+		break;
+	case KEY_BASE:
+		html_attr(out, rm->r->base);
 		break;
 	case KEY_RETURN:
 		html_attr(out, rm->ret != NULL ? rm->ret : "");

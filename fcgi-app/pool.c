@@ -9,6 +9,9 @@
 #include "config.h"
 
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -185,6 +188,7 @@ child_main(int fd, const struct cfg *c)
 
 	db = db_open(c);
 	db_limit_statements(db);
+	db_allow_failback(db);
 	(void)db_ensure(db);
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	for (i = 0; i < PARK_MAX; i++)
@@ -243,13 +247,27 @@ struct pool {
 static int
 spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
 {
-	pid_t	 pid;
+	pid_t	 pid, master = getpid();
 
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
 		return -1;
 	}
 	if (pid == 0) {
+#ifdef __linux__
+		/*
+		 * When the master dies without draining us (SIGKILL, the OOM
+		 * killer, a process manager such as mod_fcgid's), SIGTERM
+		 * makes this child finish its request and exit, closing its
+		 * database connection, instead of living on as an orphan.
+		 * A master already gone before the call: exit now.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+			log_warn("prctl PR_SET_PDEATHSIG");
+		if (getppid() != master)
+			_exit(0);
+#endif
+		(void)master;
 		sigprocmask(SIG_SETMASK, orig, NULL);
 		log_open("aqueue-fcgi", 0);
 		child_main(fd, c);

@@ -146,34 +146,171 @@ req_method_of(const char *m)
 	return METHOD_OTHER;
 }
 
+/* The configured URL prefix (base-path), or "". */
+static char cfg_base_path[REQ_BASE_MAX];
+
+/*
+ * The first path segments the program answers under: the visitor
+ * endpoints, the admin API, the console and the metrics.
+ */
+static const char *const mounts[] = { "queue", "api", "admin", "metrics" };
+
+void
+req_set_base_path(const char *s)
+{
+	if (s == NULL || strlen(s) >= sizeof(cfg_base_path))
+		s = "";
+	memcpy(cfg_base_path, s, strlen(s) + 1);
+}
+
+int
+req_base_valid(const char *s, size_t n)
+{
+	size_t	 i, seg = 0;
+
+	if (n == 0 || n >= REQ_BASE_MAX || s[0] != '/' || s[n - 1] == '/')
+		return 0;
+	for (i = 1; i <= n; i++) {
+		if (i == n || s[i] == '/') {
+			/* Empty, "." and ".." segments. */
+			if (seg == 0 || (seg == 1 && s[i - 1] == '.') ||
+			    (seg == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
+				return 0;
+			seg = 0;
+			continue;
+		}
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '-' || s[i] == '.' || s[i] == '_' || s[i] == '~'))
+			return 0;
+		seg++;
+	}
+	return 1;
+}
+
+/* Length of s up to '?' (or all of it). */
+static size_t
+before_query(const char *s)
+{
+	return strcspn(s, "?");
+}
+
+/* Whether p[0..n) begins with "/<mount>" followed by "/" or its end. */
+static int
+mounted(const char *p, size_t n)
+{
+	size_t	 i, m;
+
+	if (n < 2 || p[0] != '/')
+		return 0;
+	for (i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		m = strlen(mounts[i]);
+		if (n >= m + 1 && strncmp(p + 1, mounts[i], m) == 0 &&
+		    (n == m + 1 || p[m + 1] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Copy s[0..n) into buf of size sz; -1 (buf "") when it does not fit. */
+static int
+copy_path(char *buf, size_t sz, const char *s, size_t n)
+{
+	if (n >= sz) {
+		buf[0] = '\0';
+		return -1;
+	}
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+int
+req_route_path(const struct req_paths *p, const char *base_path,
+    char *path, size_t psz, char *base, size_t bsz)
+{
+	const char	*uri = p->request_uri, *c;
+	size_t		 un = uri != NULL ? before_query(uri) : 0, bn, n;
+	char		 sp[1024];
+
+	path[0] = '\0';
+	base[0] = '\0';
+	/* A configured prefix, when REQUEST_URI is under it. */
+	bn = base_path != NULL ? strlen(base_path) : 0;
+	if (bn > 0 && bn < bsz && un > bn &&
+	    strncmp(uri, base_path, bn) == 0 && uri[bn] == '/') {
+		memcpy(base, base_path, bn + 1);
+		return copy_path(path, psz, uri + bn, un - bn);
+	}
+	/* REQUEST_URI itself: every install at the server's root. */
+	if (uri != NULL && mounted(uri, un))
+		return copy_path(path, psz, uri, un);
+	/* Under a prefix: the first candidate the program answers under. */
+	c = NULL;
+	n = 0;
+	if (p->redirect_uri != NULL &&
+	    mounted(p->redirect_uri, before_query(p->redirect_uri))) {
+		c = p->redirect_uri;
+		n = before_query(c);
+	} else if (p->path_info != NULL && p->path_info[0] != '\0' &&
+	    (size_t)snprintf(sp, sizeof(sp), "%s%s", p->script_name != NULL ?
+	    p->script_name : "", p->path_info) < sizeof(sp) &&
+	    mounted(sp, strlen(sp))) {
+		c = sp;
+		n = strlen(sp);
+	} else if (p->path_info != NULL &&
+	    mounted(p->path_info, strlen(p->path_info))) {
+		c = p->path_info;
+		n = strlen(c);
+	}
+	if (c == NULL) {
+		/* Nothing the program answers under: 404 for this path. */
+		if (uri != NULL)
+			return copy_path(path, psz, uri, un);
+		if ((size_t)snprintf(path, psz, "%s%s", p->script_name != NULL ?
+		    p->script_name : "", p->path_info != NULL ? p->path_info :
+		    "") >= psz) {
+			path[0] = '\0';
+			return -1;
+		}
+		return 0;
+	}
+	if (copy_path(path, psz, c, n) == -1)
+		return -1;
+	/* The prefix: what REQUEST_URI has before the route. */
+	if (uri != NULL && un > n && memcmp(uri + un - n, c, n) == 0 &&
+	    req_base_valid(uri, un - n) && un - n < bsz)
+		(void)copy_path(base, bsz, uri, un - n);
+	return 0;
+}
+
+/* The path parameters of fr. */
+static void
+req_paths_of(FCGX_Request *fr, struct req_paths *p)
+{
+	p->request_uri = FCGX_GetParam("REQUEST_URI", fr->envp);
+	p->redirect_uri = FCGX_GetParam("REDIRECT_URI", fr->envp);
+	p->script_name = FCGX_GetParam("SCRIPT_NAME", fr->envp);
+	p->path_info = FCGX_GetParam("PATH_INFO", fr->envp);
+}
+
 void
 req_path(FCGX_Request *fr, char *buf, size_t sz)
 {
-	const char	*uri, *q, *sn, *pi;
-	size_t		 n;
+	struct req_paths	 p;
+	char			 base[REQ_BASE_MAX];
 
-	buf[0] = '\0';
-	/* Route on REQUEST_URI (raw); else SCRIPT_NAME + PATH_INFO. */
-	if ((uri = FCGX_GetParam("REQUEST_URI", fr->envp)) != NULL) {
-		q = strchr(uri, '?');
-		n = q != NULL ? (size_t)(q - uri) : strlen(uri);
-		if (n < sz) {
-			memcpy(buf, uri, n);
-			buf[n] = '\0';
-		}
-		return;
-	}
-	sn = FCGX_GetParam("SCRIPT_NAME", fr->envp);
-	pi = FCGX_GetParam("PATH_INFO", fr->envp);
-	if ((size_t)snprintf(buf, sz, "%s%s", sn != NULL ? sn : "",
-	    pi != NULL ? pi : "") >= sz)
-		buf[0] = '\0';
+	req_paths_of(fr, &p);
+	(void)req_route_path(&p, cfg_base_path, buf, sz, base, sizeof(base));
 }
 
 void
 req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
     struct db *db)
 {
+	struct req_paths	 p;
+
 	memset(r, 0, sizeof(*r));
 	r->fcgx = fr;
 	r->cfg = c;
@@ -184,7 +321,16 @@ req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
 	r->accept = FCGX_GetParam("HTTP_ACCEPT", fr->envp);
 
-	req_path(fr, r->path, sizeof(r->path));
+	req_paths_of(fr, &p);
+	(void)req_route_path(&p, cfg_base_path, r->path, sizeof(r->path),
+	    r->base, sizeof(r->base));
+	if (c->debug)
+		log_debug("route %s base \"%s\" (REQUEST_URI %s, "
+		    "REDIRECT_URI %s, SCRIPT_NAME %s, PATH_INFO %s)", r->path,
+		    r->base, p.request_uri != NULL ? p.request_uri : "-",
+		    p.redirect_uri != NULL ? p.redirect_uri : "-",
+		    p.script_name != NULL ? p.script_name : "-",
+		    p.path_info != NULL ? p.path_info : "-");
 	req_parse_query(FCGX_GetParam("QUERY_STRING", fr->envp), r->fields);
 }
 

@@ -21,6 +21,7 @@
 #include "extern.h"
 #include "instance.h"
 #include "lang.h"
+#include "log.h"
 #include "page-gateway.h"
 #include "page-info.h"
 #include "page-join.h"
@@ -181,6 +182,13 @@ routes_init(const struct cfg *c)
 {
 	struct tmpl_set	*ts;
 
+	if (c->base_path[0] != '\0' &&
+	    !req_base_valid(c->base_path, strlen(c->base_path))) {
+		log_warnx("base-path %s: want a path like /warteraum (letters, "
+		    "digits, -._~ between single slashes, no trailing slash)",
+		    c->base_path);
+		return -1;
+	}
 	/* Load the new set before dropping the old one. */
 	if ((ts = tmpl_set_load(c->templates_dir, tmpl_names,
 	    sizeof(tmpl_names) / sizeof(tmpl_names[0]))) == NULL)
@@ -191,6 +199,7 @@ routes_init(const struct cfg *c)
 	}
 	tmpl_set_free(tmpls);
 	tmpls = ts;
+	req_set_base_path(c->base_path);
 	return 0;
 }
 
@@ -350,7 +359,7 @@ unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 	struct buf	 loc = { NULL, 0, 0 };
 
 	if (pg == page_gateway && r->method == METHOD_GET) {
-		buf_printf(&loc, "/queue/%s", slug);
+		buf_printf(&loc, "%s/queue/%s", r->base, slug);
 		http_redirect(r, loc.p);
 		buf_free(&loc);
 		return;

@@ -106,6 +106,18 @@ _st_packages=(
 	'libnginx-mod-http-js file:/usr/lib/nginx/modules/ngx_http_js_module.so'
 	'python3-jwt file:/usr/lib/python3/dist-packages/jwt/__init__.py'
 )
+# The deploy matrix (Apache with mod_proxy_fcgi and mod_fcgid, lighttpd),
+# the Galera cluster test (rsync state transfer), the systemd units'
+# check and the manual pages' check.
+_st_packages+=(
+	'apache2 cmd:apache2'
+	'libapache2-mod-fcgid file:/usr/lib/apache2/modules/mod_fcgid.so'
+	'lighttpd cmd:lighttpd'
+	'galera-4 file:/usr/lib/galera/libgalera_smm.so'
+	'rsync cmd:rsync'
+	'systemd cmd:systemd-analyze'
+	'man-db cmd:man'
+)
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the
 # build and the tests need, when any is missing: one "apt-get update", one

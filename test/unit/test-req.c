@@ -1,7 +1,10 @@
 /*
  * test-req.c - request parsing: CONTENT_LENGTH judgement (CASES C22),
  * declared query fields with repeated, bracketed, NUL and over-long
- * values (CASES C07), and the JSON content type.
+ * values (CASES C07), the JSON content type, and the route path and
+ * URL prefix derived from the parameters each web server really sends
+ * (captured from nginx 1.22, Apache 2.4 mod_proxy_fcgi and mod_fcgid
+ * 2.3.9, lighttpd 1.4.69).
  */
 #include "../../fcgi-app/req.c"
 
@@ -148,10 +151,118 @@ test_json_type(void)
 	ok(!req_is_json("application/x-www-form-urlencoded"), "form refused");
 }
 
+/*
+ * Derive from (REQUEST_URI, REDIRECT_URI, SCRIPT_NAME, PATH_INFO) with
+ * base-path cfg and check the route and the prefix.
+ */
+static void
+route(const char *uri, const char *redir, const char *sn, const char *pi,
+    const char *cfg, const char *want_path, const char *want_base,
+    const char *what)
+{
+	struct req_paths	 p = { uri, redir, sn, pi };
+	char			 path[512], base[REQ_BASE_MAX];
+
+	is_int(req_route_path(&p, cfg, path, sizeof(path), base,
+	    sizeof(base)), 0, "%s: fits", what);
+	is_str(path, want_path, "%s: route", what);
+	is_str(base, want_base, "%s: prefix", what);
+}
+
+static void
+test_route_path(void)
+{
+	struct req_paths	 p = { NULL, NULL, NULL, NULL };
+	char			 path[16], base[REQ_BASE_MAX], big[600];
+
+	/* nginx at the root: SCRIPT_NAME = $fastcgi_script_name. */
+	route("/queue/demo/status?number=3", NULL, "/queue/demo/status", NULL,
+	    "", "/queue/demo/status", "", "nginx /queue/");
+	/* nginx under a prefix with fastcgi_split_path_info. */
+	route("/warteraum/queue/demo/join", NULL, "/warteraum",
+	    "/queue/demo/join", "", "/queue/demo/join", "/warteraum",
+	    "nginx split_path_info under /warteraum");
+	/* Apache mod_proxy_fcgi: SCRIPT_NAME = the path, no PATH_INFO. */
+	route("/queue/demo/status?number=3", NULL, "/queue/demo/status", NULL,
+	    "", "/queue/demo/status", "", "proxy_fcgi /queue/");
+	route("/warteraum/queue/demo/status?number=3", NULL,
+	    "/warteraum/queue/demo/status", NULL, "/warteraum",
+	    "/queue/demo/status", "/warteraum",
+	    "proxy_fcgi under /warteraum with base-path");
+	route("/warteraum/queue/demo/status?number=3", NULL,
+	    "/warteraum/queue/demo/status", NULL, "",
+	    "/warteraum/queue/demo/status", "",
+	    "proxy_fcgi under /warteraum without base-path: 404");
+	/* Apache mod_fcgid, .htaccess rewrite to aqueue.fcgi/<path>. */
+	route("/warteraum/queue/demo/status?number=3", NULL,
+	    "/warteraum/aqueue.fcgi", "/queue/demo/status", "",
+	    "/queue/demo/status", "/warteraum", "mod_fcgid .htaccess");
+	route("/warteraum/queue/demo/join", NULL, "/warteraum/aqueue.fcgi",
+	    "/queue/demo/join", "/warteraum", "/queue/demo/join",
+	    "/warteraum", "mod_fcgid .htaccess with base-path");
+	route("/warteraum/aqueue.fcgi/queue/demo/join", NULL,
+	    "/warteraum/aqueue.fcgi", "/queue/demo/join", "",
+	    "/queue/demo/join", "/warteraum/aqueue.fcgi",
+	    "mod_fcgid, script named in the URL");
+	/* lighttpd at the root: it splits SCRIPT_NAME/PATH_INFO itself. */
+	route("/queue/demo/join", NULL, "/queue/demo", "/join", "",
+	    "/queue/demo/join", "", "lighttpd /queue/");
+	route("/queue/api/join", NULL, "/queue/api", "/join", "",
+	    "/queue/api/join", "", "lighttpd, a queue called api");
+	/* lighttpd under a prefix: url.rewrite gives REDIRECT_URI. */
+	route("/warteraum/queue/demo/status?number=3",
+	    "/queue/demo/status?number=3", "/queue/demo", "/status", "",
+	    "/queue/demo/status", "/warteraum", "lighttpd rewrite");
+	/* Plain CGI: no REQUEST_URI. */
+	route(NULL, NULL, "/cgi-bin/aqueue", "/queue/demo/info", "",
+	    "/queue/demo/info", "", "CGI");
+	route("/metrics", NULL, "/metrics", NULL, "", "/metrics", "",
+	    "/metrics");
+	route("/x/api/admin/queue/sites", NULL, "/x/aqueue.fcgi",
+	    "/api/admin/queue/sites", "", "/api/admin/queue/sites", "/x",
+	    "admin API under /x");
+	/* base-path set, but the request is not under it. */
+	route("/queue/demo/join", NULL, "/queue/demo/join", NULL,
+	    "/warteraum", "/queue/demo/join", "", "base-path, root request");
+	route("/warteraumx/queue/demo", NULL, NULL, NULL, "/warteraum",
+	    "/warteraumx/queue/demo", "", "base-path is a segment prefix only");
+	/* A prefix that is no plain path is never reflected. */
+	route("//evil.example/queue/demo/enter", NULL, "/aqueue.fcgi",
+	    "/queue/demo/enter", "", "/queue/demo/enter", "",
+	    "//host prefix dropped");
+	route("/a\"b/queue/demo", NULL, "/a\"b/aqueue.fcgi", "/queue/demo",
+	    "", "/queue/demo", "", "quote in the prefix dropped");
+	route("/a/../queue/demo", NULL, "/a/../x.fcgi", "/queue/demo", "",
+	    "/queue/demo", "", "dot-dot prefix dropped");
+	route("/w/queue/d%65mo", NULL, "/w/aqueue.fcgi", "/queue/demo", "",
+	    "/queue/demo", "", "encoded REQUEST_URI: no prefix guessed");
+	/* Does not fit. */
+	p.request_uri = "/queue/a-very-long-slug";
+	is_int(req_route_path(&p, "", path, sizeof(path), base,
+	    sizeof(base)), -1, "route longer than the buffer: -1");
+	is_str(path, "", "route longer than the buffer: empty");
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	ok(!req_base_valid(big, strlen(big)), "600-byte prefix refused");
+	ok(req_base_valid("/warteraum", 10), "/warteraum valid");
+	ok(req_base_valid("/a/b-c/d_e.f~", 13), "/a/b-c/d_e.f~ valid");
+	ok(!req_base_valid("/warteraum/", 11), "trailing slash refused");
+	ok(!req_base_valid("warteraum", 9), "no leading slash refused");
+	ok(!req_base_valid("/a//b", 5), "empty segment refused");
+	ok(!req_base_valid("/.", 2), "/. refused");
+	ok(!req_base_valid("/a/..", 5), "/a/.. refused");
+	ok(req_base_valid("/...", 4), "/... is a name");
+	ok(!req_base_valid("/a b", 4), "space refused");
+	ok(!req_base_valid("/a%20b", 6), "percent refused");
+	ok(!req_base_valid("", 0), "empty refused");
+}
+
 int
 main(void)
 {
 	test_content_length();
+	test_route_path();
 	test_query();
 	test_json_type();
 	return done_testing();
