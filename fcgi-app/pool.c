@@ -425,6 +425,12 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	 */
 	mdb = db_open(c);
 	db_limit_statements(mdb);
+	/*
+	 * Its only session state, the samplers' named lock, is checked
+	 * before every sample (stats_try_lock), so it may move back to the
+	 * designated writer like the workers.
+	 */
+	db_allow_failback(mdb);
 	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
 	    c->listen : "fd 0", p.n);
 	for (i = 0; i < p.n; i++)
