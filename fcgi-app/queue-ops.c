@@ -15,6 +15,8 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "db.h"
+#include "abandon.h"
+#include "draw.h"
 #include "queue-ops.h"
 #include "urlcheck.h"
 
@@ -23,7 +25,9 @@
 
 enum field_type {
 	FT_STR,		/* borrowed string, checked by its validator */
-	FT_INT		/* decimal integer within [min, max] */
+	FT_INT,		/* decimal integer within [min, max] */
+	FT_BOOL,	/* 1/0, true/false, on/off, yes/no */
+	FT_TIME		/* Unix ms or ISO 8601 (draw_parse_time()) */
 };
 
 struct field_def {
@@ -37,6 +41,8 @@ struct field_def {
 
 #define STR(m)	FT_STR, offsetof(struct qops_spec, m), 0, 0
 #define INT(m)	FT_INT, offsetof(struct qops_spec, m)
+#define BOOL(m)	FT_BOOL, offsetof(struct qops_spec, m), 0, 1
+#define TIME(m)	FT_TIME, offsetof(struct qops_spec, m), 0, 0
 
 static const struct field_def fields[QOPS_F__MAX] = {
 	/* QOPS_F_NAME */
@@ -63,6 +69,19 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "claim-window", "claimWindowSeconds", INT(claim_window_s),
 	    ADM_CLAIM_MIN_S, ADM_CLAIM_MAX_S, "an integer from 1 to 86400 "
 	    "(seconds after admission in which a ticket obtains tokens)" },
+	/* QOPS_F_OPENS_AT */
+	{ "opens-at", "opensAt", TIME(opens_at_ms), "a time in the future, "
+	    "as Unix milliseconds or ISO 8601 with a zone (e.g. "
+	    "2026-12-01T09:00:00Z); only on a queue that has issued no "
+	    "number yet or whose pre-queue is still collecting" },
+	/* QOPS_F_ABANDON */
+	{ "abandon", "abandonment", BOOL(abandon), "on or off (true or "
+	    "false, 1 or 0)" },
+	/* QOPS_F_ABANDON_GRACE */
+	{ "abandon-grace", "abandonGraceSeconds", INT(abandon_grace_s),
+	    ABANDON_GRACE_MIN_S, ABANDON_GRACE_MAX_S, "an integer from 60 "
+	    "to 3600 (seconds of silence after which a waiting number "
+	    "counts as abandoned)" },
 };
 
 static const struct {
@@ -209,6 +228,20 @@ qops_spec_set(struct qops_spec *spec, enum qops_field f, const char *text,
 	d = &fields[f];
 	if (d->type == FT_INT) {
 		if (parse_int64(text, d->min, d->max, &v) == -1)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
+		*(int64_t *)(void *)(base + d->off) = v;
+	} else if (d->type == FT_BOOL) {
+		if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0 ||
+		    strcmp(text, "on") == 0 || strcmp(text, "yes") == 0)
+			v = 1;
+		else if (strcmp(text, "0") == 0 || strcmp(text, "false") ==
+		    0 || strcmp(text, "off") == 0 || strcmp(text, "no") == 0)
+			v = 0;
+		else
+			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
+		*(int64_t *)(void *)(base + d->off) = v;
+	} else if (d->type == FT_TIME) {
+		if (draw_parse_time(text, &v) == -1)
 			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
 		*(int64_t *)(void *)(base + d->off) = v;
 	} else
@@ -420,7 +453,54 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    spec->claim_window_s > ADM_CLAIM_MAX_S))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_CLAIM_WINDOW);
+	if ((spec->set & QOPS_BIT(QOPS_F_ABANDON_GRACE)) &&
+	    (spec->abandon_grace_s < ABANDON_GRACE_MIN_S ||
+	    spec->abandon_grace_s > ABANDON_GRACE_MAX_S))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_ABANDON_GRACE);
+	if ((spec->set & QOPS_BIT(QOPS_F_OPENS_AT)) && spec->opens_at_ms <= 0)
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_OPENS_AT);
 	return APP_OK;
+}
+
+/*
+ * Apply the opening and abandonment fields of spec to the locked row q
+ * at now (after the other fields, so that an armed opening keeps the new
+ * rate).  *rearm: 1 when the opening was (re)armed.  Returns APP_OK, or
+ * APP_INVALID with err set (the opening is not in the future, or the
+ * queue is past the point where it may be armed).
+ */
+static enum app_err
+draw_spec(struct queue *q, const struct qops_spec *spec, int64_t now,
+    int *rearm, struct qops_err *err)
+{
+	unsigned int	 set = spec->set;
+
+	*rearm = 0;
+	if (set & QOPS_BIT(QOPS_F_OPENS_AT)) {
+		if (spec->opens_at_ms <= now || (q->adm.last_number > 0 &&
+		    !adm_prequeue(&q->adm, now)))
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_OPENS_AT);
+		adm_arm_opening(&q->adm, spec->opens_at_ms);
+		*rearm = 1;
+	}
+	if ((set & QOPS_BIT(QOPS_F_ABANDON)) && !spec->abandon)
+		q->abandon_grace_s = 0;
+	else if (set & QOPS_BIT(QOPS_F_ABANDON_GRACE))
+		q->abandon_grace_s = spec->abandon_grace_s;
+	else if ((set & QOPS_BIT(QOPS_F_ABANDON)) && q->abandon_grace_s == 0)
+		q->abandon_grace_s = ABANDON_GRACE_DEF_S;
+	return APP_OK;
+}
+
+/* Whether spec sets an opening or abandonment field.  Returns 1 or 0. */
+static int
+draw_fields(const struct qops_spec *spec)
+{
+	return (spec->set & (QOPS_BIT(QOPS_F_OPENS_AT) |
+	    QOPS_BIT(QOPS_F_ABANDON) | QOPS_BIT(QOPS_F_ABANDON_GRACE))) != 0;
 }
 
 /* Set the warnings that the settings of q call for.  Can't fail. */
@@ -501,6 +581,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	struct queue	 q;
 	char		*domains = NULL;
 	enum app_err	 er;
+	int		 rearm = 0;
 
 	err_init(err);
 	*secret = NULL;
@@ -526,6 +607,11 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	    spec->burst : 0, qops_now(db));
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
 		q.adm.claim_window_s = spec->claim_window_s;
+	if ((er = draw_spec(&q, spec, q.adm.anchor_time_ms, &rearm, err)) !=
+	    APP_OK) {
+		free(domains);
+		return er;
+	}
 	warn_check(&q, err);
 
 	if (new_ticket_key(c, &q) == -1 ||
@@ -533,7 +619,16 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		er = failed(err, APP_CRYPTO);
 		goto out;
 	}
+	if (draw_fields(spec) && (er = db_begin(db)) != APP_OK) {
+		er = failed(err, er);
+		goto out;
+	}
 	er = db_queue_insert(db, &q);
+	if (er == APP_OK && draw_fields(spec) &&
+	    (er = db_queue_set_draw(db, &q, rearm)) == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK && draw_fields(spec))
+		db_rollback(db);
 	if (er == APP_INVALID)
 		er = refuse(err, APP_INVALID, QOPS_R_EXISTS, -1);
 	else if (er != APP_OK)
@@ -620,6 +715,7 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	struct queue	*q = NULL;
 	enum app_err	 er;
 	int64_t		 now;
+	int		 rearm = 0;
 
 	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
@@ -636,21 +732,29 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 			failed(err, er);
 			break;
 		}
+		if ((er = draw_spec(q, spec, now, &rearm, err)) != APP_OK)
+			break;
+		adm_hold_prequeue(&q->adm, now);
 		warn_check(q, err);
 		er = db_queue_update(db, q);
+		if (er == APP_OK && draw_fields(spec))
+			er = db_queue_set_draw(db, q, rearm);
 		break;
 	case OP_PAUSE:
 		if (q->adm.active)
 			adm_pause(&q->adm, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_RESUME:
 		if (!q->adm.active)
 			adm_resume(&q->adm, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_SET_RATE:
 		adm_set_rate(&q->adm, spec->rate, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_ROTATE:
@@ -663,7 +767,7 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	}
 	if (er == APP_OK)
 		er = db_commit(db);
-	if (er != APP_OK)
+	if (er != APP_OK && err->reason == QOPS_R_OK)
 		failed(err, er);
 out:
 	if (er != APP_OK) {

@@ -30,6 +30,9 @@ enum qops_field {
 	QOPS_F_BURST,		/* burst allowance; 0 = default */
 	QOPS_F_TOKEN_TTL,	/* token lifetime, seconds */
 	QOPS_F_CLAIM_WINDOW,	/* claim window after admission, seconds */
+	QOPS_F_OPENS_AT,	/* scheduled opening, Unix ms (draw.h) */
+	QOPS_F_ABANDON,		/* abandonment detection on (1) or off (0) */
+	QOPS_F_ABANDON_GRACE,	/* its grace period, seconds */
 	QOPS_F__MAX
 };
 
@@ -48,6 +51,9 @@ struct qops_spec {
 	int64_t		 burst;
 	int64_t		 token_ttl_s;
 	int64_t		 claim_window_s;
+	int64_t		 opens_at_ms;
+	int64_t		 abandon;
+	int64_t		 abandon_grace_s;
 };
 
 /* Why an operation failed; QOPS_R_OK on success. */
@@ -155,6 +161,14 @@ enum app_err	 qops_create(struct db *, const struct cfg *c,
 		    char **secret, int64_t *id, struct qops_err *err);
 
 /*
+ * Scheduled opening (QOPS_F_OPENS_AT): must lie in the future (database
+ * clock), and can be set only on a queue that has issued no number yet
+ * or whose pre-queue still collects before its opening; setting it
+ * (again) re-arms the draw (a new seed, its hash published by the
+ * worker).  Abandonment: QOPS_F_ABANDON 1 turns detection on with the
+ * given grace (QOPS_F_ABANDON_GRACE, else the current one, else
+ * ABANDON_GRACE_DEF_S), 0 turns it off; a grace alone turns it on.
+ *
  * Change the fields given in spec of queue slug, in one transaction on
  * the locked row.  A rate or burst change re-anchors the admission state
  * at qops_now() first (serving stays continuous); the target "" removes

@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "extern.h"
 #include "page-gateway.h"
+#include "page-heartbeat.h"
 #include "page-info.h"
 #include "page-join.h"
 #include "page-room.h"
@@ -80,6 +81,7 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
+	{ P,  "/queue/:slug/heartbeat",	AUTH_NONE, VISITOR, page_heartbeat },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))

@@ -13,6 +13,7 @@
 
 #include "aqueue.h"
 #include "cfg.h"
+#include "draw.h"
 #include "extern.h"
 #include "jsonbody.h"
 #include "token.h"
@@ -58,13 +59,33 @@ visitor_error(struct req *r, enum visitor_err err)
 		http_error(r, 500, "internal_error", "Internal error.");
 }
 
+int64_t
+visitor_position(const struct qentry *e, int64_t number)
+{
+	return draw_queue_position(&e->q->adm, e->draw_seed,
+	    e->have_draw_seed, number);
+}
+
 int
 visitor_status_fill(struct json_object *o, const struct qentry *e,
     int64_t number, int64_t now, int with_active)
 {
 	struct adm_status	 st;
+	int64_t			 pos = visitor_position(e, number);
 
-	adm_status(&e->q->adm, number, now, &st);
+	/* A place not drawn yet is not admitted; it waits at its number. */
+	adm_status(&e->q->adm, pos > 0 ? pos : number, now, &st);
+	if (pos < 0 && st.admitted) {
+		st.admitted = 0;
+		st.ahead = number - 1;
+		st.wait_s = -1;
+		st.retry_after_s = ADM_RETRY_MIN_S;
+	}
+	if (e->q->adm.opens_at_ms > 0) {
+		json_object_object_add(o, "position", pos > 0 ?
+		    json_object_new_int64(pos) : NULL);
+		draw_info_json(o, e->q, e->draw_seed, e->have_draw_seed, now);
+	}
 	if (with_active)
 		json_object_object_add(o, "active",
 		    json_object_new_boolean(e->q->adm.active));
@@ -130,6 +151,7 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 {
 	struct qentry	*e = r->qe;
 	enum app_err	 er;
+	int64_t		 pos;
 	int		 done;
 
 	*admitted = 0;
@@ -157,7 +179,8 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 		if (number > e->q->adm.last_number)
 			return VISITOR_NUMBER_NOT_FOUND;
 	}
-	*admitted = number <= adm_serving(&e->q->adm, r->now_ms);
+	pos = visitor_position(e, number);
+	*admitted = pos > 0 && pos <= adm_serving(&e->q->adm, r->now_ms);
 	return VISITOR_OK;
 }
 
