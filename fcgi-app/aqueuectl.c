@@ -17,6 +17,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
+#include "draw.h"
 #include "log.h"
 #include "queue-ops.h"
 #include "schema.h"
@@ -299,6 +300,14 @@ queue_json(const struct queue *q, int64_t now)
 	    json_object_new_int64(q->token_ttl_s));
 	json_object_object_add(o, "claimWindowSeconds",
 	    json_object_new_int64(q->adm.claim_window_s));
+	/* Scheduled opening (the seed itself only in the room's info). */
+	draw_info_json(o, q, NULL, 0, now);
+	if (q->abandon_grace_s > 0) {
+		json_object_object_add(o, "abandonment",
+		    json_object_new_boolean(1));
+		json_object_object_add(o, "abandonGraceSeconds",
+		    json_object_new_int64(q->abandon_grace_s));
+	}
 	return o;
 }
 

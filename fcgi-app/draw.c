@@ -6,11 +6,14 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <json-c/json.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
 #include "admission.h"
 #include "aqueue.h"
@@ -35,25 +38,69 @@ put_be64(uint8_t *p, uint64_t v)
 	}
 }
 
+/* A keyed HMAC-SHA256 context, re-initialised for each message. */
+struct draw_ctx {
+	EVP_MAC		*mac;
+	EVP_MAC_CTX	*ctx;
+};
+
+struct draw_ctx *
+draw_ctx_new(const uint8_t seed[DRAW_SEED_LEN])
+{
+	struct draw_ctx	*d;
+	OSSL_PARAM	 params[2];
+
+	if ((d = try_malloc(sizeof(*d))) == NULL)
+		return NULL;
+	d->ctx = NULL;
+	params[0] = OSSL_PARAM_construct_utf8_string("digest",
+	    (char *)(uintptr_t)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if ((d->mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
+	    (d->ctx = EVP_MAC_CTX_new(d->mac)) == NULL ||
+	    EVP_MAC_init(d->ctx, seed, DRAW_SEED_LEN, params) != 1) {
+		log_warnx("draw: HMAC-SHA256 set-up failed");
+		draw_ctx_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+draw_ctx_free(struct draw_ctx *d)
+{
+	if (d == NULL)
+		return;
+	EVP_MAC_CTX_free(d->ctx);
+	EVP_MAC_free(d->mac);
+	free(d);
+}
+
 /*
  * Round function F_i(r) mod 2^h (see draw.h).  Returns 0 and sets *out,
  * or -1 when HMAC fails.
  */
 static int
-round_f(const uint8_t *seed, int i, int64_t p, uint64_t r, int h,
+round_f(struct draw_ctx *d, int i, int64_t p, uint64_t r, int h,
     uint64_t *out)
 {
 	uint8_t		 msg[DRAW_LABEL_LEN + 1 + 8 + 8], mac[HMAC_LEN];
 	uint64_t	 v = 0;
+	size_t		 len = 0;
 	int		 k;
 
 	memcpy(msg, DRAW_LABEL, DRAW_LABEL_LEN);
 	msg[DRAW_LABEL_LEN] = (uint8_t)i;
 	put_be64(msg + DRAW_LABEL_LEN + 1, (uint64_t)p);
 	put_be64(msg + DRAW_LABEL_LEN + 9, r);
-	if (crypto_hmac_sha256(seed, DRAW_SEED_LEN, msg, sizeof(msg),
-	    mac) == -1)
+	/* A NULL key re-initialises with the key already set. */
+	if (EVP_MAC_init(d->ctx, NULL, 0, NULL) != 1 ||
+	    EVP_MAC_update(d->ctx, msg, sizeof(msg)) != 1 ||
+	    EVP_MAC_final(d->ctx, mac, &len, sizeof(mac)) != 1 ||
+	    len != HMAC_LEN) {
+		log_warnx("draw: HMAC-SHA256 failed");
 		return -1;
+	}
 	for (k = 0; k < 8; k++)
 		v = v << 8 | mac[k];
 	*out = v & ((UINT64_C(1) << h) - 1);
@@ -62,7 +109,7 @@ round_f(const uint8_t *seed, int i, int64_t p, uint64_t r, int h,
 
 /* One pass of the Feistel network over 2h bits.  Returns 0 or -1. */
 static int
-feistel(const uint8_t *seed, int64_t p, int h, uint64_t x, uint64_t *out)
+feistel(struct draw_ctx *d, int64_t p, int h, uint64_t x, uint64_t *out)
 {
 	uint64_t	 mask = (UINT64_C(1) << h) - 1, l, r, f, t;
 	int		 i;
@@ -70,7 +117,7 @@ feistel(const uint8_t *seed, int64_t p, int h, uint64_t x, uint64_t *out)
 	l = x >> h;
 	r = x & mask;
 	for (i = 0; i < DRAW_ROUNDS; i++) {
-		if (round_f(seed, i, p, r, h, &f) == -1)
+		if (round_f(d, i, p, r, h, &f) == -1)
 			return -1;
 		t = l ^ f;
 		l = r;
@@ -81,12 +128,12 @@ feistel(const uint8_t *seed, int64_t p, int h, uint64_t x, uint64_t *out)
 }
 
 int64_t
-draw_pi(const uint8_t seed[DRAW_SEED_LEN], int64_t p, int64_t x)
+draw_ctx_pi(struct draw_ctx *d, int64_t p, int64_t x)
 {
 	uint64_t	 y;
 	int		 bits = 0, h;
 
-	if (p < 1 || p > DRAW_P_MAX || x < 0 || x >= p)
+	if (d == NULL || p < 1 || p > DRAW_P_MAX || x < 0 || x >= p)
 		return -1;
 	while ((UINT64_C(1) << bits) < (uint64_t)p)
 		bits++;
@@ -94,10 +141,25 @@ draw_pi(const uint8_t seed[DRAW_SEED_LEN], int64_t p, int64_t x)
 	/* Cycle walking: each step stays in the domain; ends inside [0, p). */
 	y = (uint64_t)x;
 	do {
-		if (feistel(seed, p, h, y, &y) == -1)
+		if (feistel(d, p, h, y, &y) == -1)
 			return -1;
 	} while (y >= (uint64_t)p);
 	return (int64_t)y;
+}
+
+int64_t
+draw_pi(const uint8_t seed[DRAW_SEED_LEN], int64_t p, int64_t x)
+{
+	struct draw_ctx	*d;
+	int64_t		 y;
+
+	if (p < 1 || p > DRAW_P_MAX || x < 0 || x >= p)
+		return -1;
+	if ((d = draw_ctx_new(seed)) == NULL)
+		return -1;
+	y = draw_ctx_pi(d, p, x);
+	draw_ctx_free(d);
+	return y;
 }
 
 int64_t

@@ -40,6 +40,16 @@ struct db;
 int64_t	 draw_pi(const uint8_t seed[DRAW_SEED_LEN], int64_t p, int64_t x);
 
 /*
+ * The same for many x under one seed: draw_ctx_new() keys HMAC once
+ * (returns NULL on failure, logged; free with draw_ctx_free(), which
+ * accepts NULL), draw_ctx_pi() is draw_pi() with it.
+ */
+struct draw_ctx;
+struct draw_ctx	*draw_ctx_new(const uint8_t seed[DRAW_SEED_LEN]);
+int64_t		 draw_ctx_pi(struct draw_ctx *, int64_t p, int64_t x);
+void		 draw_ctx_free(struct draw_ctx *);
+
+/*
  * The admission position of number (>= 1) on a queue whose draw is
  * done with p pre-queue numbers: pi(number - 1) + 1 for number <= p,
  * number itself for number > p (later joiners keep arrival order).

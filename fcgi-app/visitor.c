@@ -214,5 +214,14 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 	 */
 	r->now_ms = db_clock_ms(r->db);
 	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
+	/*
+	 * Around a scheduled opening this join may have closed the
+	 * pre-queue (or come after it): read the row once more, so that
+	 * the answer says on which side the number landed.  Only while
+	 * the cached row still collects and the opening is at most 2 s
+	 * ahead (our estimate of the database's clock may lag).
+	 */
+	if (e->q->adm.draw_open && r->now_ms >= e->q->adm.opens_at_ms - 2000)
+		(void)qcache_refresh(r, e, 0, &done);
 	return APP_OK;
 }

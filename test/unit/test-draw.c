@@ -39,11 +39,13 @@ bijection(int64_t p)
 {
 	uint8_t		 seed[DRAW_SEED_LEN], *seen;
 	int64_t		 x, y, hits = 0, bad = 0;
+	struct draw_ctx	*d;
 
 	seed_of(7, seed);
 	seen = calloc((size_t)p, 1);
+	d = draw_ctx_new(seed);
 	for (x = 0; x < p; x++) {
-		y = draw_pi(seed, p, x);
+		y = draw_ctx_pi(d, p, x);
 		if (y < 0 || y >= p || seen[y])
 			bad++;
 		else {
@@ -54,6 +56,9 @@ bijection(int64_t p)
 	is_int(bad, 0, "P = %lld: no index out of range or hit twice",
 	    (long long)p);
 	is_int(hits, p, "P = %lld: every index hit once", (long long)p);
+	is_int(draw_ctx_pi(d, p, p / 2), draw_pi(seed, p, p / 2),
+	    "P = %lld: the keyed context and draw_pi() agree", (long long)p);
+	draw_ctx_free(d);
 	free(seen);
 }
 
@@ -111,12 +116,15 @@ test_uniform(void)
 	double		 chi = 0, d;
 	uint32_t	 s;
 	int		 x, y;
+	struct draw_ctx	*dc;
 
 	memset(cell, 0, sizeof(cell));
 	for (s = 0; s < 4000; s++) {
 		seed_of(1000 + s, seed);
+		dc = draw_ctx_new(seed);
 		for (x = 0; x < 8; x++)
-			cell[x][draw_pi(seed, 8, x)]++;
+			cell[x][draw_ctx_pi(dc, 8, x)]++;
+		draw_ctx_free(dc);
 	}
 	for (x = 0; x < 8; x++)
 		for (y = 0; y < 8; y++) {
