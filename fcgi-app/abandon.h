@@ -42,6 +42,7 @@ struct db;
 #define ABANDON_BEAT_S		20	/* the page's heartbeat interval */
 #define ABANDON_MARKS_PER_GRACE	6	/* issue marks per grace period */
 #define ABANDON_QUEUES_MAX	1024	/* queues looked at per run */
+#define ABANDON_JOB_EVERY_MS	2000	/* the worker's cycle, ms */
 
 /*
  * One run of the job over every queue with detection on (see above),

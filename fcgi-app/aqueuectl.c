@@ -15,6 +15,7 @@
 
 #include "admission.h"
 #include "aqueue.h"
+#include "aqueuectl.h"
 #include "cfg.h"
 #include "db.h"
 #include "draw.h"
@@ -49,6 +50,19 @@ static const char usage_text[] =
     "  set-rate SLUG N      admit N visitors per minute\n"
     "  rotate-secret SLUG   new signing secret, printed once\n"
     "  delete SLUG --yes    remove a queue for good\n"
+    "  autorate show SLUG   auto-rate settings and state, as JSON\n"
+    "  autorate set SLUG [--health-url URL] [--rules 'PATH OP N, ...']\n"
+    "         [--allow-private 0|1] [--interval S] [--min N] [--max N]\n"
+    "         [--step N] [--cut PCT] [--cooldown S] [--band PCT]\n"
+    "         [--failures N] [--dry-run 0|1]\n"
+    "                       change auto-rate settings (a new URL or\n"
+    "                       rules turn it off until tested again)\n"
+    "  autorate test SLUG   poll the health URL once and judge it; a\n"
+    "                       pass is recorded (exit 1 if it fails)\n"
+    "  autorate enable SLUG | autorate disable SLUG\n"
+    "                       turn auto-rate on (needs a passing test) or off\n"
+    "  autorate log SLUG [--limit N]\n"
+    "                       the latest decisions, newest first, as JSON\n"
     "\n"
     "options:\n"
     "  -f config            configuration file (default: $AQUEUE_CONF,\n"
@@ -64,6 +78,13 @@ usage(int asked)
 {
 	fputs(usage_text, asked ? stdout : stderr);
 	exit(asked ? 0 : EXIT_USAGE);
+}
+
+int
+ctl_usage_error(void)
+{
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
 }
 
 /*
@@ -528,7 +549,9 @@ main(int argc, char *argv[])
 			rc = EXIT_USAGE;
 		} else
 			rc = cmd_state(db, &c, argv[1], OP_SET_RATE, rate);
-	} else
+	} else if (strcmp(cmd, "autorate") == 0)
+		rc = ctl_autorate(db, &c, argc, argv);
+	else
 		usage(0);
 	db_close(db);
 	cfg_free(&c);

@@ -63,6 +63,12 @@ static const struct cfg_key keys[] = {
 	{ "db-statement-timeout-ms", I(db_statement_timeout_ms), "1000", 100,
 	    59000 },
 	{ "token-state-ms", I(token_state_ms), "100", 0, 1000 },
+	{ "stats-retention", I(stats_retention_s), "604800", 3600,
+	    31622400 },
+	{ "health-connect-timeout-ms", I(health_connect_timeout_ms), "2000",
+	    100, 10000 },
+	{ "health-timeout-ms", I(health_timeout_ms), "5000", 200, 30000 },
+	{ "health-max-bytes", I(health_max_bytes), "65536", 1024, 1048576 },
 };
 
 /*

@@ -35,6 +35,10 @@ struct cfg {
 	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
+	int64_t	 stats_retention_s;	/* worker: keep samples, seconds */
+	int64_t	 health_connect_timeout_ms;	/* auto-rate: connect */
+	int64_t	 health_timeout_ms;	/* auto-rate: whole request */
+	int64_t	 health_max_bytes;	/* auto-rate: response size cap */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

@@ -45,6 +45,19 @@
 /* The join's checkpoint condition: a claim window since the last one. */
 #define CK_DUE_SQL "(" NOW_SQL " - ck_time_ms >= claim_window_s * 1000)"
 
+/* The columns of struct ar_settings, in db-worker.c's order. */
+#define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
+	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
+	"cooldown_s, band_percent, failures_to_min, tested_ms, " \
+	"tested_result, st_poll_ms, st_failures, st_since_ms, " \
+	"st_change_ms, st_cut_ms, updated_ms"
+#define AR_COLS_A "a.queue_id, a.enabled, a.dry_run, a.health_url, " \
+	"a.allow_private, a.interval_s, a.rules, a.rate_min, a.rate_max, " \
+	"a.raise_step, a.cut_percent, a.cooldown_s, a.band_percent, " \
+	"a.failures_to_min, a.tested_ms, a.tested_result, a.st_poll_ms, " \
+	"a.st_failures, a.st_since_ms, a.st_change_ms, a.st_cut_ms, " \
+	"a.updated_ms"
+
 /*
  * The statement table: each statement's SQL, the parameters ("?") its
  * caller binds (checked against mysql_stmt_param_count() at prepare
@@ -231,6 +244,73 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_PRESENCE_PRUNE] = { 2, 0,
 	    "DELETE FROM queue_presence WHERE queue_id = ? AND number <= ? "
 	    "LIMIT 10000" },
+	/*
+	 * The worker's leader lock (MariaDB/MySQL named locks): taken
+	 * without waiting, held by the session, released by the server when
+	 * the session ends.  CHECK answers 1 only while this very session
+	 * holds it, so a reconnected session reads as "not leader".  None is
+	 * retried after a lost connection.
+	 */
+	[STMT_LEADER_GET] = { 1, 0,
+	    "SELECT COALESCE(GET_LOCK(?, 0), 0)" },
+	[STMT_LEADER_CHECK] = { 1, 0,
+	    "SELECT COALESCE(IS_USED_LOCK(?) = CONNECTION_ID(), 0)" },
+	[STMT_LEADER_RELEASE] = { 1, 0,
+	    "SELECT COALESCE(RELEASE_LOCK(?), 0)" },
+	/* STMT_STATS_PRUNE: samples older than the retention, in slices. */
+	[STMT_STATS_PRUNE] = { 1, 0,
+	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT 10000" },
+	/*
+	 * Auto-rate: the settings (written by operators, never the st_*
+	 * columns), the controller's memory (written by the worker's leader
+	 * only), the test record, the decision log.
+	 */
+	[STMT_AR_GET] = { 1, 1,
+	    "SELECT " AR_COLS " FROM queue_autorate WHERE queue_id = ?" },
+	[STMT_AR_SAVE] = { 17, 0,
+	    "INSERT INTO queue_autorate (queue_id, enabled, dry_run, "
+	    "health_url, allow_private, interval_s, rules, rate_min, "
+	    "rate_max, raise_step, cut_percent, cooldown_s, band_percent, "
+	    "failures_to_min, tested_ms, tested_result, updated_ms) VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON DUPLICATE KEY UPDATE enabled = VALUES(enabled), "
+	    "dry_run = VALUES(dry_run), health_url = VALUES(health_url), "
+	    "allow_private = VALUES(allow_private), "
+	    "interval_s = VALUES(interval_s), rules = VALUES(rules), "
+	    "rate_min = VALUES(rate_min), rate_max = VALUES(rate_max), "
+	    "raise_step = VALUES(raise_step), "
+	    "cut_percent = VALUES(cut_percent), "
+	    "cooldown_s = VALUES(cooldown_s), "
+	    "band_percent = VALUES(band_percent), "
+	    "failures_to_min = VALUES(failures_to_min), "
+	    "tested_ms = VALUES(tested_ms), "
+	    "tested_result = VALUES(tested_result), "
+	    "updated_ms = VALUES(updated_ms)" },
+	[STMT_AR_STATE] = { 6, 0,
+	    "UPDATE queue_autorate SET st_poll_ms = ?, st_failures = ?, "
+	    "st_since_ms = ?, st_change_ms = ?, st_cut_ms = ? "
+	    "WHERE queue_id = ?" },
+	[STMT_AR_TESTED] = { 4, 0,
+	    "UPDATE queue_autorate SET tested_ms = ?, tested_result = ? "
+	    "WHERE queue_id = ? AND updated_ms = ?" },
+	[STMT_AR_ENABLE] = { 3, 0,
+	    "UPDATE queue_autorate SET enabled = ?, updated_ms = ? "
+	    "WHERE queue_id = ?" },
+	[STMT_AR_LIST_ENABLED] = { 0, 1,
+	    "SELECT q.slug, " AR_COLS_A " FROM queue_autorate a "
+	    "JOIN queue q ON q.id = a.queue_id WHERE a.enabled = 1 "
+	    "ORDER BY a.queue_id" },
+	[STMT_AR_LOG_ADD] = { 12, 0,
+	    "INSERT INTO autorate_log (queue_id, at_ms, kind, dry_run, "
+	    "action, state, reason, rule, rate_before, rate_after, "
+	    "response_ms, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?)" },
+	[STMT_AR_LOG_LIST] = { 2, 1,
+	    "SELECT at_ms, kind, dry_run, action, state, reason, rule, "
+	    "rate_before, rate_after, response_ms, sample FROM autorate_log "
+	    "WHERE queue_id = ? ORDER BY id DESC LIMIT ?" },
+	[STMT_AR_LOG_PRUNE] = { 1, 0,
+	    "DELETE FROM autorate_log WHERE at_ms < ? LIMIT 10000" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

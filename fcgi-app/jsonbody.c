@@ -313,3 +313,9 @@ jsonbody_get_str(struct json_object *obj, const char *name, size_t *len)
 		*len = (size_t)json_object_get_string_len(v);
 	return json_object_get_string(v);
 }
+
+int
+jsonbody_names_unique(const char *buf, size_t len, struct json_object *obj)
+{
+	return !single_quoted(buf, len) && names_unique(buf, len, obj);
+}

@@ -38,4 +38,15 @@ int	 jsonbody_get_int(struct json_object *obj, const char *name,
 const char *jsonbody_get_str(struct json_object *obj, const char *name,
 	    size_t *len);
 
+/*
+ * Whether obj, parsed by json-c from exactly len bytes of buf with a
+ * depth of at most JSON_DEPTH, is free of what json-c's strict mode
+ * still lets through besides non-finite numbers: a member name given
+ * twice in one object (json-c keeps the last) and single-quoted names.
+ * For parsers with their own error reasons (the health document).
+ * Returns 1 if so, 0 if not (or out of memory).
+ */
+int	 jsonbody_names_unique(const char *buf, size_t len,
+	    struct json_object *obj);
+
 #endif /* JSONBODY_H */

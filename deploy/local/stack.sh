@@ -11,7 +11,8 @@
 #                                    "db-stop var/test" from a test
 #
 # Commands: ensure-packages, build, db-start, db-stop, write-config,
-# migrate, demo-queue, app-start, app-stop, nginx-start, nginx-stop,
+# migrate, demo-queue, app-start, app-stop, worker-start, worker-stop,
+# nginx-start, nginx-stop,
 # up (everything; PORT default 8080), down, status.
 #
 # Every process the stack starts runs in its own session (so a Ctrl-C in
@@ -631,6 +632,44 @@ app_stop() {
 	_st_stop aqueue-fcgi "$var" "$var/aqueue.conf" aqueue-fcgi 15
 }
 
+# worker_start VARDIR: (re)start the background worker (aqueue-worker)
+# with the stack's config, after checking it with -n.  Several may run;
+# the database's named lock makes one of them the leader.
+worker_start() {
+	local var bin
+	var=$(_st_abs "${1:-}") || return 1
+	bin=$STACK_ROOT/worker/aqueue-worker
+	if [ ! -x "$bin" ]; then
+		_st_err "$bin is not built"
+		return 1
+	fi
+	worker_stop "$var"
+	mkdir -p "$var/log" || return 1
+	if ! "$bin" -n -c "$var/aqueue.conf" >>"$var/log/aqueue-worker.log" \
+	    2>&1; then
+		_st_err "aqueue-worker -n: the config is not accepted"
+		_st_tail "$var/log/aqueue-worker.log" 20 >&2
+		return 1
+	fi
+	_st_say "starting aqueue-worker"
+	_st_start aqueue-worker "$var" "$var/log/aqueue-worker.log" \
+	    "$bin" -c "$var/aqueue.conf" || return 1
+	sleep 0.2
+	if ! _st_running aqueue-worker "$var" "$var/aqueue.conf" \
+	    aqueue-worker; then
+		_st_err "aqueue-worker exited at once"
+		_st_tail "$var/log/aqueue-worker.log" 20 >&2
+		return 1
+	fi
+}
+
+# worker_stop VARDIR: stop the worker (TERM ends its current step).
+worker_stop() {
+	local var
+	var=$(_st_abs "${1:-}") || return 1
+	_st_stop aqueue-worker "$var" "$var/aqueue.conf" aqueue-worker 15
+}
+
 # ---------------------------------------------------------------------
 # nginx
 # ---------------------------------------------------------------------
@@ -855,6 +894,7 @@ stack_up() {
 	migrate "$var" || return 1
 	demo_queue "$var" "$port" || return 1
 	app_start "$var" || return 1
+	worker_start "$var" || return 1
 	nginx_start "$var" "$port" || return 1
 	i=0
 	until curl -fsS -o /dev/null --max-time 2 \
@@ -879,6 +919,7 @@ stack_down() {
 	local var
 	var=$(_st_abs "${1:-}") || return 1
 	nginx_stop "$var"
+	worker_stop "$var"
 	app_stop "$var"
 	db_stop "$var"
 }
@@ -899,6 +940,7 @@ stack_status() {
 	done <<'EOF'
 mariadbd db/my.cnf - db/mysqld.pid
 aqueue-fcgi aqueue.conf aqueue-fcgi run/aqueue-fcgi.pid
+aqueue-worker aqueue.conf aqueue-worker -
 nginx nginx - nginx/nginx.pid
 EOF
 }
@@ -908,6 +950,7 @@ _st_usage() {
 usage: stack.sh COMMAND VARDIR [PORT]
 commands: ensure-packages build db-start db-stop write-config migrate
           demo-queue app-start app-stop nginx-start nginx-stop
+          worker-start worker-stop
           up down status
 EOF
 	return 2
@@ -931,6 +974,8 @@ _st_main() {
 	    echo "secret: $STACK_DEMO_SECRET" ;;
 	app-start) app_start "$var" ;;
 	app-stop) app_stop "$var" ;;
+	worker-start) worker_start "$var" ;;
+	worker-stop) worker_stop "$var" ;;
 	nginx-start) nginx_start "$var" "$port" ;;
 	nginx-stop) nginx_stop "$var" ;;
 	up) stack_up "$var" "$port" &&

@@ -586,3 +586,58 @@ export async function startExtraPool({ listen, workers = 2, extra = '',
 		},
 	};
 }
+
+// ---- background workers ---------------------------------------------------
+
+// startWorker({extra}): start one more aqueue-worker on the stack's config
+// (plus the lines in extra), its stderr in a log file of a new folder
+// under AQ_VAR.  Returns {dir, conf, log, pid, child, exited, text(),
+// leads(), kill(sig), stop()}: text() is the log so far, leads() whether
+// its last leader event took the lock, stop() sends SIGTERM and resolves
+// {code, sig} when it has exited (SIGKILL after 15 s).
+export function startWorker({ extra = '' } = {}) {
+	const dir = mkdtempSync(`${env.vardir}/extra-worker-`);
+	const conf = `${dir}/aqueue.conf`;
+	const log = `${dir}/worker.log`;
+	const base = readFileSync(`${env.vardir}/aqueue.conf`, 'utf8');
+	writeFileSync(conf, `${base}\n${extra}\n`, { mode: 0o600 });
+	writeFileSync(log, '');
+	const child = spawnChild(`${env.root}/worker/aqueue-worker`,
+	    ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+	child.stderr.on('data', (d) => appendFileSync(log, d));
+	const exited = new Promise((resolve) => child.on('exit',
+	    (code, sig) => resolve({ code, sig })));
+	const text = () => readFileSync(log, 'utf8');
+	return {
+		dir, conf, log, pid: child.pid, child, exited, text,
+		leads() {
+			const ev = text().split('\n')
+			    .filter((l) => / leader: /.test(l));
+			return child.exitCode === null &&
+			    child.signalCode === null && ev.length > 0 &&
+			    /took the lock/.test(ev[ev.length - 1]);
+		},
+		kill(sig) {
+			child.kill(sig);
+			return exited;
+		},
+		async stop() {
+			if (child.exitCode === null && child.signalCode === null)
+				child.kill('SIGTERM');
+			const how = await Promise.race([exited,
+			    sleep(15000).then(() => null)]);
+			if (how === null) {
+				child.kill('SIGKILL');
+				return exited;
+			}
+			return how;
+		},
+	};
+}
+
+// leaderLockHolder(): the connection id holding the worker leader lock,
+// or null when nobody holds it.
+export function leaderLockHolder() {
+	const v = dbSQL("SELECT IS_USED_LOCK('aqueue-worker-leader')")[0][0];
+	return v === 'NULL' ? null : Number(v);
+}

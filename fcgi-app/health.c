@@ -1,0 +1,330 @@
+/*
+ * health.c - the health URL: its check at save time and its fetch with
+ * libcurl (see health.h).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "aqueue.h"
+#include "autorate.h"
+#include "cfg.h"
+#include "health.h"
+#include "log.h"
+
+/* Whether IPv4 address a (host order) may be used. */
+static int
+v4_allowed(uint32_t a, int allow_private)
+{
+	if ((a >> 24) == 0 ||			/* 0.0.0.0/8 unspecified */
+	    (a >> 28) == 0xe ||			/* 224/4 multicast */
+	    (a >> 28) == 0xf ||			/* 240/4 reserved */
+	    (a >> 16) == 0xa9fe)		/* 169.254/16 link-local */
+		return 0;
+	if ((a >> 24) == 127 ||			/* loopback */
+	    (a >> 24) == 10 ||			/* RFC 1918 */
+	    (a >> 20) == 0xac1 ||		/* 172.16/12 */
+	    (a >> 16) == 0xc0a8 ||		/* 192.168/16 */
+	    (a >> 22) == (100u << 2 | 1))	/* 100.64/10 CGNAT */
+		return allow_private;
+	return 1;
+}
+
+/* Whether IPv6 address a may be used. */
+static int
+v6_allowed(const struct in6_addr *a, int allow_private)
+{
+	const uint8_t	*b = a->s6_addr;
+	static const uint8_t zero12[12];
+
+	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a) ||
+	    IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) ||
+	    IN6_IS_ADDR_V4MAPPED(a))
+		return 0;
+	if (IN6_IS_ADDR_LOOPBACK(a))
+		return allow_private;
+	/* ::a.b.c.d (IPv4-compatible, deprecated), 64:ff9b::/96 (NAT64) */
+	if (memcmp(b, zero12, 12) == 0)
+		return 0;
+	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b)
+		return 0;
+	if ((b[0] & 0xfe) == 0xfc)		/* fc00::/7 ULA */
+		return allow_private;
+	return 1;
+}
+
+int
+health_addr_allowed(const struct sockaddr *sa, int allow_private)
+{
+	const struct sockaddr_in	*in;
+	const struct sockaddr_in6	*in6;
+
+	switch (sa->sa_family) {
+	case AF_INET:
+		in = (const struct sockaddr_in *)(const void *)sa;
+		return v4_allowed(ntohl(in->sin_addr.s_addr), allow_private);
+	case AF_INET6:
+		in6 = (const struct sockaddr_in6 *)(const void *)sa;
+		return v6_allowed(&in6->sin6_addr, allow_private);
+	}
+	return 0;
+}
+
+/*
+ * Whether a DNS-style host looks numeric without being a dotted quad:
+ * its last label is all digits, or it starts with "0x", or it is made
+ * only of digits, dots and hex letters with a digit first (e.g.
+ * "2130706433", "0177.0.0.1", "0x7f.1", "127.1").  Such hosts are read
+ * as addresses by some resolvers (inet_aton) and not by others.
+ */
+static int
+numeric_looking(const char *h)
+{
+	const char	*last = strrchr(h, '.');
+	size_t		 i;
+
+	last = last != NULL ? last + 1 : h;
+	if (*last != '\0' && strspn(last, "0123456789") == strlen(last))
+		return 1;
+	for (i = 0; h[i] != '\0'; i++)
+		if (h[i] == '0' && (h[i + 1] == 'x' || h[i + 1] == 'X') &&
+		    (i == 0 || h[i - 1] == '.'))
+			return 1;
+	return 0;
+}
+
+const char *
+health_url_check(const char *url, int allow_private)
+{
+	const char	*p, *auth, *end, *colon;
+	char		 host[256];
+	size_t		 i, n;
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+	int64_t		 port;
+	char		 portbuf[8];
+
+	if (url == NULL || *url == '\0')
+		return "the health URL is empty";
+	n = strlen(url);
+	if (n > 2048)
+		return "the health URL is longer than 2048 bytes";
+	for (i = 0; i < n; i++)
+		if ((unsigned char)url[i] <= 0x20 ||
+		    (unsigned char)url[i] >= 0x7f || url[i] == '\\')
+			return "the health URL must be printable ASCII "
+			    "without spaces or backslashes";
+	if (strncasecmp(url, "http://", 7) == 0)
+		auth = url + 7;
+	else if (strncasecmp(url, "https://", 8) == 0)
+		auth = url + 8;
+	else
+		return "the health URL must start with http:// or https://";
+	end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			return "the health URL must not hold a user name or "
+			    "password";
+	if (*auth == '[') {
+		p = memchr(auth, ']', (size_t)(end - auth));
+		if (p == NULL || (size_t)(p - auth - 1) >= sizeof(host))
+			return "the health URL's IPv6 address is malformed";
+		memcpy(host, auth + 1, (size_t)(p - auth - 1));
+		host[p - auth - 1] = '\0';
+		if (inet_pton(AF_INET6, host, &a6) != 1)
+			return "the health URL's IPv6 address is malformed";
+		colon = p + 1 < end && p[1] == ':' ? p + 1 : NULL;
+		if (p + 1 < end && colon == NULL)
+			return "the health URL's host is malformed";
+		if (!v6_allowed(&a6, allow_private))
+			return "the health URL's address is loopback, "
+			    "private, link-local, IPv4-mapped or otherwise "
+			    "not a public address";
+	} else {
+		colon = memchr(auth, ':', (size_t)(end - auth));
+		n = (size_t)((colon != NULL ? colon : end) - auth);
+		if (n == 0 || n >= sizeof(host))
+			return "the health URL has no host, or too long a one";
+		for (i = 0; i < n; i++) {
+			host[i] = (char)tolower((unsigned char)auth[i]);
+			if (!isalnum((unsigned char)host[i]) &&
+			    host[i] != '-' && host[i] != '.')
+				return "the health URL's host may hold only "
+				    "letters, digits, '-' and '.'";
+		}
+		host[n] = '\0';
+		if (n > 1 && host[n - 1] == '.')
+			host[--n] = '\0';
+		if (inet_pton(AF_INET, host, &a4) == 1) {
+			if (!v4_allowed(ntohl(a4.s_addr), allow_private))
+				return "the health URL's address is loopback, "
+				    "private, link-local, unspecified or "
+				    "otherwise not a public address";
+		} else if (numeric_looking(host)) {
+			return "the health URL's host looks like an address "
+			    "but is not a dotted-quad IPv4 address";
+		} else if (host[0] == '.' || strstr(host, "..") != NULL) {
+			return "the health URL's host is malformed";
+		} else if (!allow_private && (strcmp(host, "localhost") == 0 ||
+		    (n > 10 && strcmp(host + n - 10, ".localhost") == 0)))
+			return "the health URL's host is localhost";
+	}
+	if (colon != NULL) {
+		n = (size_t)(end - colon - 1);
+		if (n == 0 || n >= sizeof(portbuf))
+			return "the health URL's port is malformed";
+		memcpy(portbuf, colon + 1, n);
+		portbuf[n] = '\0';
+		if (parse_int64(portbuf, 1, 65535, &port) == -1)
+			return "the health URL's port must be 1 to 65535";
+	}
+	return NULL;
+}
+
+/* What the curl callbacks share. */
+struct fetch {
+	char	*buf;
+	size_t	 len, cap, max;
+	int	 too_large;
+	int	 blocked;
+	int	 allow_private;
+};
+
+/* CURLOPT_WRITEFUNCTION: keep at most f->max bytes, then stop. */
+static size_t
+on_data(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct fetch	*f = arg;
+	size_t		 n = size * nmemb;
+	char		*nb;
+
+	if (n > f->max - f->len) {
+		f->too_large = 1;
+		return 0;
+	}
+	if (f->len + n + 1 > f->cap) {
+		f->cap = f->len + n + 1 > f->cap * 2 ? f->len + n + 1 :
+		    f->cap * 2;
+		if ((nb = try_malloc(f->cap)) == NULL)
+			return 0;
+		if (f->len > 0)
+			memcpy(nb, f->buf, f->len);
+		free(f->buf);
+		f->buf = nb;
+	}
+	memcpy(f->buf + f->len, ptr, n);
+	f->len += n;
+	f->buf[f->len] = '\0';
+	return n;
+}
+
+/*
+ * CURLOPT_OPENSOCKETFUNCTION: refuse an address that is not allowed,
+ * before connecting to it; the socket returned is the one curl connects
+ * with, to exactly this address (no second resolution).
+ */
+static curl_socket_t
+on_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct fetch	*f = arg;
+
+	if (purpose != CURLSOCKTYPE_IPCXN ||
+	    !health_addr_allowed(&a->addr, f->allow_private)) {
+		f->blocked = 1;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+/* Set ev to unknown with reason r; returns -1. */
+static int
+unknown(struct ar_eval *ev, const char *r)
+{
+	ev->state = AR_UNKNOWN;
+	ev->reason = r;
+	return -1;
+}
+
+int
+health_fetch(const struct cfg *c, const char *url, int allow_private,
+    char **body, size_t *len, struct ar_eval *ev)
+{
+	CURL		*h;
+	CURLcode	 rc;
+	struct fetch	 f;
+	long		 status = 0;
+	curl_off_t	 total = 0;
+
+	*body = NULL;
+	*len = 0;
+	ev->response_ms = -1;
+	ev->http_status = 0;
+	if (health_url_check(url, allow_private) != NULL)
+		return unknown(ev, "blocked_address");
+	memset(&f, 0, sizeof(f));
+	f.max = (size_t)c->health_max_bytes;
+	f.allow_private = allow_private;
+	if ((h = curl_easy_init()) == NULL)
+		return unknown(ev, "unreachable");
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 0L);
+	curl_easy_setopt(h, CURLOPT_PROXY, "");
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)c->health_connect_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)c->health_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)c->health_max_bytes);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &f);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_socket);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &f);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "aqueue-worker (auto-rate)");
+	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, NULL);
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total);
+	curl_easy_cleanup(h);
+	ev->http_status = (int)status;
+	if (rc == CURLE_OK || f.too_large)
+		ev->response_ms = (int64_t)(total / 1000);
+	if (f.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+		free(f.buf);
+		return unknown(ev, "too_large");
+	}
+	if (rc != CURLE_OK) {
+		free(f.buf);
+		if (f.blocked)
+			return unknown(ev, "blocked_address");
+		if (rc == CURLE_OPERATION_TIMEDOUT)
+			return unknown(ev, "timeout");
+		log_debug("health %s: %s", url, curl_easy_strerror(rc));
+		return unknown(ev, "unreachable");
+	}
+	if (status >= 300 && status < 400) {
+		free(f.buf);
+		return unknown(ev, "blocked_redirect");
+	}
+	if (status < 200 || status >= 300) {
+		free(f.buf);
+		return unknown(ev, "http_status");
+	}
+	if (f.buf == NULL && (f.buf = try_malloc(1)) != NULL)
+		f.buf[0] = '\0';
+	if (f.buf == NULL)
+		return unknown(ev, "unreachable");
+	*body = f.buf;
+	*len = f.len;
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * health.h - the auto-rate's outbound request: a shop's health URL,
+ * checked when it is saved and fetched with libcurl under strict limits
+ * (CASES C20: no redirect, http and https only, every resolved address
+ * checked and the connection pinned to it, timeouts, a size cap).
+ */
+#ifndef HEALTH_H
+#define HEALTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sys/socket.h>
+
+struct cfg;
+struct ar_eval;
+
+/*
+ * Check a health URL when it is saved: printable ASCII, at most 2048
+ * bytes, scheme http or https, no userinfo, a host of letters, digits,
+ * '-' and '.' or a bracketed IPv6 literal, an optional port 1..65535.
+ * Refused always: a host that only looks numeric without being a
+ * dotted-quad IPv4 literal ("2130706433", "0177.0.0.1", "0x7f.1"),
+ * unspecified, multicast, link-local (the cloud metadata address) and
+ * IPv4-mapped or -compatible IPv6 literals.  Refused unless
+ * allow_private: "localhost" (with or without a trailing dot, or under
+ * .localhost), loopback, private (RFC 1918), CGNAT (RFC 6598) and ULA
+ * (RFC 4193) literals.  A name is not resolved here (its addresses are
+ * checked on every fetch).  Returns NULL when acceptable, else a static
+ * message saying why not.
+ */
+const char *health_url_check(const char *url, int allow_private);
+
+/*
+ * Whether the fetch may connect to address sa (AF_INET or AF_INET6),
+ * with the same classes as health_url_check().  Returns 1 or 0.
+ */
+int	 health_addr_allowed(const struct sockaddr *sa, int allow_private);
+
+/*
+ * Fetch url once with libcurl: CURLOPT_PROTOCOLS_STR and
+ * CURLOPT_REDIR_PROTOCOLS_STR "http,https", no redirects followed (a
+ * 3xx is blocked_redirect), no proxy, CURLOPT_NOSIGNAL, connect and total
+ * timeouts and the body cap of c (health-connect-timeout-ms,
+ * health-timeout-ms, health-max-bytes: too_large), every address checked
+ * by health_addr_allowed() in an open-socket callback before the
+ * connect (so the checked address is the one used: blocked_address).
+ * Sets ev->response_ms (time to the whole answer) and ev->http_status;
+ * a non-2xx answer is http_status, no answer unreachable or timeout.
+ * On success returns 0 and *body (NUL-terminated, *len bytes; the caller
+ * frees it); else -1 with ev->state AR_UNKNOWN and ev->reason set.
+ */
+int	 health_fetch(const struct cfg *c, const char *url,
+	    int allow_private, char **body, size_t *len,
+	    struct ar_eval *ev);
+
+#endif /* HEALTH_H */
