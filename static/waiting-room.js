@@ -134,6 +134,40 @@
 			text('state', msg('turn'));
 		else
 			text('state', msg('queued'));
+		opening(s);
+	}
+
+	/*
+	 * Scheduled opening and presence.  Before the opening the status
+	 * carries opensInSeconds: the state line counts down (nobody is
+	 * admitted before).  While the number waits, a heartbeat every
+	 * BEAT_S seconds tells the server this page is still open, for
+	 * abandonment detection (204, ignored when it is off); its failure
+	 * changes nothing.
+	 */
+	var BEAT_S = 20, waiting = true, beating = false;
+	function opening(s) {
+		waiting = !s.admitted;
+		if (typeof s.opensInSeconds === 'number' && s.opensInSeconds > 0)
+			text('state', (msg('opens') || 'Opens in') + ' ' +
+			    minutes(s.opensInSeconds));
+		if (!beating && waiting) {
+			beating = true;
+			setTimeout(heartbeat, spread(BEAT_S, SPREAD));
+		}
+	}
+	function heartbeat() {
+		if (!waiting || mine === null) {
+			beating = false;
+			return;
+		}
+		fetch(base + '/heartbeat', {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ number: mine.number,
+			    ticket: mine.ticket })
+		}).catch(function () { /* the next one will do */ });
+		setTimeout(heartbeat, spread(BEAT_S, SPREAD));
 	}
 
 	/*
