@@ -46,6 +46,19 @@ commands:
   set-rate SLUG N      admit N visitors per minute
   rotate-secret SLUG   new signing secret, printed once
   delete SLUG --yes    remove a queue for good
+  autorate show SLUG   auto-rate settings and state, as JSON
+  autorate set SLUG [--health-url URL] [--rules 'PATH OP N, ...']
+         [--allow-private 0|1] [--interval S] [--min N] [--max N]
+         [--step N] [--cut PCT] [--cooldown S] [--band PCT]
+         [--failures N] [--dry-run 0|1]
+                       change auto-rate settings (a new URL or
+                       rules turn it off until tested again)
+  autorate test SLUG   poll the health URL once and judge it; a
+                       pass is recorded (exit 1 if it fails)
+  autorate enable SLUG | autorate disable SLUG
+                       turn auto-rate on (needs a passing test) or off
+  autorate log SLUG [--limit N]
+                       the latest decisions, newest first, as JSON
 
 options:
   -f config            configuration file (default: $AQUEUE_CONF,
