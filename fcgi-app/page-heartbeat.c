@@ -2,8 +2,10 @@
  * page-heartbeat.c - POST /queue/<slug>/heartbeat {"number": N,
  * "ticket": "..."}: a waiting visitor's presence, for abandonment
  * detection (abandon.h).  Always 204 for a well-formed body (SPEC
- * section 4): also when detection is off, the ticket is wrong, the
- * number is unknown or already admitted (then nothing is recorded) and
+ * section 4): also when detection is off, the ticket is wrong (a
+ * right ticket proves the number was issued: no read needed) or the
+ * number is admitted by this process's cached state (then nothing is
+ * recorded) and
  * when the database does not answer (a missed heartbeat is harmless:
  * the next one comes well within the grace period).  A malformed body
  * gets the usual 4xx.  One presence write per number per
@@ -47,7 +49,7 @@ page_heartbeat(struct req *r)
 	ticket = jsonbody_get_str(body, "ticket", &len);
 	pos = visitor_position(e, number);
 	if (e->q->abandon_grace_s > 0 && ticket != NULL &&
-	    len == strlen(ticket) && number <= e->q->adm.last_number &&
+	    len == strlen(ticket) &&
 	    (pos < 0 || pos > adm_serving(&e->q->adm, r->now_ms)) &&
 	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
 	    number, ticket) && writers_enter() == APP_OK) {
