@@ -98,15 +98,42 @@ db_draw_set_seed(struct db *db, int64_t id, int64_t arm,
 	return APP_OK;
 }
 
+/* State of db_draw_close() while the due ids come in. */
+struct due {
+	int64_t	 id, ids[64];
+	size_t	 n;
+};
+
+static int
+due_row(void *arg)
+{
+	struct due	*d = arg;
+
+	if (d->n < sizeof(d->ids) / sizeof(d->ids[0]))
+		d->ids[d->n++] = d->id;
+	return 0;
+}
+
 enum app_err
 db_draw_close(struct db *db, int64_t *closed)
 {
+	struct due	 d;
+	MYSQL_BIND	 r[1], p[1];
+	size_t		 i;
 	enum app_err	 er;
 
 	*closed = 0;
-	if ((er = db_run(db, STMT_DRAW_CLOSE, NULL, NULL, NULL)) != APP_OK)
+	memset(&d, 0, sizeof(d));
+	db_bind_int(&r[0], &d.id);
+	if ((er = db_run_each(db, STMT_DRAW_DUE, NULL, r, due_row, &d)) !=
+	    APP_OK)
 		return er;
-	*closed = db_affected(db, STMT_DRAW_CLOSE);
+	for (i = 0; i < d.n; i++) {
+		db_bind_int(&p[0], &d.ids[i]);
+		if ((er = db_run(db, STMT_DRAW_CLOSE, p, NULL, NULL)) != APP_OK)
+			return er;
+		*closed += db_affected(db, STMT_DRAW_CLOSE);
+	}
 	return APP_OK;
 }
 

@@ -194,10 +194,18 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_DRAW_SET_SEED] = { 4, 0,
 	    "UPDATE queue SET draw_seed_sealed = ?, draw_seed_hash = ? "
 	    "WHERE id = ? AND draw_arm = ? AND draw_seed_sealed IS NULL" },
-	/* STMT_DRAW_CLOSE: the join's closing rule, for idle queues. */
-	[STMT_DRAW_CLOSE] = { 0, 0,
+	/*
+	 * STMT_DRAW_DUE (a plain read: it locks nothing) and
+	 * STMT_DRAW_CLOSE (one row by its key): the join's closing rule,
+	 * for queues nobody joins at the opening.  Never one UPDATE over
+	 * the table: it would lock every row it scans, in the joins' way.
+	 */
+	[STMT_DRAW_DUE] = { 0, 1,
+	    "SELECT id FROM queue WHERE draw_open = 1 AND opens_at_ms <= "
+	    DBNOW_SQL " LIMIT 64" },
+	[STMT_DRAW_CLOSE] = { 1, 0,
 	    "UPDATE queue SET draw_count = last_number, draw_open = 0 "
-	    "WHERE draw_open = 1 AND opens_at_ms <= " DBNOW_SQL },
+	    "WHERE id = ? AND draw_open = 1 AND opens_at_ms <= " DBNOW_SQL },
 	[STMT_DRAW_NEXT] = { 0, 1,
 	    "SELECT COALESCE(MIN(opens_at_ms), 0) FROM queue WHERE "
 	    "draw_open = 1 AND opens_at_ms > " DBNOW_SQL },
