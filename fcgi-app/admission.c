@@ -201,6 +201,10 @@ adm_join(struct adm_queue *q, int64_t now_ms)
 
 	if (!q->active)
 		return 0;
+	if (q->draw_open && now_ms >= q->opens_at_ms) {
+		q->draw_count = q->last_number;
+		q->draw_open = 0;
+	}
 	if (elapsed(q->ck_time_ms, now_ms) >= claim_ms(q)) {
 		s = adm_serving(q, now_ms);
 		q->ck_expired = q->ck_number;
@@ -361,4 +365,40 @@ adm_init(struct adm_queue *q, int64_t r, int64_t b, int64_t now_ms)
 	q->prev_anchor_time_ms = now_ms;
 	q->prev_rate = r;
 	q->ck_time_ms = now_ms;
+}
+
+/*
+ * Holds serving at 0 until opens_ms and starts collecting the
+ * pre-queue.  Can't fail.
+ */
+void
+adm_arm_opening(struct adm_queue *q, int64_t opens_ms)
+{
+
+	q->opens_at_ms = opens_ms;
+	q->draw_open = 1;
+	q->draw_count = 0;
+	q->floor = 0;
+	q->anchor_number = -q->skip;
+	q->anchor_time_ms = opens_ms;
+	q->prev_anchor_number = q->anchor_number;
+	q->prev_anchor_time_ms = opens_ms;
+	q->prev_rate = rate(q);
+	q->prev_frontier = 0;
+}
+
+int
+adm_prequeue(const struct adm_queue *q, int64_t now_ms)
+{
+	return q->draw_open && now_ms < q->opens_at_ms;
+}
+
+void
+adm_hold_prequeue(struct adm_queue *q, int64_t now_ms)
+{
+	if (!adm_prequeue(q, now_ms))
+		return;
+	q->floor = 0;
+	q->anchor_number = -q->skip;
+	q->anchor_time_ms = q->opens_at_ms;
 }

@@ -53,6 +53,10 @@ struct adm_queue {
 	int64_t	 ck_number;	/* K1: admitted frontier at ck_time_ms */
 	int64_t	 ck_time_ms;	/* K1's time */
 	int64_t	 ck_expired;	/* K0: numbers <= K0 are past the window */
+	/* Scheduled opening (see draw.h): */
+	int64_t	 opens_at_ms;	/* the opening; 0 = none */
+	int64_t	 draw_open;	/* 1: the pre-queue still collects */
+	int64_t	 draw_count;	/* P: pre-queue numbers, once closed */
 };
 
 /* What a visitor holding a number is told (status, join). */
@@ -110,6 +114,9 @@ void	 adm_resume(struct adm_queue *q, int64_t now_ms);
 
 /*
  * Join, exactly as the SQL statement in db.c does it, in this order:
+ *  -1. if the pre-queue collects (draw_open) and now >= opens_at:
+ *      P := L, draw_open := 0 (the first join at or after the opening
+ *      closes the pre-queue; its own number is the first after it)
  *   0. if now - K1's time >= claim window (in ms): K0 := K1,
  *      K1 := min(serving(now), L), K1's time := now  (the checkpoint)
  *   1. if A + floor(r * (now - T) / 60000) + skip >= L + burst
@@ -196,5 +203,31 @@ int	 adm_retry_after(int64_t wait_s);
  */
 void	 adm_init(struct adm_queue *q, int64_t rate, int64_t burst,
 	    int64_t now_ms);
+
+/*
+ * Arm a scheduled opening at opens_ms (> now): serving is held at 0
+ * until then (A := -skip, F := 0, T := opens_ms, so the growth term
+ * starts at the opening), the pre-queue collects (draw_open := 1), and
+ * the remembered segment starts there too.  Only for a queue that has
+ * issued no number yet or whose pre-queue still collects before its
+ * opening (adm_prequeue()): then nobody holds an admitted number and
+ * serving, 0 or not yet grown, does not step back for anyone.
+ * Can't fail.
+ */
+void	 adm_arm_opening(struct adm_queue *q, int64_t opens_ms);
+
+/*
+ * Whether q's pre-queue still collects before its opening at now_ms
+ * (draw_open and now < opens_at).  Returns 1 or 0.
+ */
+int	 adm_prequeue(const struct adm_queue *q, int64_t now_ms);
+
+/*
+ * Keep a collecting pre-queue held at its opening after another state
+ * change (rate, burst, pause, resume) re-anchored it at now_ms: when
+ * adm_prequeue(q, now_ms), A := -skip, F := 0, T := opens_at again.
+ * Can't fail.
+ */
+void	 adm_hold_prequeue(struct adm_queue *q, int64_t now_ms);
 
 #endif /* ADMISSION_H */

@@ -264,7 +264,8 @@ sites_list(struct req *r)
 /*
  * Set field f of *spec from JSON value v (a string field takes a string,
  * targetUrl also null for none; an integer field a JSON integer in its
- * range).  Returns 0, or -1 with *err filled.
+ * range; a yes/no field a boolean; a time Unix ms or an ISO 8601 string,
+ * null for unchanged).  Returns 0, or -1 with *err filled.
  */
 static int
 spec_from_json(struct qops_spec *spec, enum qops_field f,
@@ -278,6 +279,17 @@ spec_from_json(struct qops_spec *spec, enum qops_field f,
 			err->field = (int)f;
 			return -1;
 		}
+		snprintf(num, sizeof(num), "%lld",
+		    (long long)json_object_get_int64(v));
+		return qops_spec_set(spec, f, num, err) == APP_OK ? 0 : -1;
+	}
+	if (qops_field_is_bool(f) && json_object_is_type(v, json_type_boolean))
+		return qops_spec_set(spec, f, json_object_get_boolean(v) ?
+		    "1" : "0", err) == APP_OK ? 0 : -1;
+	/* A time: Unix ms or ISO 8601; null (none) leaves it as it is. */
+	if (qops_field_is_time(f) && v == NULL)
+		return 0;
+	if (qops_field_is_time(f) && json_object_is_type(v, json_type_int)) {
 		snprintf(num, sizeof(num), "%lld",
 		    (long long)json_object_get_int64(v));
 		return qops_spec_set(spec, f, num, err) == APP_OK ? 0 : -1;

@@ -22,6 +22,7 @@
 #include "aqueuectl.h"
 #include "cfg.h"
 #include "db.h"
+#include "draw.h"
 #include "log.h"
 #include "principal.h"
 #include "queue-ops.h"
@@ -357,6 +358,14 @@ queue_json(const struct queue *q, int64_t now)
 	    json_object_new_int64(q->json_queued_status));
 	json_object_object_add(o, "jsonCookieSuffix",
 	    json_object_new_string(q->json_cookie));
+	/* Scheduled opening (the seed itself only in the room's info). */
+	draw_info_json(o, q, NULL, 0, now);
+	if (q->abandon_grace_s > 0) {
+		json_object_object_add(o, "abandonment",
+		    json_object_new_boolean(1));
+		json_object_object_add(o, "abandonGraceSeconds",
+		    json_object_new_int64(q->abandon_grace_s));
+	}
 	return o;
 }
 

@@ -38,7 +38,7 @@ db_queue_slug_valid(const char *s)
 }
 
 /* Result columns of the admission state (STATE_COLS in db.c). */
-#define STATE_NCOLS	17
+#define STATE_NCOLS	20
 
 /* Bind the admission state and the database's now, from r[0]. */
 static void
@@ -62,13 +62,17 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 	db_bind_int(&r[14], &a->ck_time_ms);
 	db_bind_int(&r[15], &a->ck_expired);
 	db_bind_int(&r[16], dbnow);
+	db_bind_int(&r[17], &a->opens_at_ms);
+	db_bind_int(&r[18], &a->draw_open);
+	db_bind_int(&r[19], &a->draw_count);
 }
 
 /* Result columns of what visitors see (LOOK_COLS in db.c). */
 #define LOOK_NCOLS	6
 #define MESSAGE_COL_MAX	(LOOK_MESSAGE_MAX * 4)
 
-#define ROW_NCOLS	(8 + STATE_NCOLS + LOOK_NCOLS)
+/* Then the draw seed, its hash and the abandonment grace period. */
+#define ROW_NCOLS	(8 + STATE_NCOLS + LOOK_NCOLS + 3)
 
 /* Result buffers for a full queue row (QUEUE_COLS in db.c). */
 struct queue_res {
@@ -88,6 +92,11 @@ struct queue_res {
 	int64_t		 json_status;
 	char		 jcookie[33];
 	unsigned long	 look_len[5];
+	uint8_t		 seed[SEALED_MAX];
+	char		 seed_hash[65];
+	unsigned long	 seed_len, hash_len;
+	my_bool		 seed_null;
+	int64_t		 grace;
 	MYSQL_BIND	 b[ROW_NCOLS];
 };
 
@@ -141,6 +150,12 @@ queue_res_bind(struct queue_res *r)
 	    &r->len[7]);
 	state_bind(&r->b[8], &r->adm, &r->active, &r->dbnow);
 	look_bind(&r->b[8 + STATE_NCOLS], r);
+	res_buf(&r->b[8 + STATE_NCOLS + LOOK_NCOLS], MYSQL_TYPE_BLOB, r->seed,
+	    sizeof(r->seed), &r->seed_len);
+	r->b[8 + STATE_NCOLS + LOOK_NCOLS].is_null = &r->seed_null;
+	res_buf(&r->b[9 + STATE_NCOLS + LOOK_NCOLS], MYSQL_TYPE_STRING,
+	    r->seed_hash, sizeof(r->seed_hash) - 1, &r->hash_len);
+	db_bind_int(&r->b[10 + STATE_NCOLS + LOOK_NCOLS], &r->grace);
 }
 
 /*
@@ -187,6 +202,13 @@ queue_fill(struct queue_res *r)
 		db_queue_free(q);
 		return NULL;
 	}
+	if (!r->seed_null) {
+		memcpy(q->draw_seed_sealed, r->seed, r->seed_len);
+		q->draw_seed_sealed_len = r->seed_len;
+	}
+	memcpy(q->draw_seed_hash, r->seed_hash, r->hash_len);
+	q->draw_seed_hash[r->hash_len] = '\0';
+	q->abandon_grace_s = r->grace;
 	if (q->slug == NULL || q->name == NULL || q->shop_domains == NULL ||
 	    (!r->target_null && q->target_url == NULL)) {
 		db_queue_free(q);
@@ -275,7 +297,7 @@ enum app_err
 db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
     int *admitted, int64_t *growth)
 {
-	MYSQL_BIND	 p[10];
+	MYSQL_BIND	 p[12];
 	int64_t		 packed;
 	size_t		 i;
 	enum app_err	 er;
@@ -283,9 +305,9 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
 	int		 tries = 0;
 
 	/* Every "now" of the statement (NOW_SQL in db.c), then id. */
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 11; i++)
 		db_bind_now(&p[i], &now);
-	db_bind_int(&p[9], &id);
+	db_bind_int(&p[11], &id);
 	for (;;) {
 		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
 		if (er == APP_OK)

@@ -28,7 +28,7 @@
 	"anchor_time_ms, last_number, skip_count, active, serving_floor, " \
 	"claim_window_s, prev_anchor_number, prev_anchor_time_ms, " \
 	"prev_rate, prev_frontier, ck_number, ck_time_ms, ck_expired, " \
-	DBNOW_SQL
+	DBNOW_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
 
 /* What visitors see of a queue (struct queue, after the state). */
 #define LOOK_COLS "header_image_url, display_name, message, accent_color, " \
@@ -36,7 +36,8 @@
 
 #define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
 	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS \
-	", " LOOK_COLS
+	", " LOOK_COLS \
+	", draw_seed_sealed, COALESCE(draw_seed_hash, ''), abandon_grace_s"
 
 /* Effective burst, as adm_burst() computes it. */
 #define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
@@ -101,8 +102,15 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 *    product is out of BIGINT's range: an error, never a wrong
 	 *    number).  The floor is left as it is.
 	 */
-	[STMT_QUEUE_JOIN] = { 10, 0,
+	[STMT_QUEUE_JOIN] = { 12, 0,
 	    "UPDATE queue SET "
+	    /* -1. the first join at or after the opening closes the
+	     * pre-queue (adm_join()); the row lock orders joins, so each
+	     * number lands on exactly one side of it, once. */
+	    "draw_count = IF(draw_open = 1 AND " NOW_SQL " >= opens_at_ms, "
+	    "last_number, draw_count), "
+	    "draw_open = IF(draw_open = 1 AND " NOW_SQL " >= opens_at_ms, 0, "
+	    "draw_open), "
 	    "ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
 	    "ck_number = IF(" CK_DUE_SQL ", LEAST(" SERVING_SQL("") ", "
 	    "last_number), ck_number), "
@@ -271,6 +279,82 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "LIMIT 1000" },
 	[STMT_LOGIN_RESET_USER] = { 1, 0,
 	    "DELETE FROM login_failure WHERE user_name = ?" },
+	/*
+	 * STMT_QUEUE_SET_DRAW: the scheduled opening and abandonment
+	 * settings of an operator's change; a re-arm (first three
+	 * parameters 1, 1, 1) drops the seed so that the worker draws a
+	 * new one for the new arming.
+	 */
+	[STMT_QUEUE_SET_DRAW] = { 8, 0,
+	    "UPDATE queue SET "
+	    "draw_seed_sealed = IF(? = 1, NULL, draw_seed_sealed), "
+	    "draw_seed_hash = IF(? = 1, NULL, draw_seed_hash), "
+	    "draw_arm = draw_arm + ?, opens_at_ms = ?, draw_open = ?, "
+	    "draw_count = ?, abandon_grace_s = ? WHERE id = ?" },
+	[STMT_DRAW_SEEDLESS] = { 0, 1,
+	    "SELECT id, slug, draw_arm FROM queue WHERE opens_at_ms IS NOT "
+	    "NULL AND draw_seed_sealed IS NULL" },
+	[STMT_DRAW_SET_SEED] = { 4, 0,
+	    "UPDATE queue SET draw_seed_sealed = ?, draw_seed_hash = ? "
+	    "WHERE id = ? AND draw_arm = ? AND draw_seed_sealed IS NULL" },
+	/*
+	 * STMT_DRAW_DUE (a plain read: it locks nothing) and
+	 * STMT_DRAW_CLOSE (one row by its key): the join's closing rule,
+	 * for queues nobody joins at the opening.  Never one UPDATE over
+	 * the table: it would lock every row it scans, in the joins' way.
+	 */
+	[STMT_DRAW_DUE] = { 0, 1,
+	    "SELECT id FROM queue WHERE draw_open = 1 AND opens_at_ms <= "
+	    DBNOW_SQL " LIMIT 64" },
+	[STMT_DRAW_CLOSE] = { 1, 0,
+	    "UPDATE queue SET draw_count = last_number, draw_open = 0 "
+	    "WHERE id = ? AND draw_open = 1 AND opens_at_ms <= " DBNOW_SQL },
+	[STMT_DRAW_NEXT] = { 0, 1,
+	    "SELECT COALESCE(MIN(opens_at_ms), 0) FROM queue WHERE "
+	    "draw_open = 1 AND opens_at_ms > " DBNOW_SQL },
+	/*
+	 * STMT_PRESENCE_SEEN: a heartbeat.  A row fresher than the
+	 * coalescing interval (third parameter, ms) is left as it is: no
+	 * change, nothing logged by InnoDB.
+	 */
+	[STMT_PRESENCE_SEEN] = { 3, 0,
+	    "INSERT INTO queue_presence (queue_id, number, seen_ms) "
+	    "VALUES (?, ?, " DBNOW_SQL ") ON DUPLICATE KEY UPDATE "
+	    "seen_ms = IF(" DBNOW_SQL " - seen_ms >= ?, " DBNOW_SQL
+	    ", seen_ms)" },
+	[STMT_ABANDON_QUEUES] = { 0, 1,
+	    "SELECT slug FROM queue WHERE abandon_grace_s > 0 AND "
+	    "active = 1 AND draw_open = 0 ORDER BY slug" },
+	[STMT_ABANDON_MARKS] = { 1, 0,
+	    "SELECT abandon_grace_s, abandon_done, abandon_total "
+	    "FROM queue WHERE id = ? FOR UPDATE" },
+	/* STMT_ISSUE_MARK_ADD: (id, now, L, id, now - interval). */
+	[STMT_ISSUE_MARK_ADD] = { 5, 0,
+	    "INSERT INTO queue_issue_mark (queue_id, at_ms, number) "
+	    "SELECT ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM "
+	    "queue_issue_mark WHERE queue_id = ? AND at_ms > ?)" },
+	/* STMT_ISSUE_MARK_GET: the newest mark at or before a time. */
+	[STMT_ISSUE_MARK_GET] = { 2, 0,
+	    "SELECT at_ms, number FROM queue_issue_mark WHERE queue_id = ? "
+	    "AND at_ms <= ? ORDER BY at_ms DESC LIMIT 1" },
+	[STMT_ISSUE_MARK_PRUNE] = { 2, 0,
+	    "DELETE FROM queue_issue_mark WHERE queue_id = ? AND at_ms < ?" },
+	[STMT_ABANDON_PRESENT] = { 4, 0,
+	    "SELECT COUNT(*) FROM queue_presence WHERE queue_id = ? AND "
+	    "number > ? AND number <= ? AND seen_ms >= ?" },
+	/* STMT_ABANDON_MARK_RANGE: its affected rows are the count. */
+	[STMT_ABANDON_MARK_RANGE] = { 4, 0,
+	    "UPDATE queue_presence SET counted = 1 WHERE queue_id = ? AND "
+	    "number > ? AND number <= ? AND seen_ms < ? AND counted = 0" },
+	[STMT_ABANDON_SAVE] = { 3, 0,
+	    "UPDATE queue SET abandon_done = ?, abandon_total = "
+	    "abandon_total + ? WHERE id = ?" },
+	[STMT_QUEUE_SET_SKIP] = { 2, 0,
+	    "UPDATE queue SET skip_count = ? WHERE id = ?" },
+	/* STMT_PRESENCE_PRUNE: rows of numbers serving has passed. */
+	[STMT_PRESENCE_PRUNE] = { 2, 0,
+	    "DELETE FROM queue_presence WHERE queue_id = ? AND number <= ? "
+	    "LIMIT 10000" },
 	/*
 	 * The worker's leader lock (MariaDB/MySQL named locks): taken
 	 * without waiting, held by the session, released by the server when

@@ -43,6 +43,11 @@ struct queue {
 	char		*accent;		/* "#rrggbb", lower case */
 	int64_t		 json_queued_status;	/* 200, 202 or 429 */
 	char		*json_cookie;		/* cookie name suffix */
+	/* Scheduled opening (adm holds the time and the pre-queue): */
+	uint8_t		 draw_seed_sealed[SEALED_MAX];
+	size_t		 draw_seed_sealed_len;	/* 0: no seed yet */
+	char		 draw_seed_hash[65];	/* hex SHA-256, "" if none */
+	int64_t		 abandon_grace_s;	/* 0: detection off */
 };
 
 /*
@@ -396,5 +401,101 @@ void	 db_allow_failback(struct db *);
  * not connected or db-hosts is not set.
  */
 int	 db_node(const struct db *);
+
+/*
+ * Scheduled opening and abandonment (db-draw.c).  Each returns APP_OK,
+ * APP_DB or APP_DB_DOWN unless said otherwise.
+ *
+ * db_queue_set_draw: inside the transaction that locked the row, write
+ * q's opening (q->adm.opens_at_ms, 0 = none), draw_open, draw_count and
+ * abandon_grace_s; rearm 1 also drops the seed (a new one is drawn for
+ * the new arming) and counts the arming.
+ */
+enum app_err db_queue_set_draw(struct db *, const struct queue *q,
+	    int rearm);
+
+/* A queue whose arming has no seed yet (db_draw_seedless()). */
+struct draw_pending {
+	int64_t	 id;
+	int64_t	 arm;
+	char	 slug[SLUG_MAX + 1];
+};
+
+/*
+ * Up to max armed queues without a seed into out[], *n of them.
+ */
+enum app_err db_draw_seedless(struct db *, struct draw_pending *out,
+	    size_t max, size_t *n);
+
+/*
+ * Store a seed (sealed) and its public hash for queue id, only while
+ * its arming is still arm and it has no seed.  *stored: 1 or 0.
+ */
+enum app_err db_draw_set_seed(struct db *, int64_t id, int64_t arm,
+	    const uint8_t *sealed, size_t len, const char *hash_hex,
+	    int *stored);
+
+/* Close every pre-queue whose opening has passed; *closed: how many. */
+enum app_err db_draw_close(struct db *, int64_t *closed);
+
+/* The next opening still ahead (Unix ms, database clock) or 0. */
+enum app_err db_draw_next(struct db *, int64_t *next_ms);
+
+/*
+ * Record a heartbeat of number on queue id at the database's clock;
+ * a row younger than coalesce_ms is left unchanged.
+ */
+enum app_err db_presence_seen(struct db *, int64_t id, int64_t number,
+	    int64_t coalesce_ms);
+
+/* The worker's abandonment bookkeeping of one queue (abandon.c). */
+struct abandon_marks {
+	int64_t	 grace_s;	/* abandon_grace_s */
+	int64_t	 done;		/* numbers <= done were looked at */
+	int64_t	 total;		/* numbers found abandoned so far */
+};
+
+/*
+ * The slugs of queues with abandonment detection on, active and past
+ * any pre-queue: up to max slugs into out[] (each SLUG_MAX + 1 bytes).
+ */
+enum app_err db_abandon_queues(struct db *, char (*out)[SLUG_MAX + 1],
+	    size_t max, size_t *n);
+
+/* Read queue id's marks (row locked: inside a transaction). */
+enum app_err db_abandon_marks(struct db *, int64_t id,
+	    struct abandon_marks *m);
+
+/*
+ * Presence rows of queue id for numbers in (lo, hi]: *n counts those
+ * seen at or after since_ms (db_abandon_present) / marks those silent
+ * since before since_ms and not counted yet as counted, *n how many
+ * (db_abandon_mark).
+ */
+enum app_err db_abandon_present(struct db *, int64_t id, int64_t lo,
+	    int64_t hi, int64_t since_ms, int64_t *n);
+enum app_err db_abandon_mark(struct db *, int64_t id, int64_t lo,
+	    int64_t hi, int64_t since_ms, int64_t *n);
+
+/*
+ * Issue marks of queue id: note (now_ms, last) unless a mark newer than
+ * now_ms - every_ms exists; the newest mark at or before at_ms (*found
+ * 0 when none; then *number 0); delete marks older than before_ms.
+ */
+enum app_err db_issue_mark_add(struct db *, int64_t id, int64_t now_ms,
+	    int64_t last, int64_t every_ms);
+enum app_err db_issue_mark_get(struct db *, int64_t id, int64_t at_ms,
+	    int64_t *mark_ms, int64_t *number, int *found);
+enum app_err db_issue_mark_prune(struct db *, int64_t id, int64_t before_ms);
+
+/* Write queue id's done mark, adding added to its total. */
+enum app_err db_abandon_save(struct db *, int64_t id,
+	    const struct abandon_marks *m, int64_t added);
+
+/* Write q->adm.skip of q->id (inside the transaction that locked it). */
+enum app_err db_queue_set_skip(struct db *, const struct queue *q);
+
+/* Delete presence rows of queue id for numbers <= upto (at most 10000). */
+enum app_err db_presence_prune(struct db *, int64_t id, int64_t upto);
 
 #endif /* DB_H */

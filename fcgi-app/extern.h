@@ -95,6 +95,8 @@ struct qentry {
 	int64_t			 used_ms;	/* last use, for eviction */
 	int64_t			 retry_ms;	/* no re-read before (failed) */
 	struct qbucket		 forced;	/* this queue's forced reads */
+	uint8_t			 draw_seed[32];	/* the opening's draw seed */
+	int			 have_draw_seed;	/* draw_seed is set */
 };
 
 /* Bytes of an install's URL prefix ("/warteraum"), with the NUL. */

@@ -155,7 +155,6 @@ static enum app_err
 form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
     struct qops_err *err)
 {
-	int64_t		 min, max;
 	size_t		 f;
 	enum app_err	 er;
 
@@ -167,7 +166,7 @@ form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
 		if (held[f] == NULL)
 			continue;
 		if (held[f][0] == '\0' && (f == QOPS_F_NAME ||
-		    qops_field_range((enum qops_field)f, &min, &max)))
+		    !qops_field_is_text((enum qops_field)f)))
 			continue;
 		if ((er = qops_spec_set(spec, (enum qops_field)f, held[f],
 		    err)) != APP_OK)

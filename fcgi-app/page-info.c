@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
+#include "draw.h"
 #include "extern.h"
 #include "page-info.h"
 
@@ -25,6 +26,9 @@ page_info(struct req *r)
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "waiting",
 	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	if (q->adm.opens_at_ms > 0)
+		draw_info_json(o, q, r->qe->draw_seed, r->qe->have_draw_seed,
+		    r->now_ms);
 	/* Answered from an old row: the database does not answer. */
 	if (r->stale)
 		json_object_object_add(o, "stale",

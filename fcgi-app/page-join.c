@@ -70,7 +70,8 @@ page_join(struct req *r)
 	 * cache calls admitted by now is admitted too.
 	 */
 	adm_status(&e->q->adm, number, r->now_ms, &st);
-	admitted = admitted || st.admitted;
+	admitted = admitted || (st.admitted &&
+	    visitor_position(e, number) == number);
 	if (admitted && (token = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;

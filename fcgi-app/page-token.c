@@ -69,7 +69,8 @@ page_token(struct req *r)
 		goto out;
 	}
 	if (!admitted) {
-		adm_status(&e->q->adm, number, r->now_ms, &st);
+		adm_status(&e->q->adm, visitor_position(e, number) > 0 ?
+		    visitor_position(e, number) : number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
 		http_error(r, 425, "not_admitted",
 		    "This number is not admitted yet.");
@@ -80,7 +81,8 @@ page_token(struct req *r)
 	 * token-state-ms, so the window is judged on a fresh anchor (a
 	 * cached one may predate the join that admitted the number).
 	 */
-	if (adm_claim_expired(&e->q->adm, number, r->now_ms)) {
+	if (adm_claim_expired(&e->q->adm, visitor_position(e, number),
+	    r->now_ms)) {
 		http_error(r, 403, "ticket_expired", "This number was "
 		    "admitted longer ago than its claim window: take a new "
 		    "number.");

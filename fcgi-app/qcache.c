@@ -14,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
+#include "draw.h"
 #include "extern.h"
 #include "log.h"
 
@@ -170,6 +171,10 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 		return APP_CRYPTO;
 	}
 	e->secret[SECRET_LEN] = '\0';
+	/* The draw's seed: none until the worker drew it. */
+	e->have_draw_seed = q->draw_seed_sealed_len > 0 && draw_unseal(c,
+	    q->slug, q->draw_seed_sealed, q->draw_seed_sealed_len,
+	    e->draw_seed) == 0;
 	snprintf(aad, sizeof(aad), "queue-ticket-key:%s", q->slug);
 	n = crypto_unseal(c->master_key, aad, q->ticket_key_sealed,
 	    q->ticket_key_sealed_len, e->ticket_key, TICKET_KEY_LEN);
@@ -311,6 +316,12 @@ qcache_note_join(struct qentry *e, int64_t number, int admitted,
 {
 	struct adm_queue	*a = &e->q->adm;
 
+	/* A collecting pre-queue stays anchored at its opening. */
+	if (a->draw_open) {
+		if (number > a->last_number)
+			a->last_number = number;
+		return;
+	}
 	if (number > a->last_number) {
 		a->last_number = number;
 		a->anchor_number = number + growth - a->skip;

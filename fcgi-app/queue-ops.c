@@ -17,6 +17,8 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "db.h"
+#include "abandon.h"
+#include "draw.h"
 #include "queue-ops.h"
 #include "urlcheck.h"
 
@@ -25,7 +27,9 @@
 
 enum field_type {
 	FT_STR,		/* borrowed string, checked by its validator */
-	FT_INT		/* decimal integer within [min, max] */
+	FT_INT,		/* decimal integer within [min, max] */
+	FT_BOOL,	/* 1/0, true/false, on/off, yes/no */
+	FT_TIME		/* Unix ms or ISO 8601 (draw_parse_time()) */
 };
 
 struct field_def {
@@ -39,6 +43,8 @@ struct field_def {
 
 #define STR(m)	FT_STR, offsetof(struct qops_spec, m), 0, 0
 #define INT(m)	FT_INT, offsetof(struct qops_spec, m)
+#define BOOL(m)	FT_BOOL, offsetof(struct qops_spec, m), 0, 1
+#define TIME(m)	FT_TIME, offsetof(struct qops_spec, m), 0, 0
 
 static const struct field_def fields[QOPS_F__MAX] = {
 	/* QOPS_F_NAME */
@@ -87,6 +93,19 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "json-cookie", "jsonCookieSuffix", STR(json_cookie), "1-32 "
 	    "characters of A-Z a-z 0-9 _ -: the JSON mode's cookie is "
 	    "aditus_wr_<this>; empty for aditus_wr_<slug>" },
+	/* QOPS_F_OPENS_AT */
+	{ "opens-at", "opensAt", TIME(opens_at_ms), "a time in the future, "
+	    "as Unix milliseconds or ISO 8601 with a zone (e.g. "
+	    "2026-12-01T09:00:00Z); only on a queue that has issued no "
+	    "number yet or whose pre-queue is still collecting" },
+	/* QOPS_F_ABANDON */
+	{ "abandon", "abandonment", BOOL(abandon), "on or off (true or "
+	    "false, 1 or 0)" },
+	/* QOPS_F_ABANDON_GRACE */
+	{ "abandon-grace", "abandonGraceSeconds", INT(abandon_grace_s),
+	    ABANDON_GRACE_MIN_S, ABANDON_GRACE_MAX_S, "an integer from 60 "
+	    "to 3600 (seconds of silence after which a waiting number "
+	    "counts as abandoned)" },
 };
 
 static const struct {
@@ -237,6 +256,20 @@ qops_spec_set(struct qops_spec *spec, enum qops_field f, const char *text,
 	d = &fields[f];
 	if (d->type == FT_INT) {
 		if (parse_int64(text, d->min, d->max, &v) == -1)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
+		*(int64_t *)(void *)(base + d->off) = v;
+	} else if (d->type == FT_BOOL) {
+		if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0 ||
+		    strcmp(text, "on") == 0 || strcmp(text, "yes") == 0)
+			v = 1;
+		else if (strcmp(text, "0") == 0 || strcmp(text, "false") ==
+		    0 || strcmp(text, "off") == 0 || strcmp(text, "no") == 0)
+			v = 0;
+		else
+			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
+		*(int64_t *)(void *)(base + d->off) = v;
+	} else if (d->type == FT_TIME) {
+		if (draw_parse_time(text, &v) == -1)
 			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
 		*(int64_t *)(void *)(base + d->off) = v;
 	} else
@@ -589,7 +622,54 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    spec->claim_window_s > ADM_CLAIM_MAX_S))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_CLAIM_WINDOW);
+	if ((spec->set & QOPS_BIT(QOPS_F_ABANDON_GRACE)) &&
+	    (spec->abandon_grace_s < ABANDON_GRACE_MIN_S ||
+	    spec->abandon_grace_s > ABANDON_GRACE_MAX_S))
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_ABANDON_GRACE);
+	if ((spec->set & QOPS_BIT(QOPS_F_OPENS_AT)) && spec->opens_at_ms <= 0)
+		return refuse(err, APP_INVALID, QOPS_R_INVALID,
+		    QOPS_F_OPENS_AT);
 	return look_check(spec, err);
+}
+
+/*
+ * Apply the opening and abandonment fields of spec to the locked row q
+ * at now (after the other fields, so that an armed opening keeps the new
+ * rate).  *rearm: 1 when the opening was (re)armed.  Returns APP_OK, or
+ * APP_INVALID with err set (the opening is not in the future, or the
+ * queue is past the point where it may be armed).
+ */
+static enum app_err
+draw_spec(struct queue *q, const struct qops_spec *spec, int64_t now,
+    int *rearm, struct qops_err *err)
+{
+	unsigned int	 set = spec->set;
+
+	*rearm = 0;
+	if (set & QOPS_BIT(QOPS_F_OPENS_AT)) {
+		if (spec->opens_at_ms <= now || (q->adm.last_number > 0 &&
+		    !adm_prequeue(&q->adm, now)))
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_OPENS_AT);
+		adm_arm_opening(&q->adm, spec->opens_at_ms);
+		*rearm = 1;
+	}
+	if ((set & QOPS_BIT(QOPS_F_ABANDON)) && !spec->abandon)
+		q->abandon_grace_s = 0;
+	else if (set & QOPS_BIT(QOPS_F_ABANDON_GRACE))
+		q->abandon_grace_s = spec->abandon_grace_s;
+	else if ((set & QOPS_BIT(QOPS_F_ABANDON)) && q->abandon_grace_s == 0)
+		q->abandon_grace_s = ABANDON_GRACE_DEF_S;
+	return APP_OK;
+}
+
+/* Whether spec sets an opening or abandonment field.  Returns 1 or 0. */
+static int
+draw_fields(const struct qops_spec *spec)
+{
+	return (spec->set & (QOPS_BIT(QOPS_F_OPENS_AT) |
+	    QOPS_BIT(QOPS_F_ABANDON) | QOPS_BIT(QOPS_F_ABANDON_GRACE))) != 0;
 }
 
 /* Set the warnings that the settings of q call for.  Can't fail. */
@@ -727,7 +807,8 @@ add(struct json_object *o, const char *key, struct json_object *v)
 
 /*
  * The value of field f of q: a string in *s (NULL for a target that is
- * not set) and 1, or an integer in *v and 0.
+ * not set) and 1, or an integer in *v and 0 (a yes/no field 1 or 0, a
+ * time Unix ms or 0 for none).
  */
 static int
 field_get(const struct queue *q, enum qops_field f, const char **s,
@@ -775,10 +856,50 @@ field_get(const struct queue *q, enum qops_field f, const char **s,
 	case QOPS_F_JSON_STATUS:
 		*v = q->json_queued_status;
 		break;
+	case QOPS_F_OPENS_AT:
+		*v = q->adm.opens_at_ms;
+		break;
+	case QOPS_F_ABANDON:
+		*v = q->abandon_grace_s > 0;
+		break;
+	case QOPS_F_ABANDON_GRACE:
+		*v = q->abandon_grace_s > 0 ? q->abandon_grace_s :
+		    ABANDON_GRACE_DEF_S;
+		break;
 	case QOPS_F__MAX:
 		break;
 	}
 	return 0;
+}
+
+/*
+ * Clear the bits of spec whose value equals q's (an update that sends
+ * the whole configuration, as the API's PATCH and the console's form
+ * do, changes and checks only what differs).  Can't fail.
+ */
+static void
+spec_drop_unchanged(const struct queue *q, struct qops_spec *spec)
+{
+	const struct field_def	*d;
+	const char		*base = (const char *)spec, *s, *t;
+	int64_t			 v, w;
+	int			 f;
+
+	for (f = 0; f < QOPS_F__MAX; f++) {
+		if (!(spec->set & QOPS_BIT(f)))
+			continue;
+		d = &fields[f];
+		if (field_get(q, (enum qops_field)f, &s, &v)) {
+			t = *(const char *const *)(const void *)(base + d->off);
+			if (strcmp(s != NULL ? s : "", t != NULL ? t : "") != 0)
+				continue;
+		} else {
+			w = *(const int64_t *)(const void *)(base + d->off);
+			if (d->type == FT_BOOL ? (v != 0) != (w != 0) : v != w)
+				continue;
+		}
+		spec->set &= ~QOPS_BIT(f);
+	}
 }
 
 struct json_object *
@@ -794,6 +915,10 @@ qops_queue_fields(const struct queue *q)
 	for (f = 0; f < QOPS_F__MAX; f++) {
 		if (field_get(q, (enum qops_field)f, &s, &n))
 			v = s == NULL ? NULL : json_object_new_string(s);
+		else if (fields[f].type == FT_BOOL)
+			v = json_object_new_boolean(n != 0);
+		else if (fields[f].type == FT_TIME && n == 0)
+			v = NULL;
 		else
 			v = json_object_new_int64(n);
 		if (add(o, fields[f].key, v) != 0)
@@ -917,6 +1042,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	struct queue	 q;
 	char		*domains = NULL;
 	enum app_err	 er;
+	int		 rearm = 0;
 
 	err_init(err);
 	*secret = NULL;
@@ -944,6 +1070,11 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	    spec->burst : 0, qops_now(db));
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
 		q.adm.claim_window_s = spec->claim_window_s;
+	if ((er = draw_spec(&q, spec, q.adm.anchor_time_ms, &rearm, err)) !=
+	    APP_OK) {
+		free(domains);
+		return er;
+	}
 	warn_check(&q, err);
 
 	if (new_ticket_key(c, &q) == -1 ||
@@ -963,6 +1094,8 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	er = db_queue_insert(db, &q);
 	if (er == APP_OK && (spec->set & LOOK_BITS))
 		er = db_queue_set_look(db, &q);
+	if (er == APP_OK && draw_fields(spec))
+		er = db_queue_set_draw(db, &q, rearm);
 	if (er == APP_OK)
 		er = audit(db, who, &q, "create", NULL, &q);
 	if (er == APP_OK)
@@ -1062,8 +1195,10 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	};
 	struct queue	*q = NULL;
 	struct json_object *before = NULL;
+	struct qops_spec sp;
 	enum app_err	 er;
 	int64_t		 now;
+	int		 rearm = 0;
 
 	if (!qops_in_scope(who, -1) || (op == OP_ROTATE && !may_manage(who)))
 		return forbid(err);
@@ -1087,29 +1222,40 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	now = qops_now(db);
 	switch (op) {
 	case OP_UPDATE:
+		sp = *spec;
+		spec_drop_unchanged(q, &sp);
+		spec = &sp;
 		if ((er = apply_spec(q, spec, now)) != APP_OK) {
 			failed(err, er);
 			break;
 		}
+		if ((er = draw_spec(q, spec, now, &rearm, err)) != APP_OK)
+			break;
+		adm_hold_prequeue(&q->adm, now);
 		warn_check(q, err);
 		er = db_queue_update(db, q);
 		if (er == APP_OK && (spec->set & LOOK_BITS)) {
 			if ((er = look_apply(q, spec)) == APP_OK)
 				er = db_queue_set_look(db, q);
 		}
+		if (er == APP_OK && draw_fields(spec))
+			er = db_queue_set_draw(db, q, rearm);
 		break;
 	case OP_PAUSE:
 		if (q->adm.active)
 			adm_pause(&q->adm, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_RESUME:
 		if (!q->adm.active)
 			adm_resume(&q->adm, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_SET_RATE:
 		adm_set_rate(&q->adm, spec->rate, now);
+		adm_hold_prequeue(&q->adm, now);
 		er = db_queue_set_state(db, q);
 		break;
 	case OP_ROTATE:
@@ -1125,7 +1271,7 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		    op == OP_ROTATE);
 	if (er == APP_OK)
 		er = db_commit(db);
-	if (er != APP_OK)
+	if (er != APP_OK && err->reason == QOPS_R_OK)
 		failed(err, er);
 out:
 	json_object_put(before);
@@ -1409,6 +1555,25 @@ qops_field_is_int(enum qops_field f)
 	return f < QOPS_F__MAX && fields[f].type == FT_INT;
 }
 
+int
+qops_field_is_text(enum qops_field f)
+{
+	return f < QOPS_F__MAX && fields[f].type == FT_STR;
+}
+
+int
+qops_field_is_bool(enum qops_field f)
+{
+	return f < QOPS_F__MAX && fields[f].type == FT_BOOL;
+}
+
+int
+qops_field_is_time(enum qops_field f)
+{
+	return f < QOPS_F__MAX && fields[f].type == FT_TIME;
+}
+
+
 enum app_err
 qops_get_id(struct db *db, int64_t id, struct queue **out,
     struct qops_err *err)
@@ -1438,6 +1603,10 @@ qops_field_text(const struct queue *q, enum qops_field f, char *buf,
 	if (f >= QOPS_F__MAX)
 		s = "";
 	else if (field_get(q, f, &s, &v) && s == NULL)
+		s = "";
+	else if (s == NULL && fields[f].type == FT_BOOL)
+		s = v ? "on" : "off";
+	else if (s == NULL && fields[f].type == FT_TIME && v == 0)
 		s = "";
 	if (s != NULL)
 		w = snprintf(buf, n, "%s", s);

@@ -38,6 +38,9 @@ enum qops_field {
 	QOPS_F_ACCENT,		/* accent colour "#rrggbb"; "" = default */
 	QOPS_F_JSON_STATUS,	/* JSON mode: status of a queued answer */
 	QOPS_F_JSON_COOKIE,	/* JSON mode: cookie name suffix; "" slug */
+	QOPS_F_OPENS_AT,	/* scheduled opening, Unix ms (draw.h) */
+	QOPS_F_ABANDON,		/* abandonment detection on (1) or off (0) */
+	QOPS_F_ABANDON_GRACE,	/* its grace period, seconds */
 	QOPS_F__MAX
 };
 
@@ -62,6 +65,9 @@ struct qops_spec {
 	const char	*accent;
 	int64_t		 json_queued_status;
 	const char	*json_cookie;
+	int64_t		 opens_at_ms;
+	int64_t		 abandon;
+	int64_t		 abandon_grace_s;
 };
 
 /* Why an operation failed; QOPS_R_OK on success. */
@@ -206,6 +212,14 @@ enum app_err	 qops_create(struct db *, const struct cfg *c,
 		    const struct principal *who);
 
 /*
+ * Scheduled opening (QOPS_F_OPENS_AT): must lie in the future (database
+ * clock), and can be set only on a queue that has issued no number yet
+ * or whose pre-queue still collects before its opening; setting it
+ * (again) re-arms the draw (a new seed, its hash published by the
+ * worker).  Abandonment: QOPS_F_ABANDON 1 turns detection on with the
+ * given grace (QOPS_F_ABANDON_GRACE, else the current one, else
+ * ABANDON_GRACE_DEF_S), 0 turns it off; a grace alone turns it on.
+ *
  * Change the fields given in spec of queue slug, in one transaction on
  * the locked row.  A rate or burst change re-anchors the admission state
  * at qops_now() first (serving stays continuous); the target "" removes
@@ -328,8 +342,15 @@ enum app_err	 qops_audit_list(struct db *, const struct audit_filter *f,
  */
 const char	*qops_principal_kind(const struct principal *who);
 
-/* Whether field f takes an integer (else a string).  Returns 1 or 0. */
+/*
+ * The kind of value field f takes: an integer, a string, a yes/no
+ * ("on"/"off", "true"/"false", "1"/"0"), a time (Unix ms or ISO 8601).
+ * Each returns 1 or 0.
+ */
 int		 qops_field_is_int(enum qops_field f);
+int		 qops_field_is_text(enum qops_field f);
+int		 qops_field_is_bool(enum qops_field f);
+int		 qops_field_is_time(enum qops_field f);
 
 /*
  * Read queue id, as qops_get() by slug (APP_NOTFOUND for none).

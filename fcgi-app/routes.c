@@ -23,6 +23,7 @@
 #include "lang.h"
 #include "log.h"
 #include "page-gateway.h"
+#include "page-heartbeat.h"
 #include "page-info.h"
 #include "page-join.h"
 #include "page-room.h"
@@ -162,6 +163,7 @@ static const struct route routes[] = {
 	    page_state },
 	{ GH, "/queue/:slug/embed.js",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_embed },
+	{ P,  "/queue/:slug/heartbeat",	AUTH_NONE, VISITOR, page_heartbeat },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))

@@ -13,6 +13,7 @@
 
 #include "aqueue.h"
 #include "cfg.h"
+#include "draw.h"
 #include "extern.h"
 #include "fairness.h"
 #include "instance.h"
@@ -60,13 +61,33 @@ visitor_error(struct req *r, enum visitor_err err)
 		http_error(r, 500, "internal_error", "Internal error.");
 }
 
+int64_t
+visitor_position(const struct qentry *e, int64_t number)
+{
+	return draw_queue_position(&e->q->adm, e->draw_seed,
+	    e->have_draw_seed, number);
+}
+
 int
 visitor_status_fill(struct json_object *o, const struct qentry *e,
     int64_t number, int64_t now, int with_active)
 {
 	struct adm_status	 st;
+	int64_t			 pos = visitor_position(e, number);
 
-	adm_status(&e->q->adm, number, now, &st);
+	/* A place not drawn yet is not admitted; it waits at its number. */
+	adm_status(&e->q->adm, pos > 0 ? pos : number, now, &st);
+	if (pos < 0 && st.admitted) {
+		st.admitted = 0;
+		st.ahead = number - 1;
+		st.wait_s = -1;
+		st.retry_after_s = ADM_RETRY_MIN_S;
+	}
+	if (e->q->adm.opens_at_ms > 0) {
+		json_object_object_add(o, "position", pos > 0 ?
+		    json_object_new_int64(pos) : NULL);
+		draw_info_json(o, e->q, e->draw_seed, e->have_draw_seed, now);
+	}
 	if (with_active)
 		json_object_object_add(o, "active",
 		    json_object_new_boolean(e->q->adm.active));
@@ -140,6 +161,7 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 {
 	struct qentry	*e = r->qe;
 	enum app_err	 er;
+	int64_t		 pos;
 	int		 done;
 
 	*admitted = 0;
@@ -167,7 +189,8 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 		if (number > e->q->adm.last_number)
 			return VISITOR_NUMBER_NOT_FOUND;
 	}
-	*admitted = number <= adm_serving(&e->q->adm, r->now_ms);
+	pos = visitor_position(e, number);
+	*admitted = pos > 0 && pos <= adm_serving(&e->q->adm, r->now_ms);
 	return VISITOR_OK;
 }
 
@@ -201,5 +224,14 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 	 */
 	r->now_ms = db_clock_ms(r->db);
 	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
+	/*
+	 * Around a scheduled opening this join may have closed the
+	 * pre-queue (or come after it): read the row once more, so that
+	 * the answer says on which side the number landed.  Only while
+	 * the cached row still collects and the opening is at most 2 s
+	 * ahead (our estimate of the database's clock may lag).
+	 */
+	if (e->q->adm.draw_open && r->now_ms >= e->q->adm.opens_at_ms - 2000)
+		(void)qcache_refresh(r, e, 0, &done);
 	return APP_OK;
 }

@@ -49,6 +49,13 @@ int	 visitor_status_fill(struct json_object *obj, const struct qentry *e,
 	    int64_t number, int64_t now, int with_active);
 
 /*
+ * The admission position of number on e's queue: the number itself,
+ * or its drawn place in a scheduled opening's pre-queue (draw.h), or -1
+ * while that place is not drawn yet (never admitted then).
+ */
+int64_t	 visitor_position(const struct qentry *e, int64_t number);
+
+/*
  * Read the request body (CASES C22) and, when there is one (or required
  * is set), parse it as one strict JSON object (CASES C17).  On success
  * returns VISITOR_OK with *out the object (NULL for an absent, not

@@ -251,6 +251,40 @@
 			text('state', msg('turn'));
 		else
 			text('state', msg('queued'));
+		opening(s);
+	}
+
+	/*
+	 * Scheduled opening and presence.  Before the opening the status
+	 * carries opensInSeconds: the state line counts down (nobody is
+	 * admitted before).  While the number waits, a heartbeat every
+	 * BEAT_S seconds (+-30 %, drawn once per page) tells the server this
+	 * page is still open, for abandonment detection (204, ignored when
+	 * it is off).  It runs on its own interval and request object, apart
+	 * from the polling's timers, and its failure changes nothing.
+	 */
+	var BEAT_S = 20, waiting = true, beat = null;
+	function opening(s) {
+		waiting = !s.admitted;
+		if (typeof s.opensInSeconds === 'number' && s.opensInSeconds > 0)
+			text('state', (msg('opens') || 'Opens in') + ' ' +
+			    minutes(s.opensInSeconds));
+		if (beat === null && waiting)
+			beat = setInterval(heartbeat, spread(BEAT_S, SPREAD));
+	}
+	function heartbeat() {
+		var x;
+
+		if (!waiting || mine === null) {
+			clearInterval(beat);
+			beat = null;
+			return;
+		}
+		x = new XMLHttpRequest();
+		x.open('POST', base + '/heartbeat');
+		x.setRequestHeader('Content-Type', 'application/json');
+		x.send(JSON.stringify({ number: mine.number,
+		    ticket: mine.ticket }));
 	}
 
 	/*

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abandon.h"
 #include "cfg.h"
+#include "db.h"
 #include "db-worker.h"
 #include "instance.h"
+#include "draw.h"
 #include "log.h"
 #include "stats.h"
 #include "worker.h"
@@ -110,8 +113,54 @@ job_autorate_retention(struct worker_ctx *w)
 	return er;
 }
 
+/*
+ * Scheduled openings: give armed queues their seed (hash published),
+ * close the pre-queues whose opening has passed (see draw_job()).
+ * Returns APP_OK or the error of draw_job().
+ */
+enum app_err
+job_draw(struct worker_ctx *w)
+{
+	int64_t	 next;
+	int	 closed;
+
+	return draw_job(w->db, w->cfg, &next, &closed);
+}
+
+/*
+ * The draw job's next deadline: the next opening, and at least every
+ * DRAW_JOB_EVERY_MS, so that a new arming gets its seed (and its hash
+ * published) within that.  DB Unix ms.
+ */
+#define DRAW_JOB_EVERY_MS	1000
+int64_t
+job_draw_next(struct worker_ctx *w)
+{
+	int64_t	 next = 0;
+
+	if (db_draw_next(w->db, &next) != APP_OK || next <= w->now_ms ||
+	    next > w->now_ms + DRAW_JOB_EVERY_MS)
+		return w->now_ms + DRAW_JOB_EVERY_MS;
+	return next;
+}
+
+/*
+ * Abandonment detection: count the abandoned numbers of every queue
+ * with detection on and advance serving by them (see abandon_job()).
+ * Returns APP_OK or the first queue's error.
+ */
+enum app_err
+job_abandon(struct worker_ctx *w)
+{
+	int64_t	 n;
+
+	return abandon_job(w->db, w->cfg, &n);
+}
+
 const struct worker_job worker_jobs[] = {
 	{ "instance", 0, 0, job_instance_next, job_instance },
+	{ "draw", JOB_LEADER, 0, job_draw_next, job_draw },
+	{ "abandon", JOB_LEADER, ABANDON_JOB_EVERY_MS, NULL, job_abandon },
 	{ "autorate", JOB_LEADER, 0, job_autorate_next, job_autorate },
 	{ "stats", JOB_LEADER, 0, job_stats_next, job_stats },
 	{ "retention", JOB_LEADER, 60000, NULL,

@@ -62,6 +62,9 @@ extern const struct worker_job	 worker_jobs[];
 extern const size_t		 worker_njobs;
 
 /* Jobs (one line each, alphabetical by file). */
+enum app_err	 job_abandon(struct worker_ctx *);
+enum app_err	 job_draw(struct worker_ctx *);
+int64_t		 job_draw_next(struct worker_ctx *);
 enum app_err	 job_autorate(struct worker_ctx *);
 int64_t		 job_autorate_next(struct worker_ctx *);
 enum app_err	 job_autorate_retention(struct worker_ctx *);

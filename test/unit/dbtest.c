@@ -19,10 +19,12 @@ dbtest_set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	    "last_number = ?, skip_count = ?, active = ?, serving_floor = ?, "
 	    "claim_window_s = ?, prev_anchor_number = ?, "
 	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ?, "
-	    "ck_number = ?, ck_time_ms = ?, ck_expired = ? WHERE id = ?";
+	    "ck_number = ?, ck_time_ms = ?, ck_expired = ?, "
+	    "opens_at_ms = NULLIF(?, 0), draw_open = ?, draw_count = ? "
+	    "WHERE id = ?";
 	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[17];
-	int64_t		 v[17];
+	MYSQL_BIND	 b[20];
+	int64_t		 v[20];
 	size_t		 i;
 	int		 rc;
 
@@ -42,9 +44,12 @@ dbtest_set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	v[13] = a->ck_number;
 	v[14] = a->ck_time_ms;
 	v[15] = a->ck_expired;
-	v[16] = id;
+	v[16] = a->opens_at_ms;
+	v[17] = a->draw_open;
+	v[18] = a->draw_count;
+	v[19] = id;
 	memset(b, 0, sizeof(b));
-	for (i = 0; i < 17; i++) {
+	for (i = 0; i < 20; i++) {
 		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
 		b[i].buffer = &v[i];
 	}

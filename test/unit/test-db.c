@@ -54,7 +54,9 @@ same_state(const struct adm_queue *x, const struct adm_queue *y)
 	    x->prev_rate == y->prev_rate &&
 	    x->prev_frontier == y->prev_frontier &&
 	    x->ck_number == y->ck_number && x->ck_time_ms == y->ck_time_ms &&
-	    x->ck_expired == y->ck_expired;
+	    x->ck_expired == y->ck_expired &&
+	    x->opens_at_ms == y->opens_at_ms &&
+	    x->draw_open == y->draw_open && x->draw_count == y->draw_count;
 }
 
 /* Delete the test's queues (test only). */
@@ -109,7 +111,8 @@ test_join_mirror(struct db *db, const char *prefix)
 	int64_t			 now, number, base = 1700000000000LL;
 	int			 i, bad = 0, paused = 0, reanchored = 0;
 	int			 admitted, nadm = 0, nwait = 0, floored = 0;
-	int			 rotated = 0, clamped = 0;
+	int			 rotated = 0, clamped = 0, closed = 0;
+	int			 collecting = 0;
 	int64_t			 growth;
 	enum app_err		 er;
 
@@ -159,6 +162,15 @@ test_join_mirror(struct db *db, const char *prefix)
 			now = a.anchor_time_ms + pick(0, 600000);
 			break;
 		}
+		/* A scheduled opening: collecting, just closing, or done. */
+		if (pick(0, 3) == 0) {
+			a.opens_at_ms = now + pick(-3, 3);
+			a.draw_open = pick(0, 2) != 0;
+			a.draw_count = a.draw_open ? 0 : pick(0,
+			    a.last_number);
+			if (a.draw_open && now < a.opens_at_ms)
+				adm_hold_prequeue(&a, now);
+		}
 		if (dbtest_set_state(db_mysql(db), q.id, &a) == -1) {
 			bad++;
 			continue;
@@ -189,6 +201,10 @@ test_join_mirror(struct db *db, const char *prefix)
 				floored++;
 			if (want.ck_time_ms != a.ck_time_ms)
 				rotated++;
+			if (a.draw_open && !want.draw_open)
+				closed++;
+			if (a.draw_open && want.draw_open)
+				collecting++;
 		}
 		if (db_queue_state(db, q.id, &got) != APP_OK) {
 			bad++;
@@ -223,6 +239,8 @@ test_join_mirror(struct db *db, const char *prefix)
 	ok(floored > 0, "floors above the clamp covered (%d)", floored);
 	ok(rotated > 0, "checkpoint rotations covered (%d)", rotated);
 	ok(clamped > 0, "clamped growth reports covered (%d)", clamped);
+	ok(closed > 0 && collecting > 0, "joins that close a pre-queue (%d) "
+	    "and joins into one (%d) covered", closed, collecting);
 }
 
 /*
