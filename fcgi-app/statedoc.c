@@ -37,6 +37,17 @@ statedoc_new(const struct queue *q, int64_t now)
 	    json_object_new_int64(q->adm.last_number));
 	json_object_object_add(o, "waiting",
 	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	/*
+	 * A scheduled opening: pre-queue numbers are admitted by their drawn
+	 * position, which only /status computes (the seed stays secret
+	 * until the opening); the page asks it while it holds one.
+	 */
+	if (q->adm.opens_at_ms > 0) {
+		json_object_object_add(o, "opensAt",
+		    json_object_new_int64(q->adm.opens_at_ms));
+		json_object_object_add(o, "preQueue", q->adm.draw_open ? NULL :
+		    json_object_new_int64(q->adm.draw_count));
+	}
 	json_object_object_add(o, "updatedAt", json_object_new_int64(now));
 	json_object_object_add(o, "refreshSeconds",
 	    json_object_new_int(STATEDOC_REFRESH_S));

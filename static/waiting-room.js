@@ -415,7 +415,10 @@
 				return doc;
 			});
 		}).then(function (doc) {
-			if (doc === null) {
+			/* A pre-queue number: its drawn position from /status. */
+			if (doc === null || (typeof doc.opensAt === 'number' &&
+			    (typeof doc.preQueue !== 'number' ||
+			    mine.number <= doc.preQueue))) {
 				pollStatus();
 				return;
 			}

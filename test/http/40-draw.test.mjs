@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
 	env, ctl, show, uniqueSlug, join, status, info, token, sleep,
-	waitFor, dbSQL, startExtraPool, fcgiRequest, fcgiParams,
+	waitFor, dbSQL, startExtraPool, fcgiRequest, fcgiParams, req,
 } from './lib.mjs';
 
 // poolJoin(sock, slug): a join straight at a pool's FastCGI socket;
@@ -91,11 +91,20 @@ async () => {
 	assert.ok(st.json.opensInSeconds >= 1, 'the countdown in status');
 	const t = await token(slug, { number: 1, ticket: joined[0].ticket });
 	assert.equal(t.status, 425, t.text);
+	// The poll document sends pre-queue numbers to /status (their drawn
+	// position): it names the opening, and P once the pre-queue closed.
+	const doc = await req(`/queue/${slug}/state.json`);
+	assert.equal(doc.status, 200, doc.text);
+	assert.equal(doc.json.opensAt, opensAt);
+	assert.equal(doc.json.preQueue, null);
+	assert.equal(doc.json.serving, 0);
 
 	// The opening passes; the worker (or the next join) closes the
 	// pre-queue.
 	await waitFor(async () => (await info(slug)).json.preQueue === 30,
 	    12000, 200, 'the pre-queue closed');
+	await waitFor(async () => (await req(`/queue/${slug}/state.json`))
+	    .json?.preQueue === 30, 5000, 100, 'P in the poll document');
 	i = await info(slug);
 	assert.equal(i.json.opensInSeconds, 0);
 	await waitFor(async () => (await info(slug)).json.drawSeed, 3000,
