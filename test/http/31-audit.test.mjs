@@ -67,7 +67,8 @@ test('CLI changes: create, update, set-rate, pause, resume, rotation, ' +
 	    ratePerMinute: 60, burst: 0, tokenTtlSeconds: 600,
 	    claimWindowSeconds: 600, headerImageUrl: '', displayName: '',
 	    message: '', accentColor: '', jsonQueuedStatus: 200,
-	    jsonCookieSuffix: '', active: true });
+	    jsonCookieSuffix: '', opensAt: null, abandonment: false,
+	    abandonGraceSeconds: 180, active: true });
 	assert.deepEqual(r[1].before, { name: q.name, tokenTtlSeconds: 600 });
 	assert.deepEqual(r[1].after, { name: 'Renamed', tokenTtlSeconds: 900 });
 	assert.deepEqual([r[2].before, r[2].after], [{ ratePerMinute: 60 },
