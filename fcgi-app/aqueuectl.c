@@ -1,8 +1,9 @@
 /*
  * aqueuectl.c - the operator CLI: apply migrations, create, update, list,
- * show, pause, resume, re-rate, rotate the secret of and delete queues.
- * Every operation is in the library (queue-ops.c, schema.c); this file
- * reads the command line and prints.
+ * show, pause, resume, re-rate, rotate the secret of and delete queues;
+ * the user, key, audit, autorate and report commands.  Every operation
+ * is in the library (queue-ops.c, schema.c); this file reads the command
+ * line and prints.
  */
 #include "config.h"
 
@@ -44,14 +45,14 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  migrate              apply pending database migrations\n"
-    "  create SLUG --name NAME --rate N [--target URL] [--domains LIST]\n"
-    "         [--burst N] [--token-ttl S] [--claim-window S]\n"
+    "  create SLUG --name NAME --rate N [the options of update]\n"
     "                       make a queue; prints its signing secret once\n"
-    "  update SLUG [--name NAME] [--target URL] [--domains LIST]\n"
-    "         [--rate N] [--burst N] [--token-ttl S] [--claim-window S]\n"
+    "  update SLUG [--name NAME] [--rate N] [--target URL] [--domains LIST]\n"
+    "         [--burst N] [--token-ttl S] [--claim-window S]\n"
     "         [--header-image URL] [--display-name TEXT] [--message TEXT]\n"
     "         [--accent #rrggbb] [--json-status 200|202|429]\n"
-    "         [--json-cookie SUFFIX]\n"
+    "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601]\n"
+    "         [--abandon on|off] [--abandon-grace S]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"
@@ -92,8 +93,8 @@ static const char usage_text[] =
     "                       else /etc/aqueue/aqueue.conf)\n"
     "  -h, --help           this text\n"
     "\n"
-    "exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue exists,\n"
-    "4 no such queue\n";
+    "exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or\n"
+    "user exists, 4 no such queue, 5 no such user\n";
 
 /* Print the usage: to stdout and exit 0 when asked, else stderr, 2. */
 static void

@@ -31,14 +31,14 @@ const USAGE = `usage: aqueuectl [-f config] command [arguments]
 
 commands:
   migrate              apply pending database migrations
-  create SLUG --name NAME --rate N [--target URL] [--domains LIST]
-         [--burst N] [--token-ttl S] [--claim-window S]
+  create SLUG --name NAME --rate N [the options of update]
                        make a queue; prints its signing secret once
-  update SLUG [--name NAME] [--target URL] [--domains LIST]
-         [--rate N] [--burst N] [--token-ttl S] [--claim-window S]
+  update SLUG [--name NAME] [--rate N] [--target URL] [--domains LIST]
+         [--burst N] [--token-ttl S] [--claim-window S]
          [--header-image URL] [--display-name TEXT] [--message TEXT]
          [--accent #rrggbb] [--json-status 200|202|429]
-         [--json-cookie SUFFIX]
+         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601]
+         [--abandon on|off] [--abandon-grace S]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -79,8 +79,8 @@ options:
                        else /etc/aqueue/aqueue.conf)
   -h, --help           this text
 
-exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue exists,
-4 no such queue
+exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or
+user exists, 4 no such queue, 5 no such user
 `;
 
 test('--help and -h print the usage to stdout and exit 0', () => {
