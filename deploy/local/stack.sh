@@ -693,6 +693,43 @@ worker_stop() {
 # nginx
 # ---------------------------------------------------------------------
 
+# _st_nginx_fcgi VAR: the FastCGI lines every app location of the local
+# stack's nginx shares (Authorization passed for API keys and the
+# metrics token).
+_st_nginx_fcgi() {
+	cat <<EOF
+			fastcgi_pass "unix:$1/run/fcgi.sock";
+			fastcgi_connect_timeout 5s;
+			fastcgi_send_timeout 30s;
+			fastcgi_read_timeout 30s;
+			fastcgi_param QUERY_STRING \$query_string;
+			fastcgi_param REQUEST_METHOD \$request_method;
+			fastcgi_param CONTENT_TYPE \$content_type;
+			fastcgi_param CONTENT_LENGTH \$content_length;
+			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
+			fastcgi_param REQUEST_URI \$request_uri;
+			fastcgi_param DOCUMENT_URI \$document_uri;
+			fastcgi_param SERVER_PROTOCOL \$server_protocol;
+			fastcgi_param REQUEST_SCHEME \$scheme;
+			fastcgi_param HTTPS \$https if_not_empty;
+			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+			fastcgi_param SERVER_SOFTWARE nginx;
+			fastcgi_param REMOTE_ADDR \$remote_addr;
+			fastcgi_param REMOTE_PORT \$remote_port;
+			fastcgi_param SERVER_ADDR \$server_addr;
+			fastcgi_param SERVER_PORT \$server_port;
+			fastcgi_param SERVER_NAME \$server_name;
+			fastcgi_param HTTP_AUTHORIZATION \$http_authorization
+			    if_not_empty;
+			# The whole response head must fit (else 502 "upstream
+			# sent too big header"); see deploy/nginx/aqueue.conf.
+			fastcgi_buffer_size 16k;
+			fastcgi_buffers 8 16k;
+			# nginx's own errors in the app's shape.
+			error_page 413 /queue-error/413.json;
+EOF
+}
+
 # _st_nginx_conf VAR PORT: the nginx.conf of the local stack.
 _st_nginx_conf() {
 	local var=$1 port=$2 n=$1/nginx
@@ -801,100 +838,19 @@ http {
 
 		# Everything under /queue/ is the FastCGI app.
 		location /queue/ {
-			fastcgi_pass "unix:$var/run/fcgi.sock";
-			fastcgi_connect_timeout 5s;
-			fastcgi_send_timeout 30s;
-			fastcgi_read_timeout 30s;
-			fastcgi_param QUERY_STRING \$query_string;
-			fastcgi_param REQUEST_METHOD \$request_method;
-			fastcgi_param CONTENT_TYPE \$content_type;
-			fastcgi_param CONTENT_LENGTH \$content_length;
-			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
-			fastcgi_param REQUEST_URI \$request_uri;
-			fastcgi_param DOCUMENT_URI \$document_uri;
-			fastcgi_param SERVER_PROTOCOL \$server_protocol;
-			fastcgi_param REQUEST_SCHEME \$scheme;
-			fastcgi_param HTTPS \$https if_not_empty;
-			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-			fastcgi_param SERVER_SOFTWARE nginx;
-			fastcgi_param REMOTE_ADDR \$remote_addr;
-			fastcgi_param REMOTE_PORT \$remote_port;
-			fastcgi_param SERVER_ADDR \$server_addr;
-			fastcgi_param SERVER_PORT \$server_port;
-			fastcgi_param SERVER_NAME \$server_name;
-			# The whole response head must fit (else 502 "upstream
-			# sent too big header"); see deploy/nginx/aqueue.conf.
-			fastcgi_buffer_size 16k;
-			fastcgi_buffers 8 16k;
-			# nginx's own errors in the app's shape.
-			error_page 413 /queue-error/413.json;
-				error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
+$(_st_nginx_fcgi "$var")
+			error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
 		}
 
 		# The operator console and the Prometheus metrics (protected by
 		# the app: console sessions, metrics-allow / metrics-token).
 		location /admin/ {
-			fastcgi_pass "unix:$var/run/fcgi.sock";
-			fastcgi_connect_timeout 5s;
-			fastcgi_send_timeout 30s;
-			fastcgi_read_timeout 30s;
-			fastcgi_param QUERY_STRING \$query_string;
-			fastcgi_param REQUEST_METHOD \$request_method;
-			fastcgi_param CONTENT_TYPE \$content_type;
-			fastcgi_param CONTENT_LENGTH \$content_length;
-			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
-			fastcgi_param REQUEST_URI \$request_uri;
-			fastcgi_param DOCUMENT_URI \$document_uri;
-			fastcgi_param SERVER_PROTOCOL \$server_protocol;
-			fastcgi_param REQUEST_SCHEME \$scheme;
-			fastcgi_param HTTPS \$https if_not_empty;
-			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-			fastcgi_param SERVER_SOFTWARE nginx;
-			fastcgi_param REMOTE_ADDR \$remote_addr;
-			fastcgi_param REMOTE_PORT \$remote_port;
-			fastcgi_param SERVER_ADDR \$server_addr;
-			fastcgi_param SERVER_PORT \$server_port;
-			fastcgi_param SERVER_NAME \$server_name;
-			# The whole response head must fit (else 502 "upstream
-			# sent too big header"); see deploy/nginx/aqueue.conf.
-			fastcgi_buffer_size 16k;
-			fastcgi_buffers 8 16k;
-			# nginx's own errors in the app's shape.
-			error_page 413 /queue-error/413.json;
-				error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
+$(_st_nginx_fcgi "$var")
+			error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
 		}
 		location = /metrics {
-			fastcgi_pass "unix:$var/run/fcgi.sock";
-			fastcgi_connect_timeout 5s;
-			fastcgi_send_timeout 30s;
-			fastcgi_read_timeout 30s;
-			fastcgi_param QUERY_STRING \$query_string;
-			fastcgi_param REQUEST_METHOD \$request_method;
-			fastcgi_param CONTENT_TYPE \$content_type;
-			fastcgi_param CONTENT_LENGTH \$content_length;
-			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
-			fastcgi_param REQUEST_URI \$request_uri;
-			fastcgi_param DOCUMENT_URI \$document_uri;
-			fastcgi_param SERVER_PROTOCOL \$server_protocol;
-			fastcgi_param REQUEST_SCHEME \$scheme;
-			fastcgi_param HTTPS \$https if_not_empty;
-			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-			fastcgi_param SERVER_SOFTWARE nginx;
-			fastcgi_param REMOTE_ADDR \$remote_addr;
-			fastcgi_param REMOTE_PORT \$remote_port;
-			fastcgi_param SERVER_ADDR \$server_addr;
-			fastcgi_param SERVER_PORT \$server_port;
-			fastcgi_param SERVER_NAME \$server_name;
-			# metrics-token arrives as a bearer token.
-			fastcgi_param HTTP_AUTHORIZATION \$http_authorization
-			    if_not_empty;
-			# The whole response head must fit (else 502 "upstream
-			# sent too big header"); see deploy/nginx/aqueue.conf.
-			fastcgi_buffer_size 16k;
-			fastcgi_buffers 8 16k;
-			# nginx's own errors in the app's shape.
-			error_page 413 /queue-error/413.json;
-				error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
+$(_st_nginx_fcgi "$var")
+			error_page 502 504 =503 /queue-error/503.\$aqueue_err_fmt;
 		}
 
 		# The admin API is the FastCGI app too; Authorization (API
@@ -905,32 +861,7 @@ http {
 			add_header Cache-Control no-cache always;
 		}
 		location /api/ {
-			fastcgi_pass "unix:$var/run/fcgi.sock";
-			fastcgi_connect_timeout 5s;
-			fastcgi_send_timeout 30s;
-			fastcgi_read_timeout 30s;
-			fastcgi_param QUERY_STRING \$query_string;
-			fastcgi_param REQUEST_METHOD \$request_method;
-			fastcgi_param CONTENT_TYPE \$content_type;
-			fastcgi_param CONTENT_LENGTH \$content_length;
-			fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
-			fastcgi_param REQUEST_URI \$request_uri;
-			fastcgi_param DOCUMENT_URI \$document_uri;
-			fastcgi_param SERVER_PROTOCOL \$server_protocol;
-			fastcgi_param REQUEST_SCHEME \$scheme;
-			fastcgi_param HTTPS \$https if_not_empty;
-			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-			fastcgi_param SERVER_SOFTWARE nginx;
-			fastcgi_param REMOTE_ADDR \$remote_addr;
-			fastcgi_param REMOTE_PORT \$remote_port;
-			fastcgi_param SERVER_ADDR \$server_addr;
-			fastcgi_param SERVER_PORT \$server_port;
-			fastcgi_param SERVER_NAME \$server_name;
-			fastcgi_param HTTP_AUTHORIZATION \$http_authorization
-			    if_not_empty;
-			fastcgi_buffer_size 16k;
-			fastcgi_buffers 8 16k;
-			error_page 413 /queue-error/413.json;
+$(_st_nginx_fcgi "$var")
 			error_page 502 504 =503 /queue-error/503.json;
 		}
 
