@@ -68,23 +68,31 @@ buf_free(struct buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* The reason phrase of status (RFC 9110 section 15), or "Unknown". */
 static const char *
 reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 201: return "Created";
+	case 202: return "Accepted";
 	case 204: return "No Content";
 	case 302: return "Found";
+	case 303: return "See Other";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 411: return "Length Required";
 	case 413: return "Content Too Large";
+	case 409: return "Conflict";
 	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Content";
 	case 423: return "Locked";
 	case 425: return "Too Early";
 	case 428: return "Precondition Required";
+	case 429: return "Too Many Requests";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
 	default: return "Unknown";

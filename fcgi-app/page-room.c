@@ -452,7 +452,8 @@ room_json(struct req *r)
 		    ticket, e->q->slug, https != NULL &&
 		    strcasecmp(https, "on") == 0 ? "; Secure" : "");
 	}
-	adm_status(&e->q->adm, number, r->now_ms, &st);
+	/* By the drawn place of a scheduled opening, as /status. */
+	(void)visitor_status(e, number, r->now_ms, &st);
 	admitted = admitted || st.admitted;
 	if (admitted && (tok = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");

@@ -69,8 +69,7 @@ page_token(struct req *r)
 		goto out;
 	}
 	if (!admitted) {
-		adm_status(&e->q->adm, visitor_position(e, number) > 0 ?
-		    visitor_position(e, number) : number, r->now_ms, &st);
+		(void)visitor_status(e, number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
 		http_error(r, 425, "not_admitted",
 		    "This number is not admitted yet.");

@@ -68,21 +68,40 @@ visitor_position(const struct qentry *e, int64_t number)
 	    e->have_draw_seed, number);
 }
 
+int64_t
+visitor_status(const struct qentry *e, int64_t number, int64_t now,
+    struct adm_status *st)
+{
+	int64_t	 pos = visitor_position(e, number), left;
+
+	/* A place not drawn yet is not admitted; it waits at its number. */
+	adm_status(&e->q->adm, pos > 0 ? pos : number, now, st);
+	if (pos <= 0 && st->admitted) {
+		st->admitted = 0;
+		st->ahead = number - 1;
+		st->wait_s = -1;
+		st->retry_after_s = ADM_RETRY_MIN_S;
+	}
+	/*
+	 * Before the opening nobody's wait is known (the draw decides it);
+	 * poll at a tenth of the time left, as the wait's own rule does.
+	 */
+	if (!st->admitted && adm_prequeue(&e->q->adm, now)) {
+		left = (e->q->adm.opens_at_ms - now) / 10000;
+		st->wait_s = -1;
+		st->retry_after_s = left < ADM_RETRY_MIN_S ? ADM_RETRY_MIN_S :
+		    left > ADM_RETRY_MAX_S ? ADM_RETRY_MAX_S : (int)left;
+	}
+	return pos;
+}
+
 int
 visitor_status_fill(struct json_object *o, const struct qentry *e,
     int64_t number, int64_t now, int with_active)
 {
 	struct adm_status	 st;
-	int64_t			 pos = visitor_position(e, number);
+	int64_t			 pos = visitor_status(e, number, now, &st);
 
-	/* A place not drawn yet is not admitted; it waits at its number. */
-	adm_status(&e->q->adm, pos > 0 ? pos : number, now, &st);
-	if (pos < 0 && st.admitted) {
-		st.admitted = 0;
-		st.ahead = number - 1;
-		st.wait_s = -1;
-		st.retry_after_s = ADM_RETRY_MIN_S;
-	}
 	if (e->q->adm.opens_at_ms > 0) {
 		json_object_object_add(o, "position", pos > 0 ?
 		    json_object_new_int64(pos) : NULL);

@@ -40,6 +40,18 @@ enum visitor_err {
 void	 visitor_error(struct req *, enum visitor_err err);
 
 /*
+ * The admission status of number at now (Unix ms of the database's
+ * clock) into *st, judged by its place in the drawn order of a scheduled
+ * opening (SPEC section 3): a pre-queue number not drawn yet is never
+ * admitted, and while the pre-queue collects the wait is unknown
+ * (wait_s -1) and the polling interval a tenth of the time to the
+ * opening, within [ADM_RETRY_MIN_S, ADM_RETRY_MAX_S].  Returns the
+ * number's position (0 or less: not drawn yet).  Can't fail.
+ */
+int64_t	 visitor_status(const struct qentry *e, int64_t number,
+	    int64_t now, struct adm_status *st);
+
+/*
  * Add the status fields for number to obj ("active" too when
  * with_active), computed from e's cached state at now (Unix ms of the
  * database's clock).  Returns retryAfterSeconds, for the Retry-After

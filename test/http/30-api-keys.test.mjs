@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ctl, createQueue, dbSQL, fcgiRequest, fcgiParams, req }
+import { api, ctl, createQueue, dbSQL, fcgiRequest, fcgiParams, req }
     from './lib.mjs';
 
 const SITES = '/api/admin/queue/sites';
@@ -223,4 +223,18 @@ test('last use: recorded at the first use, not rewritten within a minute',
 	assert.equal((await req(SITES, bearer(key))).status, 200);
 	const t3 = dbSQL(`SELECT last_used_ms FROM api_key WHERE id = ${id}`);
 	assert.ok(Number(t3[0][0]) >= Number(t1[0][0]), 'written again');
+});
+
+// The status line carries the reason phrase of RFC 9110, not "Unknown".
+test('401 and 422 with their reason phrases', async () => {
+	const { key } = newKey(sale.slug, 'reason phrases');
+	let res = await api(SITES);
+	assert.equal(res.status, 401);
+	assert.equal(res.statusText, 'Unauthorized');
+	res = await api(`${SITES}/${saleId}`, { method: 'PATCH',
+	    headers: { authorization: `Bearer ${key}`,
+	    'content-type': 'application/json' },
+	    body: JSON.stringify({ ratePerMinute: 0 }) });
+	assert.equal(res.status, 422);
+	assert.equal(res.statusText, 'Unprocessable Content');
 });

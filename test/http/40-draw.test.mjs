@@ -165,6 +165,25 @@ async () => {
 	assert.equal(tf.json.number, first);
 });
 
+test('an hour before the opening: the wait is unknown, polled every ' +
+    '30 s, also in JSON mode', async () => {
+	const { slug } = createOpening(3600 * 1000);
+	const j = await join(slug);
+	assert.equal(j.status, 200, j.text);
+	assert.equal(j.json.estimatedWaitSeconds, null);
+	assert.equal(j.json.retryAfterSeconds, 30);
+	const st = await status(slug, j.json.number);
+	assert.equal(st.json.estimatedWaitSeconds, null);
+	assert.equal(st.json.retryAfterSeconds, 30);
+	assert.equal(st.headers.get('retry-after'), '30');
+	const w = await req(`/queue/${slug}`,
+	    { headers: { accept: 'application/json' } });
+	assert.ok(w.json !== null, w.text);
+	assert.equal(w.json.WaitingRoom.inWaitingRoom, true);
+	assert.equal(w.json.WaitingRoom.waitTimeKnown, false);
+	assert.equal(w.json.WaitingRoom.waitTimeFormatted, 'unknown');
+});
+
 test('changing the opening time re-arms the draw: a new seed hash; ' +
     'refused in the past and once the queue has opened', async () => {
 	const { slug } = createOpening(60000);
