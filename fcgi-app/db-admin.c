@@ -172,24 +172,35 @@ db_key_list(struct db *db, int64_t queue_id, struct api_key **out,
 	return APP_OK;
 }
 
-enum app_err
-db_key_by_hash(struct db *db, const uint8_t hash[KEY_HASH_LEN],
-    struct api_key *out)
+/*
+ * Run statement s (one key row) with the bound parameters p into *out.
+ * Returns APP_OK, APP_NOTFOUND or as db_run().
+ */
+static enum app_err
+key_read(struct db *db, enum stmt s, MYSQL_BIND *p, struct api_key *out)
 {
 	struct key_res	 r;
-	MYSQL_BIND	 p[1];
-	unsigned long	 len = KEY_HASH_LEN;
 	int		 has = 0;
 	enum app_err	 er;
 
-	db_bind_blob(&p[0], hash, &len);
 	key_res_bind(&r);
-	if ((er = db_run(db, STMT_KEY_BY_HASH, p, r.b, &has)) != APP_OK)
+	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
 		return er;
 	if (!has)
 		return APP_NOTFOUND;
 	key_res_get(&r, out);
 	return APP_OK;
+}
+
+enum app_err
+db_key_by_hash(struct db *db, const uint8_t hash[KEY_HASH_LEN],
+    struct api_key *out)
+{
+	MYSQL_BIND	 p[1];
+	unsigned long	 len = KEY_HASH_LEN;
+
+	db_bind_blob(&p[0], hash, &len);
+	return key_read(db, STMT_KEY_BY_HASH, p, out);
 }
 
 enum app_err
@@ -204,19 +215,10 @@ db_key_touch(struct db *db, int64_t id)
 enum app_err
 db_key_get_locked(struct db *db, int64_t id, struct api_key *out)
 {
-	struct key_res	 r;
 	MYSQL_BIND	 p[1];
-	int		 has = 0;
-	enum app_err	 er;
 
 	db_bind_int(&p[0], &id);
-	key_res_bind(&r);
-	if ((er = db_run(db, STMT_KEY_GET_LOCKED, p, r.b, &has)) != APP_OK)
-		return er;
-	if (!has)
-		return APP_NOTFOUND;
-	key_res_get(&r, out);
-	return APP_OK;
+	return key_read(db, STMT_KEY_GET_LOCKED, p, out);
 }
 
 enum app_err

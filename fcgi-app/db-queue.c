@@ -234,21 +234,20 @@ db_queue_free(struct queue *q)
 	free(q);
 }
 
-/* db_queue_get / db_queue_get_locked: statement s by slug. */
+/*
+ * Run statement s (one queue row) with the bound parameters p into a new
+ * row *out, noting the database's clock.  Returns APP_OK, APP_NOTFOUND,
+ * APP_ENOMEM or as db_run().
+ */
 static enum app_err
-queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
+queue_read(struct db *db, enum stmt s, MYSQL_BIND *p, struct queue **out)
 {
 	struct queue_res	 r;
-	MYSQL_BIND		 p[1];
-	unsigned long		 len;
 	int64_t			 t0;
 	int			 has = 0;
 	enum app_err		 er;
 
 	*out = NULL;
-	if (!db_queue_slug_valid(slug))
-		return APP_NOTFOUND;
-	db_bind_str(&p[0], slug, &len);
 	queue_res_bind(&r);
 	t0 = now_ms();
 	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
@@ -259,6 +258,20 @@ queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
 	if ((*out = queue_fill(&r)) == NULL)
 		return APP_ENOMEM;
 	return APP_OK;
+}
+
+/* db_queue_get / db_queue_get_locked: statement s by slug. */
+static enum app_err
+queue_get(struct db *db, enum stmt s, const char *slug, struct queue **out)
+{
+	MYSQL_BIND		 p[1];
+	unsigned long		 len;
+
+	*out = NULL;
+	if (!db_queue_slug_valid(slug))
+		return APP_NOTFOUND;
+	db_bind_str(&p[0], slug, &len);
+	return queue_read(db, s, p, out);
 }
 
 enum app_err
@@ -528,24 +541,10 @@ db_queue_delete(struct db *db, const char *slug)
 enum app_err
 db_queue_get_id(struct db *db, int64_t id, struct queue **out)
 {
-	struct queue_res	 r;
 	MYSQL_BIND		 p[1];
-	int64_t			 t0;
-	int			 has = 0;
-	enum app_err		 er;
 
-	*out = NULL;
 	db_bind_int(&p[0], &id);
-	queue_res_bind(&r);
-	t0 = now_ms();
-	if ((er = db_run(db, STMT_QUEUE_GET_BY_ID, p, r.b, &has)) != APP_OK)
-		return er;
-	if (!has)
-		return APP_NOTFOUND;
-	db_clock_sample(db, t0, r.dbnow);
-	if ((*out = queue_fill(&r)) == NULL)
-		return APP_ENOMEM;
-	return APP_OK;
+	return queue_read(db, STMT_QUEUE_GET_BY_ID, p, out);
 }
 
 enum app_err
