@@ -5,7 +5,8 @@
  * polls the queue's poll document (state.json, served by the web server
  * itself, the same for every visitor) at the interval it asks for and
  * computes position, admission and an honest wait range from it (falling
- * back to /status when the document is missing or stale), fetches the
+ * back to /status when the document is missing or stale, in the latter
+ * case at a random moment within the interval), fetches the
  * token when its number is reached (the server checks) or takes the one
  * the join answer carries, and goes on to the shop.  Every URL is built
  * from the page root's data-base.  Text is set with textContent only.
@@ -33,7 +34,7 @@
 	if (/^#[0-9a-f]{6}$/.test(accent))
 		document.documentElement.style.setProperty('--accent', accent);
 	/* A document older than this (by the server's Date) is stale. */
-	var STALE_MS = 5000;
+	var STALE_MS = 5000, STALE = {};
 	/* Rates seen (ratePerMinute) and serving numbers, for the range. */
 	var rates = [], marks = [];
 	var WINDOW_MS = 10 * 60 * 1000;
@@ -399,7 +400,11 @@
 
 	/*
 	 * Poll the queue's document; position and admission are computed
-	 * here.  Missing or stale: ask /status instead.
+	 * here.  Missing: ask /status instead.  Stale (the pool's master
+	 * cannot reach the database, or is gone): ask /status too, but at a
+	 * random moment within the poll interval, not at once: every page
+	 * whose poll falls in an outage meets the stale document, and asking
+	 * at once would double the requests of exactly those seconds.
 	 */
 	function poll() {
 		fetch(base + '/state.json', { cache: 'no-store' })
@@ -409,12 +414,18 @@
 			var d = Date.parse(res.headers.get('Date') || '');
 			return res.json().then(function (doc) {
 				if (typeof doc.serving !== 'number' ||
-				    typeof doc.updatedAt !== 'number' ||
-				    (!isNaN(d) && d - doc.updatedAt > STALE_MS))
+				    typeof doc.updatedAt !== 'number')
 					return null;
+				if (!isNaN(d) && d - doc.updatedAt > STALE_MS)
+					return STALE;
 				return doc;
 			});
 		}).then(function (doc) {
+			if (doc === STALE) {
+				setTimeout(pollStatus,
+				    Math.floor(Math.random() * interval * 1000));
+				return;
+			}
 			/* A pre-queue number: its drawn position from /status. */
 			if (doc === null || (typeof doc.opensAt === 'number' &&
 			    (typeof doc.preQueue !== 'number' ||

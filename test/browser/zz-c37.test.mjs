@@ -131,6 +131,18 @@ test('C37: after a 10 s outage, 200 open pages poll without a wave', { timeout: 
 	    `${mean.toFixed(2)}): ${bins.join(' ')}`);
 	t.diagnostic(`503 answers: ${got.filter((a) => a.status === 503)
 	    .length}`);
+	// By kind and answer: a page meeting the stale document asks
+	// /status at a random moment of its interval, not at once.
+	const kinds = {};
+	for (const a of got) {
+		const k = `${a.number ? '/status' : 'state.json'} ${a.status}`;
+		kinds[k] ??= new Array(secs).fill(0);
+		if (a.at < tStop + secs)
+			kinds[k][Math.floor(a.at - tStop)]++;
+	}
+	for (const k of Object.keys(kinds).sort())
+		t.diagnostic(`${k}: ${kinds[k].join(' ')}`);
+	t.diagnostic(`database up again after ${(tUp - tStop).toFixed(1)} s`);
 	// Every page kept polling, and every page heard from the server
 	// after the outage (its "last updated" time).
 	const heard = await rooms(page, '#updated');
