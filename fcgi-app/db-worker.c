@@ -365,12 +365,21 @@ db_ar_log_prune(struct db *db, int64_t before_ms, int64_t *deleted)
 /* ---- the fairness report ---------------------------------------------- */
 
 enum app_err
-db_served_add(struct db *db, int64_t queue_id, int64_t number)
+db_served_add(struct db *db, const struct served_row *v, size_t n)
 {
-	MYSQL_BIND	 p[2];
+	MYSQL_BIND	 p[3 * SERVED_BATCH];
+	struct served_row row[SERVED_BATCH];
+	size_t		 i;
 
-	db_bind_int(&p[0], &queue_id);
-	db_bind_int(&p[1], &number);
+	if (n == 0 || n > SERVED_BATCH)
+		return APP_INVALID;
+	/* The statement has SERVED_BATCH rows: the last one fills it up. */
+	for (i = 0; i < SERVED_BATCH; i++) {
+		row[i] = v[i < n ? i : n - 1];
+		db_bind_int(&p[3 * i], &row[i].queue_id);
+		db_bind_int(&p[3 * i + 1], &row[i].number);
+		db_bind_int(&p[3 * i + 2], &row[i].served_ms);
+	}
 	return db_run(db, STMT_SERVED_ADD, p, NULL, NULL);
 }
 

@@ -107,12 +107,22 @@ enum app_err db_ar_log_prune(struct db *, int64_t before_ms,
 
 /* ---- the fairness report ---- */
 
+/* Rows of queue_served written by one db_served_add(). */
+#define SERVED_BATCH	64
+
+/* A number's first token: its queue, number and when (DB Unix ms). */
+struct served_row {
+	int64_t	 queue_id, number, served_ms;
+};
+
 /*
- * Record that number of queue_id got its first token now (DB time);
- * a later call for the same number changes nothing.  Returns APP_OK,
+ * Record that the n (1 to SERVED_BATCH) numbers of v got their first
+ * token at their served_ms, in one statement; a number already recorded
+ * keeps its first row.  Returns APP_OK, APP_INVALID (n out of range),
  * APP_DB or APP_DB_DOWN.
  */
-enum app_err db_served_add(struct db *, int64_t queue_id, int64_t number);
+enum app_err db_served_add(struct db *, const struct served_row *v,
+	    size_t n);
 
 /* Delete up to 10,000 served records older than before_ms. */
 enum app_err db_served_prune(struct db *, int64_t before_ms,

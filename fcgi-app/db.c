@@ -16,7 +16,13 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db-private.h"
+#include "db-worker.h"
 #include "log.h"
+
+/* Sixteen rows of queue_served for STMT_SERVED_ADD (SERVED_BATCH rows). */
+#define SERVED_ROWS4	"(?, ?, ?), (?, ?, ?), (?, ?, ?), (?, ?, ?)"
+#define SERVED_ROWS16	SERVED_ROWS4 ", " SERVED_ROWS4 ", " SERVED_ROWS4 \
+	", " SERVED_ROWS4
 
 /* The database's clock in Unix ms (NOW(3) is fixed per statement). */
 #define DBNOW_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
@@ -423,9 +429,10 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * The fairness report: a number's first token (never a second row),
 	 * the queue's samples and served numbers since a time.
 	 */
-	[STMT_SERVED_ADD] = { 2, 0,
+	[STMT_SERVED_ADD] = { 3 * SERVED_BATCH, 0,
 	    "INSERT IGNORE INTO queue_served (queue_id, number, served_ms) "
-	    "VALUES (?, ?, " DBNOW_SQL ")" },
+	    "VALUES " SERVED_ROWS16 ", " SERVED_ROWS16 ", " SERVED_ROWS16
+	    ", " SERVED_ROWS16 },
 	[STMT_SERVED_PRUNE] = { 1, 0,
 	    "DELETE FROM queue_served WHERE served_ms < ? LIMIT 10000" },
 	[STMT_FAIR_SAMPLES] = { 3, 1,
@@ -515,6 +522,8 @@ struct db {
 	unsigned int		 last_errno;	/* of the last failure */
 	int			 limits;	/* bound server-side time */
 	int64_t			 offset_ms;	/* database clock - ours */
+	int64_t			 offset_bound_ms; /* its error bound */
+	int64_t			 offset_at_ms;	/* when learnt (ours), or 0 */
 	int64_t			 last_clock_ms;	/* last db_clock_ms() */
 	int			 node;	/* db-hosts entry connected, or -1 */
 	int			 failback;	/* may go back to node 1 */
@@ -1155,13 +1164,45 @@ db_bind_now(MYSQL_BIND *b, int64_t *v)
 		b->is_null = &is_null;
 }
 
+/*
+ * The offset's error bound grows by 1 ms per CLOCK_AGE_MS of its age:
+ * clocks drift (far less than this), and a better sample should win
+ * over an old one eventually.
+ */
+#define CLOCK_AGE_MS	10000
+
 void
 db_clock_sample(struct db *db, int64_t before_ms, int64_t db_ms)
 {
-	int64_t	 after = now_ms();
+	int64_t	 after = now_ms(), offset, bound, held;
 
-	/* The server's NOW(3) lies about half a round trip back. */
-	db->offset_ms = db_ms - (before_ms + (after - before_ms) / 2);
+	/*
+	 * The server's NOW(3) lies about half a round trip back, give or
+	 * take half of it (and of a millisecond's rounding on each side).
+	 * Keep the sample with the smallest error bound, as NTP does: every
+	 * process of every host then holds the offset to within about a
+	 * millisecond, instead of to half of whatever round trip its last
+	 * read happened to take (a read delayed under load would move
+	 * serving, a function of time, by that much in this process only,
+	 * and two processes would disagree near a step of serving).
+	 */
+	offset = db_ms - (before_ms + (after - before_ms) / 2);
+	bound = (after - before_ms) / 2 + 1;
+	if (db->offset_at_ms != 0) {
+		held = db->offset_bound_ms +
+		    (after - db->offset_at_ms) / CLOCK_AGE_MS;
+		/*
+		 * Worse than the one held, and consistent with it: keep
+		 * that.  An inconsistent sample means that the database's
+		 * clock stepped or another node answers: take it.
+		 */
+		if (bound > held && llabs(offset - db->offset_ms) <=
+		    bound + held)
+			return;
+	}
+	db->offset_ms = offset;
+	db->offset_bound_ms = bound;
+	db->offset_at_ms = after;
 }
 
 int64_t

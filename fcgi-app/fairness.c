@@ -406,11 +406,20 @@ static struct {
 	int64_t	 queue_id, number;
 } seen[SEEN_SLOTS];
 
+/*
+ * First tokens not written yet: one multi-row INSERT per SERVED_BATCH of
+ * them, or once the oldest has waited FAIR_FLUSH_MS (after an answer, or
+ * when the process waits for requests), so that a first token costs the
+ * visitor's request no write of its own.
+ */
+static struct served_row	 pending[SERVED_BATCH];
+static size_t			 npending;
+static int64_t			 pending_ms;	/* the oldest's now_ms() */
+
 void
 fair_served_record(struct db *db, int64_t queue_id, int64_t number)
 {
 	size_t		 h;
-	enum app_err	 er;
 
 	h = (size_t)(((uint64_t)queue_id * 0x9e3779b97f4a7c15ULL) ^
 	    (uint64_t)number) % SEEN_SLOTS;
@@ -418,11 +427,39 @@ fair_served_record(struct db *db, int64_t queue_id, int64_t number)
 		return;
 	if (db == NULL || db_mysql(db) == NULL)
 		return;
-	if ((er = db_served_add(db, queue_id, number)) != APP_OK) {
-		log_debug("served record of number %lld failed (%d)",
-		    (long long)number, (int)er);
-		return;
-	}
 	seen[h].queue_id = queue_id;
 	seen[h].number = number;
+	if (npending == 0)
+		pending_ms = now_ms();
+	pending[npending].queue_id = queue_id;
+	pending[npending].number = number;
+	pending[npending].served_ms = db_clock_ms(db);
+	if (++npending == SERVED_BATCH)
+		fair_served_flush(db, 1);
+}
+
+void
+fair_served_flush(struct db *db, int force)
+{
+	enum app_err	 er;
+
+	if (npending == 0 ||
+	    (!force && now_ms() - pending_ms < FAIR_FLUSH_MS))
+		return;
+	if ((er = db_served_add(db, pending, npending)) != APP_OK)
+		log_debug("served record of %zu numbers failed (%d)",
+		    npending, (int)er);
+	npending = 0;
+}
+
+int
+fair_served_due_ms(void)
+{
+	int64_t	 left;
+
+	if (npending == 0)
+		return -1;
+	left = pending_ms + FAIR_FLUSH_MS - now_ms();
+	return left < 0 ? 0 : left > FAIR_FLUSH_MS ? FAIR_FLUSH_MS :
+	    (int)left;
 }

@@ -9,8 +9,8 @@
  * issued and serving counts at a time), linearly between two samples,
  * so they are exact to a sampling interval and cost the visitor path
  * nothing; the served order is the order of each number's first access
- * token, recorded by one INSERT IGNORE per first token of a number
- * (fair_served_record()), never on /status.
+ * token, recorded once per number (fair_served_record(), written in
+ * batches after the answers), never on /status.
  */
 #ifndef FAIRNESS_H
 #define FAIRNESS_H
@@ -50,15 +50,35 @@ enum app_err	 fair_report(struct db *, int64_t queue_id, const char *slug,
  */
 char		*fair_csv(struct json_object *report);
 
+/* The longest a recorded first token waits to be written, ms. */
+#define FAIR_FLUSH_MS	1000
+
 /*
  * Record, best effort, that number of queue_id was handed its first
- * access token now: one INSERT IGNORE, skipped when this process
- * recorded the number lately (a small per-process memory) or has no
- * database connection up; a failure is only logged (the token is
+ * access token now (this process's estimate of the database's clock):
+ * skipped when this process recorded the number lately (a small
+ * per-process memory) or has no database connection up.  The row is
+ * written with others by fair_served_flush(), at the latest when
+ * SERVED_BATCH of them are held; a failure is only logged (the token is
  * still given).  Can't fail.
  */
 void		 fair_served_record(struct db *, int64_t queue_id,
 		    int64_t number);
+
+/*
+ * Write the first tokens recorded and not yet written, in one
+ * statement: always when force is set, else only once the oldest has
+ * waited FAIR_FLUSH_MS.  Call it after an answer is sent, when the wait
+ * for requests times out (fair_served_due_ms()) and before the process
+ * ends.  A failure is logged and the rows are dropped.  Can't fail.
+ */
+void		 fair_served_flush(struct db *, int force);
+
+/*
+ * Milliseconds (0 to FAIR_FLUSH_MS) until fair_served_flush() is due,
+ * or -1 when nothing waits to be written.
+ */
+int		 fair_served_due_ms(void);
 
 /*
  * The number of pairs i < j with v[i] > v[j] (inversions), by merge

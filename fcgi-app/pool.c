@@ -29,6 +29,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "extern.h"
+#include "fairness.h"
 #include "instance.h"
 #include "log.h"
 #include "statedoc.h"
@@ -163,7 +164,8 @@ child_main(int fd, const struct cfg *c)
 	struct sigaction	 sa;
 	sigset_t		 block, wait_mask;
 	struct pollfd		 pfd;
-	int			 rc;
+	struct timespec		 ts;
+	int			 rc, due;
 	size_t			 i;
 
 	memset(&sa, 0, sizeof(sa));
@@ -204,9 +206,15 @@ child_main(int fd, const struct cfg *c)
 			answer_parked();
 			continue;
 		}
-		rc = ppoll(&pfd, 1, NULL, &wait_mask);
+		/* First tokens not yet written wait at most a second. */
+		due = fair_served_due_ms();
+		ts.tv_sec = due / 1000;
+		ts.tv_nsec = (long)(due % 1000) * 1000 * 1000;
+		rc = ppoll(&pfd, 1, due < 0 ? NULL : &ts, &wait_mask);
 		if (child_stop)
 			break;
+		if (rc == 0)
+			fair_served_flush(db, 0);
 		if (rc <= 0)
 			continue;
 		/* Another child may have taken it: then EAGAIN, poll again. */
@@ -225,8 +233,11 @@ child_main(int fd, const struct cfg *c)
 		 */
 		fr.keepConnection = 0;
 		FCGX_Finish_r(&fr);
+		/* Answered: now is the time for writes nobody waits for. */
+		fair_served_flush(db, 0);
 		request_timer(0);
 	}
+	fair_served_flush(db, 1);
 	FCGX_Free(&fr, 1);
 	for (i = 0; i < PARK_MAX; i++)
 		FCGX_Free(&parked[i], 1);

@@ -82,8 +82,8 @@ enum visitor_err visitor_body_json(struct req *, struct json_object **out,
 /*
  * Sign an access token for number on the route's queue, valid for the
  * queue's token lifetime from now, and record a number's first token for
- * the fairness report (fair_served_record(): best effort, one INSERT
- * IGNORE per first token).  Returns the JWT (caller frees) or NULL on
+ * the fairness report (fair_served_record(): best effort, written in
+ * batches after the answer).  Returns the JWT (caller frees) or NULL on
  * failure (logged).
  */
 char	*visitor_token(struct req *, int64_t number);

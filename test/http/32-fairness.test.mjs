@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-	createQueue, ctl, dbSQL, env, join, show, token,
+	createQueue, ctl, dbSQL, env, join, joinMany, show, sleep, token,
+	waitFor,
 } from './lib.mjs';
 
 // A past window that no live sample of the test stack falls into.
@@ -79,12 +80,36 @@ test('a real first token is recorded once; /status writes nothing',
 		    ticket: j.json.ticket });
 		assert.equal(t.status, 200, t.text);
 	}
-	const rows = dbSQL('SELECT number FROM queue_served WHERE ' +
+	// Written after the answers, within a second (batched), once.
+	const rows = () => dbSQL('SELECT number FROM queue_served WHERE ' +
 	    `queue_id = ${id}`);
-	assert.deepEqual(rows, [['1']]);
+	await waitFor(() => rows().length > 0, 3000, 50,
+	    'the first token to be recorded');
+	await sleep(1500);
+	assert.deepEqual(rows(), [['1']]);
 	const r = JSON.parse(ctl('report', q.slug));
 	assert.equal(r.served, 1);
 	assert.equal(r.inversions, 0);
+});
+
+test('tokens handed out at join are recorded too, each number once, ' +
+    'more than a batch of them', async () => {
+	// Below the rate: every join is admitted at once and its answer
+	// carries the token; 150 of them (more than one batch of 64 in a
+	// process) over 8 connections.
+	const q = createQueue({ rate: 60000, burst: 1000 });
+	const id = show(q.slug).id;
+	const nums = await joinMany(q.slug, 150, 8);
+	assert.deepEqual(nums, Array.from({ length: 150 }, (_, i) => i + 1));
+	const count = () => Number(dbSQL('SELECT COUNT(*), COUNT(DISTINCT ' +
+	    `number) FROM queue_served WHERE queue_id = ${id}`)[0][0]);
+	await waitFor(() => count() === 150, 4000, 100,
+	    'every first token to be recorded');
+	await sleep(1500);
+	assert.deepEqual(dbSQL('SELECT COUNT(*), COUNT(DISTINCT number), ' +
+	    'MIN(number), MAX(number) FROM queue_served WHERE ' +
+	    `queue_id = ${id}`), [['150', '150', '1', '150']]);
+	assert.equal(JSON.parse(ctl('report', q.slug)).served, 150);
 });
 
 test('REST: the report as JSON and CSV, in scope only', async () => {
