@@ -76,11 +76,19 @@ test('C31: joins under a held row lock fail fast and issue nothing',
 		assert.ok(r.ms < 1500, `a failed join took ${r.ms} ms`);
 	}
 	assert.ok(polls.length >= 20, `${polls.length} polls`);
+	// A poll that waited for the database would take the lock wait (a
+	// second) or more; polls answer in milliseconds.  One slow poll on
+	// a loaded machine (the one free worker was answering a join's
+	// "busy") is noise, not a wait: every poll below half the lock
+	// wait, and typically (the median) in milliseconds.
 	for (const p of polls) {
 		assert.equal(p.status, 200, p.text);
 		assert.equal(p.json.number, 1);
-		assert.ok(p.ms < 100, `a status poll took ${p.ms} ms`);
+		assert.ok(p.ms < 500, `a status poll took ${p.ms} ms`);
 	}
+	const ms = polls.map((p) => p.ms).sort((a, b) => a - b);
+	assert.ok(ms[Math.floor(ms.length / 2)] < 50,
+	    `status polls took ${ms.join(' ')} ms`);
 
 	// The lock is gone: the next join gets the next number.
 	const next = await join(q.slug);

@@ -18,6 +18,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
+#include "db-private.h"
 #include "dbtest.h"
 #include "tap.h"
 
@@ -327,6 +328,37 @@ test_text(struct db *db, const char *prefix)
 	    "malformed slug is not looked up");
 }
 
+/*
+ * The database's clock as this process holds it: a sample with a long
+ * round trip (a read delayed under load) does not move it, one that
+ * contradicts it (the clock stepped, another node) does.
+ */
+static void
+test_clock_filter(struct db *db)
+{
+	int64_t	 dbnow, off, t;
+
+	is_int(db_now_ms(db, &dbnow), APP_OK, "clock: a fresh sample");
+	off = db_clock_ms(db) - now_ms();
+	/* Round trip 80 ms, stamped 30 ms off the truth: within +-41. */
+	t = now_ms();
+	db_clock_sample(db, t - 80, t - 40 + off + 30);
+	ok(llabs(db_clock_ms(db) - now_ms() - off) <= 2,
+	    "clock: a delayed sample does not move the offset (%lld)",
+	    (long long)(db_clock_ms(db) - now_ms() - off));
+	/* Five seconds off: the clock stepped; taken at once. */
+	t = now_ms();
+	db_clock_sample(db, t - 80, t - 40 + off + 5000);
+	ok(llabs(db_clock_ms(db) - now_ms() - off - 5000) <= 2,
+	    "clock: a contradicting sample is taken (%lld)",
+	    (long long)(db_clock_ms(db) - now_ms() - off));
+	/* And a real one puts it back (a step of more than a second). */
+	is_int(db_now_ms(db, &dbnow), APP_OK, "clock: another sample");
+	ok(llabs(db_clock_ms(db) - now_ms() - off) <= 2,
+	    "clock: back to the database's clock (%lld)",
+	    (long long)(db_clock_ms(db) - now_ms() - off));
+}
+
 int
 main(void)
 {
@@ -350,6 +382,7 @@ main(void)
 	test_param_counts(db);
 	test_join_mirror(db, prefix);
 	test_db_time(db, prefix);
+	test_clock_filter(db);
 	test_text(db, prefix);
 	if (db_mysql(db) != NULL)
 		drop(db_mysql(db), prefix);
