@@ -387,6 +387,18 @@ adm_arm_opening(struct adm_queue *q, int64_t opens_ms)
 	q->prev_frontier = 0;
 }
 
+void
+adm_cancel_opening(struct adm_queue *q, int64_t now_ms)
+{
+
+	/* As a new queue starts: A = burst at now, L = 0. */
+	adm_arm_opening(q, now_ms);
+	q->opens_at_ms = 0;
+	q->draw_open = 0;
+	q->anchor_number = adm_burst(q) - q->skip;
+	q->prev_anchor_number = q->anchor_number;
+}
+
 int
 adm_prequeue(const struct adm_queue *q, int64_t now_ms)
 {

@@ -217,6 +217,16 @@ void	 adm_init(struct adm_queue *q, int64_t rate, int64_t burst,
 void	 adm_arm_opening(struct adm_queue *q, int64_t opens_ms);
 
 /*
+ * Cancel the scheduled opening of q at now_ms, as if it had never been
+ * armed, the way a new queue starts (A := burst - skip, T := now_ms,
+ * F := 0): the first burst of visitors pass at once, then the rate; no
+ * pre-queue.  Only
+ * while the pre-queue is empty (adm_prequeue() and no number issued):
+ * nobody waits for the draw.  Can't fail.
+ */
+void	 adm_cancel_opening(struct adm_queue *q, int64_t now_ms);
+
+/*
  * Whether q's pre-queue still collects before its opening at now_ms
  * (draw_open and now < opens_at).  Returns 1 or 0.
  */

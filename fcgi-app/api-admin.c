@@ -283,12 +283,19 @@ spec_from_json(struct qops_spec *spec, enum qops_field f,
 		    (long long)json_object_get_int64(v));
 		return qops_spec_set(spec, f, num, err) == APP_OK ? 0 : -1;
 	}
-	if (qops_field_is_bool(f) && json_object_is_type(v, json_type_boolean))
+	/* A switch is a JSON boolean, nothing else ("on", 1: 422). */
+	if (qops_field_is_bool(f)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			err->reason = QOPS_R_INVALID;
+			err->field = (int)f;
+			return -1;
+		}
 		return qops_spec_set(spec, f, json_object_get_boolean(v) ?
 		    "1" : "0", err) == APP_OK ? 0 : -1;
-	/* A time: Unix ms or ISO 8601; null (none) leaves it as it is. */
+	}
+	/* A time: Unix ms or ISO 8601; null: none (cancels one). */
 	if (qops_field_is_time(f) && v == NULL)
-		return 0;
+		return qops_spec_set(spec, f, "none", err) == APP_OK ? 0 : -1;
 	if (qops_field_is_time(f) && json_object_is_type(v, json_type_int)) {
 		snprintf(num, sizeof(num), "%lld",
 		    (long long)json_object_get_int64(v));

@@ -51,7 +51,7 @@ static const char usage_text[] =
     "         [--burst N] [--token-ttl S] [--claim-window S]\n"
     "         [--header-image URL] [--display-name TEXT] [--message TEXT]\n"
     "         [--accent #rrggbb] [--json-status 200|202|429]\n"
-    "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601]\n"
+    "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]\n"
     "         [--abandon on|off] [--abandon-grace S]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"

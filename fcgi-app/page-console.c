@@ -147,7 +147,7 @@ field_inputs(struct buf *b, const struct queue *q, int bad,
 
 /*
  * Read every field given in the form into spec (empty integers and an
- * empty name are left out; empty target and domains mean none).  The
+ * empty name are left out; empty target, domains and times mean none).  The
  * strings are stored in held[] (freed by the caller).  Returns APP_OK or
  * APP_INVALID with err set.
  */
@@ -165,8 +165,10 @@ form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
 		held[f] = console_form(r, qops_field_opt((enum qops_field)f));
 		if (held[f] == NULL)
 			continue;
+		/* An emptied time field: none (cancels an opening). */
 		if (held[f][0] == '\0' && (f == QOPS_F_NAME ||
-		    !qops_field_is_text((enum qops_field)f)))
+		    (!qops_field_is_text((enum qops_field)f) &&
+		    !qops_field_is_time((enum qops_field)f))))
 			continue;
 		if ((er = qops_spec_set(spec, (enum qops_field)f, held[f],
 		    err)) != APP_OK)

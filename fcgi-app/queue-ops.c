@@ -97,7 +97,8 @@ static const struct field_def fields[QOPS_F__MAX] = {
 	{ "opens-at", "opensAt", TIME(opens_at_ms), "a time in the future, "
 	    "as Unix milliseconds or ISO 8601 with a zone (e.g. "
 	    "2026-12-01T09:00:00Z); only on a queue that has issued no "
-	    "number yet or whose pre-queue is still collecting" },
+	    "number yet or whose pre-queue is still collecting; none cancels "
+	    "an opening whose pre-queue is still empty" },
 	/* QOPS_F_ABANDON */
 	{ "abandon", "abandonment", BOOL(abandon), "on or off (true or "
 	    "false, 1 or 0)" },
@@ -269,7 +270,10 @@ qops_spec_set(struct qops_spec *spec, enum qops_field f, const char *text,
 			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
 		*(int64_t *)(void *)(base + d->off) = v;
 	} else if (d->type == FT_TIME) {
-		if (draw_parse_time(text, &v) == -1)
+		/* "none" or empty: 0, no time (cancel a scheduled one). */
+		if (strcmp(text, "none") == 0 || text[0] == '\0')
+			v = 0;
+		else if (draw_parse_time(text, &v) == -1 || v <= 0)
 			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
 		*(int64_t *)(void *)(base + d->off) = v;
 	} else
@@ -627,7 +631,7 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	    spec->abandon_grace_s > ABANDON_GRACE_MAX_S))
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_ABANDON_GRACE);
-	if ((spec->set & QOPS_BIT(QOPS_F_OPENS_AT)) && spec->opens_at_ms <= 0)
+	if ((spec->set & QOPS_BIT(QOPS_F_OPENS_AT)) && spec->opens_at_ms < 0)
 		return refuse(err, APP_INVALID, QOPS_R_INVALID,
 		    QOPS_F_OPENS_AT);
 	return look_check(spec, err);
@@ -647,6 +651,24 @@ draw_spec(struct queue *q, const struct qops_spec *spec, int64_t now,
 	unsigned int	 set = spec->set;
 
 	*rearm = 0;
+	/*
+	 * No opening (0): cancels one whose pre-queue is still empty; once
+	 * a number waits for the draw, or the draw is done, it stays (move
+	 * the opening instead).
+	 */
+	if ((set & QOPS_BIT(QOPS_F_OPENS_AT)) && spec->opens_at_ms == 0) {
+		if (q->adm.opens_at_ms == 0)
+			set &= ~QOPS_BIT(QOPS_F_OPENS_AT);
+		else if (!adm_prequeue(&q->adm, now) ||
+		    q->adm.last_number > 0)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_OPENS_AT);
+		else {
+			adm_cancel_opening(&q->adm, now);
+			*rearm = 1;
+			set &= ~QOPS_BIT(QOPS_F_OPENS_AT);
+		}
+	}
 	if (set & QOPS_BIT(QOPS_F_OPENS_AT)) {
 		if (spec->opens_at_ms <= now || (q->adm.last_number > 0 &&
 		    !adm_prequeue(&q->adm, now)))

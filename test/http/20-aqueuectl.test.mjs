@@ -37,7 +37,7 @@ commands:
          [--burst N] [--token-ttl S] [--claim-window S]
          [--header-image URL] [--display-name TEXT] [--message TEXT]
          [--accent #rrggbb] [--json-status 200|202|429]
-         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601]
+         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
          [--abandon on|off] [--abandon-grace S]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,

@@ -202,6 +202,8 @@ const INVALID = [
 	['claimWindowSeconds', 0], ['claimWindowSeconds', 86401],
 	['active', 'yes'], ['active', 0], ['active', null],
 	['slug', 'another-slug'], ['slug', 5],
+	['abandonment', 'on'], ['abandonment', 1], ['abandonment', null],
+	['opensAt', 0], ['opensAt', 'tomorrow'], ['opensAt', 1000],
 ];
 
 test('422 per field, the field named, nothing changed or audited',

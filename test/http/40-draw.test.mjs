@@ -226,6 +226,71 @@ async () => {
 	assert.equal(show(other).opensAt, undefined, 'nothing changed');
 });
 
+test('cancelling an opening: while nobody waits for the draw the queue ' +
+    'opens now; once a number waits it is refused and nothing changes',
+async () => {
+	// The CLI, on an empty pre-queue: no opening, no seed, and the
+	// first visitor is admitted at once.
+	const a = createOpening(600000);
+	await publishedHash(a.slug);
+	ctl('update', a.slug, '--opens-at', 'none');
+	assert.equal(show(a.slug).opensAt, undefined, 'no opening');
+	// /info answers from each process's cache (status-cache-ms).
+	let i = await waitFor(async () => {
+		const x = await info(a.slug);
+		return x.json.opensAt === undefined ? x : null;
+	}, 2000, 50, '/info without the opening');
+	assert.equal(i.json.drawSeedSha256, undefined, 'no seed any more');
+	const j = await join(a.slug);
+	assert.equal(j.status, 200, j.text);
+	assert.deepEqual([j.json.number, j.json.admitted], [1, true]);
+	// The API: PATCH opensAt null with the queue's key.
+	const b = createOpening(600000);
+	const id = Number(dbSQL('SELECT id FROM queue WHERE slug = ' +
+	    `'${b.slug}'`)[0][0]);
+	const key = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', b.slug,
+	    '--name', 'cancel'))[1];
+	const patch = (body) => req(`/api/admin/queue/sites/${id}`, {
+	    method: 'PATCH', headers: { authorization: `Bearer ${key}`,
+	    'content-type': 'application/json' },
+	    body: JSON.stringify(body) });
+	// A number in the pre-queue: refused, with the opening as it was.
+	const pre = await join(b.slug);
+	assert.deepEqual([pre.status, pre.json.admitted], [200, false]);
+	let r = await patch({ opensAt: null, ratePerMinute: 90 });
+	assert.equal(r.status, 422, r.text);
+	assert.deepEqual([r.json.error, r.json.field], ['invalid_value',
+	    'opensAt']);
+	const sb = show(b.slug);
+	assert.deepEqual([sb.opensAt, sb.ratePerMinute],
+	    [new Date(b.opensAt).toISOString(), 600], 'nothing changed');
+	// An empty pre-queue through the API: cancelled.
+	const c = createOpening(600000);
+	const idc = Number(dbSQL('SELECT id FROM queue WHERE slug = ' +
+	    `'${c.slug}'`)[0][0]);
+	const keyc = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', c.slug,
+	    '--name', 'cancel'))[1];
+	r = await req(`/api/admin/queue/sites/${idc}`, { method: 'PATCH',
+	    headers: { authorization: `Bearer ${keyc}`,
+	    'content-type': 'application/json' },
+	    body: JSON.stringify({ opensAt: null }) });
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.opensAt, null);
+	await waitFor(async () => (await info(c.slug)).json.opensAt ===
+	    undefined, 2000, 50, '/info without the opening');
+	const jc = await join(c.slug);
+	assert.deepEqual([jc.json.number, jc.json.admitted], [1, true]);
+	// Sending null again, with nothing armed: nothing to do, 200.
+	r = await req(`/api/admin/queue/sites/${idc}`, { method: 'PATCH',
+	    headers: { authorization: `Bearer ${keyc}`,
+	    'content-type': 'application/json' },
+	    body: JSON.stringify({ opensAt: null }) });
+	assert.equal(r.status, 200, r.text);
+	// Zero is not "none": refused.
+	assert.throws(() => ctl('update', b.slug, '--opens-at', '0'),
+	    /status 2/, 'zero is no time');
+});
+
 test('joins racing the opening instant land on exactly one side, once',
 async () => {
 	const { slug, opensAt } = createOpening(2500, 60);

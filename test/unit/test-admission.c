@@ -216,6 +216,27 @@ test_init(void)
 	is_int(q.rate_per_minute, ADM_RATE_MAX, "init rate 5e6 clamped");
 }
 
+/* A cancelled opening: the queue is as new at the cancel instant. */
+static void
+test_cancel_opening(void)
+{
+	struct adm_queue	 q, fresh;
+
+	adm_init(&q, 600, 7, NOW0);
+	adm_arm_opening(&q, NOW0 + 3600000);
+	is_int(adm_serving(&q, NOW0 + 1000), 0, "armed: serving held at 0");
+	ok(adm_prequeue(&q, NOW0 + 1000), "armed: the pre-queue collects");
+	adm_cancel_opening(&q, NOW0 + 1000);
+	ok(!adm_prequeue(&q, NOW0 + 1000) && q.opens_at_ms == 0 &&
+	    q.draw_open == 0, "cancelled: no opening, no pre-queue");
+	adm_init(&fresh, 600, 7, NOW0 + 1000);
+	is_int(adm_serving(&q, NOW0 + 1000), 7, "cancelled: serving = burst");
+	is_int(adm_serving(&q, NOW0 + 61000), adm_serving(&fresh,
+	    NOW0 + 61000), "cancelled: a minute later as a new queue");
+	is_int(adm_join(&q, NOW0 + 1000), 1, "cancelled: number 1");
+	ok(adm_serving(&q, NOW0 + 1000) >= 1, "cancelled: 1 is admitted");
+}
+
 static void
 test_join(void)
 {
@@ -1311,6 +1332,7 @@ main(void)
 	test_burst();
 	test_serving();
 	test_init();
+	test_cancel_opening();
 	test_join();
 	test_status();
 	test_continuity();
