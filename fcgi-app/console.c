@@ -148,7 +148,13 @@ plain_loopback(const struct req *r)
 	    strncmp(m.host, "[::1]", 5) == 0);
 }
 
-/* Set-Cookie name=value for the console (max_age < 0: session cookie). */
+/*
+ * Set-Cookie name=value for the console (max_age < 0: session cookie).
+ * Path is the install's root (RFC 6265 section 5.1.4), so that the
+ * session reaches both the console and the admin API (which takes it
+ * with the CSRF header), under a path prefix too; r->base holds only
+ * plain path characters (req_base_valid()).
+ */
 static void
 set_cookie(struct req *r, const char *name, const char *value,
     long max_age)
@@ -157,8 +163,8 @@ set_cookie(struct req *r, const char *name, const char *value,
 
 	if (max_age >= 0)
 		snprintf(age, sizeof(age), "; Max-Age=%ld", max_age);
-	http_header(r, "Set-Cookie", "%s=%s; Path=/admin; HttpOnly%s; "
-	    "SameSite=Strict%s", name, value,
+	http_header(r, "Set-Cookie", "%s=%s; Path=%s/; HttpOnly%s; "
+	    "SameSite=Strict%s", name, value, r->base,
 	    plain_loopback(r) ? "" : "; Secure", age);
 }
 
@@ -265,8 +271,7 @@ console_auth(struct req *r)
 			    "Log in to the console first.");
 			return 0;
 		}
-		http_header(r, "Location", "/admin/login");
-		http_send(r, 303, NULL, NULL, 0);
+		console_redirect(r, "/admin/login");
 		return 0;
 	}
 	r->session = &cur_session;
@@ -354,6 +359,32 @@ shell_hole(struct buf *out, size_t i, void *arg)
 	}
 }
 
+/*
+ * Put base (plain path characters, req_base_valid()) before every
+ * attribute value of b's markup that starts with /admin, in place.
+ */
+static void
+with_base(struct buf *b, const char *base)
+{
+	static const char	 pat[] = "=\"/admin";
+	struct buf		 out = { NULL, 0, 0 };
+	const char		*p, *end, *hit;
+
+	if (b->p == NULL)
+		return;
+	p = b->p;
+	end = b->p + b->len;
+	while ((hit = memmem(p, (size_t)(end - p), pat,
+	    sizeof(pat) - 1)) != NULL) {
+		buf_add(&out, p, (size_t)(hit - p) + 2);
+		buf_puts(&out, base);
+		p = hit + 2;
+	}
+	buf_add(&out, p, (size_t)(end - p));
+	buf_free(b);
+	*b = out;
+}
+
 void
 console_page(struct req *r, int status, const char *title, const char *head,
     const struct buf *body)
@@ -368,8 +399,17 @@ console_page(struct req *r, int status, const char *title, const char *head,
 	}
 	tmpl_render(&out, t, shell_keys,
 	    sizeof(shell_keys) / sizeof(shell_keys[0]), shell_hole, &s);
+	if (r->base[0] != '\0')
+		with_base(&out, r->base);
 	http_send(r, status, "text/html; charset=utf-8", out.p, out.len);
 	buf_free(&out);
+}
+
+void
+console_redirect(struct req *r, const char *path)
+{
+	http_header(r, "Location", "%s%s", r->base, path);
+	http_send(r, 303, NULL, NULL, 0);
 }
 
 /* The log-in form, with an optional message (role alert). */
@@ -480,8 +520,7 @@ console_login(struct req *r)
 	set_cookie(r, CONSOLE_LOGIN_COOKIE, "", 0);
 	set_cookie(r, CONSOLE_COOKIE, sid, -1);
 	crypto_wipe(sid, sizeof(sid));
-	http_header(r, "Location", "/admin/");
-	http_send(r, 303, NULL, NULL, 0);
+	console_redirect(r, "/admin/");
 out:
 	if (pw != NULL)
 		crypto_wipe(pw, strlen(pw));
@@ -504,6 +543,5 @@ console_logout(struct req *r)
 	if (r->session != NULL)
 		log_info("console: %s logged out", r->session->user);
 	set_cookie(r, CONSOLE_COOKIE, "", 0);
-	http_header(r, "Location", "/admin/login");
-	http_send(r, 303, NULL, NULL, 0);
+	console_redirect(r, "/admin/login");
 }

@@ -58,10 +58,20 @@ char	*console_form(const struct req *r, const char *name);
  * Send a console page: the shell templates/admin.html with title, the
  * navigation (with the log-out form) when logged in, extra head markup
  * (NULL: none; our own markup) and the main content body (our own
- * markup, built with the escaping writers), with status.
+ * markup, built with the escaping writers), with status.  The markup
+ * writes the console's URLs from the root (="/admin...); under a path
+ * prefix (r->base) every such attribute value gets the prefix, so the
+ * pages need not know it.  Escaped values cannot hold that pattern (a
+ * quote is written as &quot;).
  */
 void	 console_page(struct req *r, int status, const char *title,
 	    const char *head, const struct buf *body);
+
+/*
+ * Answer 303 See Other to path, a console path from the root (e.g.
+ * "/admin/queue/sale"), under the install's URL prefix.
+ */
+void	 console_redirect(struct req *r, const char *path);
 
 /* The hidden CSRF field of the session's forms, into b. */
 void	 console_csrf_field(struct req *r, struct buf *b);

@@ -497,8 +497,7 @@ console_queue_action(struct req *r)
 	}
 	log_info("console: %s: %s on %s", r->session->user, act, r->arg);
 	snprintf(loc, sizeof(loc), "/admin/queue/%s", r->arg);
-	http_header(r, "Location", "%s", loc);
-	http_send(r, 303, NULL, NULL, 0);
+	console_redirect(r, loc);
 }
 
 /* x >= 0 rounded to tenths (for display). */
@@ -933,8 +932,7 @@ console_key_revoke(struct req *r)
 	}
 	log_info("console: %s revoked API key %lld", r->session->user,
 	    (long long)id);
-	http_header(r, "Location", "%s", loc);
-	http_send(r, 303, NULL, NULL, 0);
+	console_redirect(r, loc);
 }
 
 /* The audit actions, for the filter. */

@@ -37,14 +37,15 @@ test('aqueuectl user: add from stdin, duplicates, bad passwords, list',
 });
 
 test('log-in sets a session cookie: HttpOnly, SameSite=Strict, ' +
-    'Path=/admin; Secure except on plain-http loopback', async () => {
+    'Path=/ (the install root); Secure except on plain-http loopback',
+async () => {
 	const u = addUser();
 	const c = new Client();
 	const r = await c.login(u.name, u.password);
 	assert.equal(r.status, 303, r.text);
 	assert.equal(r.location, '/admin/');
 	const sc = c.setCookies.find((x) => x.startsWith('aq_session='));
-	assert.match(sc, /^aq_session=[A-Za-z0-9_-]{43}; Path=\/admin; /);
+	assert.match(sc, /^aq_session=[A-Za-z0-9_-]{43}; Path=\/; /);
 	assert.match(sc, /; HttpOnly/);
 	assert.match(sc, /; SameSite=Strict/);
 	assert.doesNotMatch(sc, /Secure/);
@@ -66,6 +67,68 @@ test('log-in sets a session cookie: HttpOnly, SameSite=Strict, ' +
 		assert.equal(x.status, 303, x.text);
 		assert.match(f.setCookies[0], /; Secure/);
 	}
+});
+
+test('the session reaches the admin API (with the CSRF header), and ' +
+    'under a path prefix the cookie is scoped to the prefix', async () => {
+	const u = addUser();
+	const q = createQueue();
+	const c = new Client();
+	assert.equal((await c.login(u.name, u.password)).status, 303);
+	const csrf = await c.csrf();
+	// The browser sends the cookie to /api/admin/... (Path=/).
+	const site = `/api/admin/queue/sites/${show(q.slug).id}`;
+	let r = await c.get(site, { headers: { 'x-csrf-token': csrf } });
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.slug, q.slug);
+	// A change (secret rotation takes a session, never a key) needs
+	// the session's CSRF token in X-CSRF-Token: without it, 403 and
+	// the secret stays.
+	const secret0 = dbSQL('SELECT HEX(secret_sealed) FROM queue WHERE ' +
+	    `slug = '${q.slug}'`)[0][0];
+	r = await c.request('POST', `${site}/rotate-secret`);
+	assert.equal(r.status, 403, r.text);
+	assert.equal(r.json.error, 'csrf_failed');
+	assert.equal(dbSQL('SELECT HEX(secret_sealed) FROM queue WHERE ' +
+	    `slug = '${q.slug}'`)[0][0], secret0);
+	r = await c.request('POST', `${site}/rotate-secret`,
+	    { headers: { 'x-csrf-token': csrf } });
+	assert.equal(r.status, 200, r.text);
+	assert.match(r.json.secret, /^\S{32,}$/);
+	assert.notEqual(dbSQL('SELECT HEX(secret_sealed) FROM queue WHERE ' +
+	    `slug = '${q.slug}'`)[0][0], secret0);
+	// Installed under /warteraum/ (mod_fcgid style: SCRIPT_NAME and
+	// PATH_INFO): the redirect and the cookie carry the prefix.
+	const p = new Client({ extra: { SCRIPT_NAME: '/warteraum/aqueue.fcgi',
+	    PATH_INFO: '/admin/login' } });
+	p.sock = process.env.AQ_FCGI_SOCK;
+	const page = await p.get('/warteraum/admin/login');
+	assert.equal(page.status, 200, page.text);
+	r = await p.post('/warteraum/admin/login', { csrf: csrfOf(page.text),
+	    user: u.name, password: u.password });
+	assert.equal(r.status, 303, r.text);
+	assert.equal(r.location, '/warteraum/admin/');
+	assert.match(p.setCookies[0],
+	    /^aq_session=[A-Za-z0-9_-]{43}; Path=\/warteraum\/; HttpOnly; /);
+	// Every console URL of its pages carries the prefix.
+	for (const path of ['/admin/', `/admin/queue/${q.slug}`,
+	    `/admin/queue/${q.slug}/keys`, '/admin/audit']) {
+		p.extra.PATH_INFO = path;
+		const pg = await p.get(`/warteraum${path}`);
+		assert.equal(pg.status, 200, `${path}: ${pg.text}`);
+		const urls = [...pg.text.matchAll(
+		    /(?:href|action|data-live)="(\/[^"]*)"/g)].map((m) => m[1]);
+		assert.ok(urls.filter((x) => x.startsWith('/warteraum/admin'))
+		    .length >= 4, `${path}: ${urls.join(' ')}`);
+		assert.deepEqual(urls.filter((x) => x.startsWith('/admin')),
+		    [], `${path}: console URLs without the prefix`);
+	}
+	p.extra.PATH_INFO = '/admin/';
+	const token = csrfOf((await p.get('/warteraum/admin/')).text);
+	p.extra.PATH_INFO = '/admin/logout';
+	r = await p.post('/warteraum/admin/logout', { csrf: token });
+	assert.equal(r.status, 303, r.text);
+	assert.equal(r.location, '/warteraum/admin/login');
 });
 
 test('no session: pages redirect to the log-in, JSON and POST get 401',
