@@ -312,6 +312,26 @@ utf8_chars(const char *s)
 	return n;
 }
 
+/*
+ * Whether valid UTF-8 at p starts with a character no shown text may
+ * hold beyond the ASCII controls: a C1 control (U+0080 to U+009F), a
+ * bidirectional embedding, override or isolate (U+202A to U+202E,
+ * U+2066 to U+2069: they reorder what follows, in the console and the
+ * audit log too; Unicode TR9), or a line or paragraph separator (U+2028,
+ * U+2029).  Returns 1 or 0.
+ */
+static int
+hidden_control(const unsigned char *p)
+{
+	if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 1;
+	if (p[0] != 0xe2)
+		return 0;
+	if (p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae)
+		return 1;
+	return p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9;
+}
+
 int
 qops_name_valid(const char *name)
 {
@@ -325,7 +345,7 @@ qops_name_valid(const char *name)
 	if (chars < 1 || chars > NAME_MAX_CHARS)
 		return 0;
 	for (p = (const unsigned char *)name; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f)
+		if (*p < 0x20 || *p == 0x7f || hidden_control(p))
 			return 0;
 		if (*p != ' ')
 			blank = 0;
@@ -467,7 +487,8 @@ qops_message_valid(const char *text)
 		if (text[i] == '\n' ||
 		    (text[i] == '\r' && text[i + 1] == '\n'))
 			continue;
-		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f ||
+		    hidden_control((const unsigned char *)text + i))
 			return 0;
 	}
 	return 1;

@@ -132,7 +132,8 @@ enum app_err	 qops_spec_set(struct qops_spec *, enum qops_field f,
 
 /*
  * Validators.  qops_name_valid: 1 to NAME_MAX_CHARS characters of UTF-8,
- * not blank, no control characters.  qops_target_valid: an absolute
+ * not blank, no control characters (C0, DEL, C1), no bidirectional
+ * embedding, override or isolate, no line or paragraph separator.  qops_target_valid: an absolute
  * http(s) URL of printable ASCII, at most URL_MAX bytes, with a host and
  * no userinfo (credentials would be handed to every visitor).  Return 1
  * or 0.
@@ -144,7 +145,8 @@ int		 qops_target_valid(const char *url);
  * Validators of what visitors see.  qops_image_valid: "" or an absolute
  * https URL as qops_target_valid (the page's CSP allows its origin).
  * qops_message_valid: at most LOOK_MESSAGE_MAX characters of UTF-8,
- * control characters refused except line breaks (LF, CR LF).
+ * control characters refused except line breaks (LF, CR LF), and what
+ * qops_name_valid refuses beyond them.
  * qops_accent_valid: "" or "#rrggbb" (hex digits of either case; stored
  * in lower case).  qops_json_status_valid: 200, 202 or 429.  Return 1
  * or 0.

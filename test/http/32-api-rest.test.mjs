@@ -203,6 +203,8 @@ const INVALID = [
 	['active', 'yes'], ['active', 0], ['active', null],
 	['slug', 'another-slug'], ['slug', 5],
 	['abandonment', 'on'], ['abandonment', 1], ['abandonment', null],
+	['name', 'sale\u202eelas'], ['name', 'a\u0085b'],
+	['name', 'a\u2066b'], ['message', 'x\u2028y'],
 	['opensAt', 0], ['opensAt', 'tomorrow'], ['opensAt', 1000],
 ];
 

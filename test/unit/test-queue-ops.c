@@ -73,6 +73,22 @@ test_validators(void)
 	ok(!qops_name_valid("a\tb"), "name: tab refused");
 	ok(!qops_name_valid("\xc3("), "name: broken UTF-8 refused");
 	ok(!qops_name_valid("\xc0\xaf"), "name: overlong UTF-8 refused");
+	ok(!qops_name_valid("a\xc2\x85" "b"), "name: C1 NEL refused");
+	ok(!qops_name_valid("a\xc2\x9f"), "name: C1 U+009F refused");
+	ok(qops_name_valid("a\xc2\xa0" "b"), "name: U+00A0 allowed");
+	ok(!qops_name_valid("sale\xe2\x80\xae" "elas"),
+	    "name: RIGHT-TO-LEFT OVERRIDE refused");
+	ok(!qops_name_valid("\xe2\x80\xaa" "x"), "name: U+202A refused");
+	ok(!qops_name_valid("x\xe2\x81\xa6" "y"), "name: U+2066 refused");
+	ok(!qops_name_valid("x\xe2\x81\xa9"), "name: U+2069 refused");
+	ok(!qops_name_valid("x\xe2\x80\xa8" "y"),
+	    "name: LINE SEPARATOR refused");
+	ok(qops_name_valid("x\xe2\x80\x8f" "y"), "name: RLM allowed");
+	ok(qops_name_valid("x\xe2\x80\xa7" "y\xe2\x81\xaa"),
+	    "name: U+2027 and U+206A allowed");
+	ok(!qops_message_valid("line\n\xe2\x80\xae" "x"),
+	    "message: RIGHT-TO-LEFT OVERRIDE refused");
+	ok(qops_message_valid("line\nline"), "message: line breaks kept");
 	memset(name, 'x', 200);
 	name[200] = '\0';
 	ok(qops_name_valid(name), "name: 200 characters");
