@@ -486,6 +486,25 @@ api_site_delete(struct req *r)
 enum state_op { ST_PAUSE, ST_RESUME };
 
 /* POST /sites/<id>/pause or /resume: answer the site after. */
+/*
+ * An action that takes no parameters: no body, or one JSON object (its
+ * members ignored).  Returns 0, or -1 after answering 4xx (a malformed
+ * body is refused before anything changes).
+ */
+static int
+no_body(struct req *r)
+{
+	struct json_object	*body = NULL;
+	enum visitor_err	 ve;
+
+	if ((ve = visitor_body_json(r, &body, 0)) != VISITOR_OK) {
+		visitor_error(r, ve);
+		return -1;
+	}
+	json_object_put(body);
+	return 0;
+}
+
 static void
 site_state(struct req *r, enum state_op op)
 {
@@ -493,7 +512,7 @@ site_state(struct req *r, enum state_op op)
 	struct qops_err	 err;
 	enum app_err	 er;
 
-	if (site_load(r, &q) == -1)
+	if (no_body(r) == -1 || site_load(r, &q) == -1)
 		return;
 	er = op == ST_PAUSE ? qops_pause(r->db, q->slug, &err, &r->who) :
 	    qops_resume(r->db, q->slug, &err, &r->who);
@@ -524,7 +543,7 @@ api_site_rotate(struct req *r)
 	struct qops_err		 err;
 	char			*secret;
 
-	if (site_load(r, &q) == -1)
+	if (no_body(r) == -1 || site_load(r, &q) == -1)
 		return;
 	if (qops_rotate_secret(r->db, r->cfg, q->slug, &secret, &err,
 	    &r->who) != APP_OK)

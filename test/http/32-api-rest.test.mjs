@@ -259,6 +259,28 @@ test('POST pause / resume answer the site; the audit endpoint matches ' +
 	checkOp('/api/admin/queue/sites/{id}/audit', 'get', r);
 	assert.deepEqual(r.json.entries.slice(0, 2).map((e) => e.action),
 	    ['resume', 'pause']);
+	// A body, when sent, is one JSON object; anything else is refused
+	// before the queue changes (and nothing is audited).
+	const n0 = auditCount();
+	for (const [body, type, code, error] of [
+	    ['{"now": tru', 'application/json', 400, 'invalid_json'],
+	    ['[1]', 'application/json', 400, 'invalid_json'],
+	    ['active=false', 'application/x-www-form-urlencoded', 415,
+		'unsupported_media_type']]) {
+		r = await req(`${SITES}/${id}/pause`, { method: 'POST',
+		    headers: { ...H, 'content-type': type }, body });
+		assert.equal(r.status, code, r.text);
+		assert.equal(r.json.error, error);
+		checkOp('/api/admin/queue/sites/{id}/pause', 'post', r);
+	}
+	assert.equal(show(q.slug).active, true, 'not paused');
+	assert.equal(auditCount(), n0);
+	r = await req(`${SITES}/${id}/pause`, { method: 'POST',
+	    headers: { ...H, 'content-type': 'application/json' },
+	    body: '{"reason": "ignored"}' });
+	assert.equal(r.json.active, false);
+	r = await req(`${SITES}/${id}/resume`, { method: 'POST', headers: H });
+	assert.equal(r.json.active, true);
 });
 
 test('visitor answers match the document', async () => {
