@@ -81,6 +81,21 @@ op_failed(struct req *r, enum app_err er, const struct qops_err *err)
 	buf_free(&b);
 }
 
+/* The id, name and help reference of field opt's control, into b. */
+static void
+field_attrs(struct buf *b, const char *opt, int bad)
+{
+	html_raw(b, " id=\"f-");
+	html_attr(b, opt);
+	html_raw(b, "\" name=\"");
+	html_attr(b, opt);
+	html_raw(b, "\" aria-describedby=\"h-");
+	html_attr(b, opt);
+	html_raw(b, "\"");
+	if (bad)
+		html_raw(b, " aria-invalid=\"true\"");
+}
+
 /*
  * The inputs of every field of the table, prefilled from q (NULL: a new
  * queue, empty but for the defaults the operations apply), with the
@@ -113,27 +128,34 @@ field_inputs(struct buf *b, const struct queue *q, int bad,
 		html_attr(b, opt);
 		html_raw(b, "\">");
 		html_text(b, field_label((enum qops_field)f));
-		html_raw(b, "</label><input id=\"f-");
-		html_attr(b, opt);
-		html_raw(b, "\" name=\"");
-		html_attr(b, opt);
-		html_raw(b, "\" aria-describedby=\"h-");
-		html_attr(b, opt);
-		html_raw(b, "\"");
-		if (isint) {
-			snprintf(num, sizeof(num), " type=\"number\" "
-			    "min=\"%lld\" max=\"%lld\" step=\"1\"",
-			    (long long)min, (long long)max);
-			html_raw(b, num);
-		} else if (f == QOPS_F_TARGET)
-			html_raw(b, " type=\"url\"");
-		if (f == QOPS_F_NAME || f == QOPS_F_RATE)
-			html_raw(b, " required");
-		if ((int)f == bad)
-			html_raw(b, " aria-invalid=\"true\"");
-		html_raw(b, " value=\"");
-		html_attr(b, text);
-		html_raw(b, "\"><small id=\"h-");
+		if (f == QOPS_F_MESSAGE) {
+			/*
+			 * The message keeps its line breaks: a text area (a
+			 * newline after the start tag, since HTML drops the
+			 * first one of its content).
+			 */
+			html_raw(b, "</label><textarea rows=\"4\"");
+			field_attrs(b, opt, (int)f == bad);
+			html_raw(b, ">\n");
+			html_text(b, text);
+			html_raw(b, "</textarea>");
+		} else {
+			html_raw(b, "</label><input");
+			field_attrs(b, opt, (int)f == bad);
+			if (isint) {
+				snprintf(num, sizeof(num), " type=\"number\" "
+				    "min=\"%lld\" max=\"%lld\" step=\"1\"",
+				    (long long)min, (long long)max);
+				html_raw(b, num);
+			} else if (f == QOPS_F_TARGET)
+				html_raw(b, " type=\"url\"");
+			if (f == QOPS_F_NAME || f == QOPS_F_RATE)
+				html_raw(b, " required");
+			html_raw(b, " value=\"");
+			html_attr(b, text);
+			html_raw(b, "\">");
+		}
+		html_raw(b, "<small id=\"h-");
 		html_attr(b, opt);
 		html_raw(b, "\"");
 		if ((int)f == bad)

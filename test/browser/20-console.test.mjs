@@ -181,6 +181,48 @@ test('a tampered CSRF token is refused and nothing changes', async (t) => {
 	    `'${slug}'`)[0][0], '60');
 });
 
+test('the browser session reaches the admin API (cookie Path=/), a ' +
+    'change there takes X-CSRF-Token; the message field keeps its line ' +
+    'breaks', async (t) => {
+	const u = addUser();
+	const q = createQueue({ rate: 60 });
+	const { context, page } = await openPage(browser);
+	t.after(() => context.close());
+	await login(page, u);
+	const id = Number(dbSQL(`SELECT id FROM queue WHERE slug = ` +
+	    `'${q.slug}'`)[0][0]);
+	// The page's own fetches carry the session cookie to /api/admin.
+	const csrf = await page.locator('input[name=csrf]').first()
+	    .getAttribute('value');
+	const got = await page.evaluate(async ({ id, csrf }) => {
+		const site = `/api/admin/queue/sites/${id}`;
+		const a = await fetch(site);
+		const b = await fetch(`${site}/rotate-secret`,
+		    { method: 'POST' });
+		const c = await fetch(`${site}/rotate-secret`, { method: 'POST',
+		    headers: { 'X-CSRF-Token': csrf } });
+		return [a.status, (await a.json()).slug, b.status,
+		    (await b.json()).error, c.status,
+		    typeof (await c.json()).secret];
+	}, { id, csrf });
+	assert.deepEqual(got, [200, q.slug, 403, 'csrf_failed', 200,
+	    'string']);
+	// A message of three lines, typed into the edit form.
+	await page.goto(`${env.base}/admin/queue/${q.slug}/edit`);
+	const msg = page.locator('textarea#f-message');
+	await msg.fill('Doors open at 10.\n\nOne ticket per person.');
+	await Promise.all([page.waitForLoadState('load'),
+	    page.getByRole('button', { name: /Save/ }).click()]);
+	await page.waitForSelector('text=Saved.');
+	const saved = dbSQL(`SELECT HEX(message) FROM queue WHERE slug = ` +
+	    `'${q.slug}'`)[0][0];
+	assert.equal(Buffer.from(saved, 'hex').toString('utf8')
+	    .replace(/\r\n/g, '\n'), 'Doors open at 10.\n\nOne ticket per person.');
+	// Shown again as saved, with the leading text intact.
+	assert.equal(await page.locator('textarea#f-message').inputValue(),
+	    'Doors open at 10.\n\nOne ticket per person.');
+});
+
 test('log-in throttling: 5 wrong passwords for a user, then 429 even ' +
     'with the right one', async (t) => {
 	const u = addUser();
