@@ -16,7 +16,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { ctl, createQueue, env, NAVIGATE } from './lib.mjs';
 import { startServers } from './servers.mjs';
 
@@ -329,6 +329,65 @@ test('proxy_fcgi: state.json from the state-dir, else from the program',
 	assert.ok(a.json !== null, a.text);
 	assert.equal(a.headers.get('x-content-type-options'), 'nosniff');
 	assert.equal(a.json.queue, other.slug);
+});
+
+// The poll document behind lighttpd, at the root and under the prefix:
+// the state-dir's file, served by lighttpd (no FastCGI request: no
+// header of the program's); a queue without a file: 404 in the
+// program's JSON shape (the page then asks /status).
+test('lighttpd: state.json from the state-dir, 404 JSON while missing',
+    async () => {
+	const q = createQueue({ rate: 60 });
+	const doc = JSON.stringify({ queue: q.slug, serving: 9 });
+	writeFileSync(`${srv.dir}/state/${q.slug}.json`, doc);
+	for (const pre of ['', '/warteraum']) {
+		const f = await get(srv.lighttpd,
+		    `${pre}/queue/${q.slug}/state.json`);
+		assert.equal(f.status, 200, `${pre}: ${f.text}`);
+		assert.equal(f.text, doc);
+		assert.match(f.headers.get('content-type'),
+		    /^application\/json/);
+		assert.equal(f.headers.get('cache-control'),
+		    'public, max-age=1');
+		assert.equal(f.headers.get('x-content-type-options'), null,
+		    'served by lighttpd, not the program');
+		const m = await get(srv.lighttpd,
+		    `${pre}/queue/${q.slug}x/state.json`);
+		assert.equal(m.status, 404, m.text);
+		assert.equal(m.json?.error, 'not_found', m.text);
+	}
+	// The rest of /queue/ still reaches the program.
+	const i = await get(srv.lighttpd, `/warteraum/queue/${q.slug}/info`);
+	assert.equal(i.status, 200, i.text);
+	assert.equal(i.json.queue ?? i.json.slug, q.slug, i.text);
+});
+
+// Shared hosting: the program (spawned by mod_fcgid) writes the poll
+// documents into the web folder's state/, and the .htaccess has Apache
+// serve them; a queue without a file gets the program's answer.
+test('fcgid: state.json written into the web folder and served by ' +
+    'Apache; else the program answers', async () => {
+	const q = createQueue({ rate: 60 });
+	// A request starts a process; its master writes every queue's file.
+	const st = await get(srv.fcgid, `/warteraum/queue/${q.slug}/info`);
+	assert.equal(st.status, 200, st.text);
+	const file = `${srv.dir}/www/warteraum/state/${q.slug}.json`;
+	for (let i = 0; i < 50 && !existsSync(file); i++)
+		await new Promise((r) => setTimeout(r, 100));
+	assert.ok(existsSync(file), 'the program wrote the document');
+	const f = await get(srv.fcgid, `/warteraum/queue/${q.slug}/state.json`);
+	assert.equal(f.status, 200, f.text);
+	assert.equal(f.json.queue, q.slug);
+	assert.equal(typeof f.json.updatedAt, 'number');
+	assert.equal(f.headers.get('cache-control'), 'public, max-age=1');
+	assert.equal(f.headers.get('x-content-type-options'), null,
+	    'served by Apache, not the program');
+	// No file for this slug: the program's own (JSON) answer.
+	const a = await get(srv.fcgid, '/warteraum/queue/no-such-queue-here/' +
+	    'state.json');
+	assert.equal(a.status, 404, a.text);
+	assert.equal(a.json?.error, 'queue_not_found', a.text);
+	assert.equal(a.headers.get('x-content-type-options'), 'nosniff');
 });
 
 // CASES C01 through Apache + mod_fcgid: no workaround -> 401; the rewrite

@@ -108,6 +108,8 @@ export async function startServers({ port1, sock, dir,
 		`${root}/static`)
 	    .replaceAll('/usr/local/share/aditus-queue/lighttpd-errors',
 		`${root}/deploy/lighttpd/errors`)
+	    .replaceAll('/home/shopuser/public_html/warteraum',
+		`${dir}/www/warteraum`)
 	    .replaceAll('/home/shopuser/aqueue', `${dir}/home/aqueue`)
 	    .replaceAll('/var/lib/aqueue/state', `${dir}/state`);
 	mkdirSync(`${dir}/state`, { recursive: true });
@@ -137,6 +139,9 @@ export async function startServers({ port1, sock, dir,
 	    { mode: 0o755 });
 	chmodSync(`${web}/aqueue.fcgi`, 0o755);
 	cpSync(`${root}/static`, `${web}/static`, { recursive: true });
+	// The poll documents' folder, writable by the program (www-data).
+	mkdirSync(`${web}/state`);
+	chownSync(`${web}/state`, www.uid, www.gid);
 	// CASES C01's three set-ups of the shipped .htaccess, each in its
 	// own folder: without either way of passing Authorization, with the
 	// rewrite fallback only, with CGIPassAuth only.
@@ -207,7 +212,7 @@ Include "${dir}/fcgid.conf"
 	    .replace(/^server\.errorlog = .*$/m,
 		`server.errorlog = "${dir}/log/lighttpd-error.log"`)
 	    // The prefix variant, as its comment shows it.
-	    .replace(/^# url\.rewrite-once = \(\n((?:# .*\n)*?)# \)$/m,
+	    .replace(/^# url\.rewrite-once \+= \(\n((?:# .*\n)*?)# \)$/m,
 		(m) => m.replace(/^# ?/gm, ''));
 	writeFileSync(`${dir}/lighttpd.conf`, lconf);
 	chownSync(`${dir}/log`, www.uid, www.gid);
