@@ -133,10 +133,10 @@ enum app_err	 qops_spec_set(struct qops_spec *, enum qops_field f,
 /*
  * Validators.  qops_name_valid: 1 to NAME_MAX_CHARS characters of UTF-8,
  * not blank, no control characters (C0, DEL, C1), no bidirectional
- * embedding, override or isolate, no line or paragraph separator.  qops_target_valid: an absolute
- * http(s) URL of printable ASCII, at most URL_MAX bytes, with a host and
- * no userinfo (credentials would be handed to every visitor).  Return 1
- * or 0.
+ * embedding, override or isolate, no line or paragraph separator.
+ * qops_target_valid: an absolute http(s) URL of printable ASCII, at most
+ * URL_MAX bytes, with a host and no userinfo (credentials would be
+ * handed to every visitor).  Return 1 or 0.
  */
 int		 qops_name_valid(const char *name);
 int		 qops_target_valid(const char *url);
