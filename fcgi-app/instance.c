@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
@@ -395,4 +397,34 @@ instance_tokens(int64_t queue_id)
 			return 0;
 	}
 	return 0;
+}
+
+struct json_object *
+instance_row_json(const struct instance_row *x)
+{
+	struct json_object	*o, *rps;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "id", json_object_new_string(x->id));
+	json_object_object_add(o, "kind", json_object_new_string(x->kind));
+	json_object_object_add(o, "host", json_object_new_string(x->host));
+	json_object_object_add(o, "pid", json_object_new_int64(x->pid));
+	json_object_object_add(o, "workers",
+	    json_object_new_int64(x->workers));
+	json_object_object_add(o, "busy", json_object_new_int64(x->busy));
+	/* Tenths are as precise as a CPU share over a few seconds gets. */
+	json_object_object_add(o, "cpuPct", json_object_new_double(
+	    x->cpu_pct <= 0 ? 0.0 :
+	    (double)(int64_t)(x->cpu_pct * 10.0 + 0.5) / 10.0));
+	json_object_object_add(o, "rssKb", json_object_new_int64(x->rss_kb));
+	rps = json_tokener_parse(x->rps_json);
+	json_object_object_add(o, "requestsPerSecond", rps != NULL ? rps :
+	    json_object_new_object());
+	json_object_object_add(o, "leader",
+	    json_object_new_boolean(x->leader != 0));
+	json_object_object_add(o, "startedMs",
+	    json_object_new_int64(x->started_ms));
+	json_object_object_add(o, "seenMs", json_object_new_int64(x->seen_ms));
+	return o;
 }

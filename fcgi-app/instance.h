@@ -23,6 +23,8 @@
 
 struct cfg;
 struct db;
+struct instance_row;
+struct json_object;
 
 /* Endpoints requests are counted by. */
 enum inst_ep {
@@ -163,5 +165,14 @@ enum app_err	 instance_remove(struct db *, const char *kind);
  */
 void		 instance_pool_tick(struct db *, const struct cfg *,
 		    const pid_t *children, size_t n);
+
+/*
+ * Instance row x as a new JSON object (the caller puts it): {"id",
+ * "kind","host","pid","workers","busy","cpuPct","rssKb",
+ * "requestsPerSecond":{endpoint: per second},"leader","startedMs",
+ * "seenMs"}, for the dashboard and the admin API.  NULL when out of
+ * memory.
+ */
+struct json_object *instance_row_json(const struct instance_row *x);
 
 #endif /* INSTANCE_H */

@@ -16,10 +16,13 @@
 #include "admin-user.h"
 #include "admission.h"
 #include "aqueue.h"
+#include "autorate.h"
 #include "cfg.h"
 #include "console.h"
 #include "db-stats.h"
+#include "db-worker.h"
 #include "extern.h"
+#include "instance.h"
 #include "log.h"
 #include "queue-ops.h"
 
@@ -547,15 +550,22 @@ est_wait_s(int64_t waiting, int64_t rate, int active)
 static struct json_object *
 live_json(struct req *r, const struct queue *q, enum app_err *er)
 {
-	struct json_object	*o, *s, *t, *w, *in, *ia, *io, *rps;
+	struct json_object	*o, *s, *t, *w, *in, *ia, *io;
 	struct stats_row	*rows = NULL, *last;
 	struct instance_row	*inst = NULL;
+	struct ar_settings	 ar;
 	size_t			 n = 0, ni = 0, i;
 	int64_t			 now = qops_now(r->db);
+	int			 has_ar = 0;
 
 	if ((*er = db_stats_series(r->db, q->id, now - SERIES_MS, &rows,
 	    &n)) != APP_OK)
 		return NULL;
+	/* The cap: auto-rate's maximum while it steers (or dry-runs). */
+	if ((*er = db_ar_get(r->db, q->id, &ar, &has_ar)) != APP_OK) {
+		free(rows);
+		return NULL;
+	}
 	if ((*er = db_instance_list(r->db, r->cfg->instance_stale_ms, &inst,
 	    &ni)) != APP_OK) {
 		free(rows);
@@ -571,7 +581,8 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	    last != NULL ? last->active != 0 : q->adm.active));
 	json_object_object_add(o, "ratePerMinute", json_object_new_int64(
 	    last != NULL ? last->rate_per_minute : q->adm.rate_per_minute));
-	json_object_object_add(o, "rateCap", NULL);
+	json_object_object_add(o, "rateCap", has_ar && ar.enabled ?
+	    json_object_new_int64(ar.rate_max) : NULL);
 	json_object_object_add(o, "waiting", last != NULL ?
 	    json_object_new_int64(last->waiting) : NULL);
 	json_object_object_add(o, "serving", last != NULL ?
@@ -605,31 +616,9 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(s, "inflow", in);
 	json_object_object_add(o, "series", s);
 	ia = json_object_new_array();
-	for (i = 0; i < ni; i++) {
-		io = json_object_new_object();
-		json_object_object_add(io, "id",
-		    json_object_new_string(inst[i].id));
-		json_object_object_add(io, "kind",
-		    json_object_new_string(inst[i].kind));
-		json_object_object_add(io, "host",
-		    json_object_new_string(inst[i].host));
-		json_object_object_add(io, "pid",
-		    json_object_new_int64(inst[i].pid));
-		json_object_object_add(io, "workers",
-		    json_object_new_int64(inst[i].workers));
-		json_object_object_add(io, "busy",
-		    json_object_new_int64(inst[i].busy));
-		json_object_object_add(io, "cpuPct", json_object_new_double(
-		    tenths(inst[i].cpu_pct)));
-		json_object_object_add(io, "rssKb",
-		    json_object_new_int64(inst[i].rss_kb));
-		rps = json_tokener_parse(inst[i].rps_json);
-		json_object_object_add(io, "requestsPerSecond", rps != NULL ?
-		    rps : json_object_new_object());
-		json_object_object_add(io, "seenMs",
-		    json_object_new_int64(inst[i].seen_ms));
-		json_object_array_add(ia, io);
-	}
+	for (i = 0; i < ni; i++)
+		if ((io = instance_row_json(&inst[i])) != NULL)
+			json_object_array_add(ia, io);
 	json_object_object_add(o, "instances", ia);
 	free(rows);
 	free(inst);

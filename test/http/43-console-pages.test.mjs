@@ -164,7 +164,7 @@ test('dashboard: figures and series from queue_stats, instances from ' +
 	assert.equal(live.serving, 1);
 	assert.equal(live.ratePerMinute, 1);
 	assert.equal(live.active, true);
-	assert.equal(live.rateCap, null);
+	assert.equal(live.rateCap, null, 'no auto-rate: no cap');
 	assert.equal(live.estimatedWaitSeconds, 120);
 	assert.equal(live.series.t.length, live.series.waiting.length);
 	assert.equal(live.series.waiting.at(-1), 2);
@@ -184,6 +184,19 @@ test('dashboard: figures and series from queue_stats, instances from ' +
 	    "1000, 1000) ON DUPLICATE KEY UPDATE seen_ms = 1000");
 	const r2 = await c.get(`/admin/queue/${q.slug}/live`);
 	assert.ok(!r2.json.instances.some((i) => i.host === 'gone-host'));
+	// Auto-rate on (a dry run here, so the stack's worker changes
+	// nothing): the cap is its maximum, on the JSON and the page.
+	dbSQL('INSERT INTO queue_autorate (queue_id, enabled, dry_run, ' +
+	    "health_url, rate_max) SELECT id, 1, 1, 'http://127.0.0.1:9/', " +
+	    `900 FROM queue WHERE slug = '${q.slug}'`);
+	const r3 = await c.get(`/admin/queue/${q.slug}/live`);
+	assert.equal(r3.json.rateCap, 900);
+	assert.match((await c.get(`/admin/queue/${q.slug}`)).text,
+	    /<dd id="rate-cap">900<\/dd>/);
+	dbSQL('UPDATE queue_autorate SET enabled = 0 WHERE queue_id = ' +
+	    `(SELECT id FROM queue WHERE slug = '${q.slug}')`);
+	assert.equal((await c.get(`/admin/queue/${q.slug}/live`)).json
+	    .rateCap, null, 'off: no cap');
 });
 
 test('uPlot is shipped from static/, the pinned npm copy, no CDN',
