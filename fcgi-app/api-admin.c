@@ -15,7 +15,11 @@
 #include "admission.h"
 #include "api-admin.h"
 #include "aqueue.h"
+#include "cfg.h"
+#include "db-console.h"
+#include "db-stats.h"
 #include "extern.h"
+#include "instance.h"
 #include "jsonbody.h"
 #include "queue-ops.h"
 #include "visitor.h"
@@ -771,4 +775,53 @@ void
 api_audit(struct req *r)
 {
 	audit_answer(r, 0);
+}
+
+void
+api_instances(struct req *r)
+{
+	struct instance_row	*inst = NULL;
+	struct json_object	*o, *a, *x;
+	size_t			 n = 0, i;
+
+	if (db_instance_list(r->db, r->cfg->instance_stale_ms, &inst, &n) !=
+	    APP_OK) {
+		http_db_down(r);
+		return;
+	}
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < n; i++)
+		if ((x = instance_row_json(&inst[i])) != NULL)
+			json_object_array_add(a, x);
+	put(o, "instances", a);
+	free(inst);
+	send_json(r, 200, o);
+}
+
+void
+api_users(struct req *r)
+{
+	struct admin_user	*u = NULL;
+	struct json_object	*o, *a, *x;
+	size_t			 n = 0, i;
+
+	if (db_admin_user_list(r->db, &u, &n) != APP_OK) {
+		http_db_down(r);
+		return;
+	}
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		/* Never the password hash. */
+		x = json_object_new_object();
+		put(x, "id", json_object_new_int64(u[i].id));
+		put(x, "name", json_object_new_string(u[i].name));
+		put(x, "disabled", json_object_new_boolean(u[i].disabled != 0));
+		put(x, "createdAt", ms_json(u[i].created_ms));
+		json_object_array_add(a, x);
+	}
+	put(o, "users", a);
+	free(u);
+	send_json(r, 200, o);
 }

@@ -26,5 +26,14 @@ void	 api_site_keys(struct req *);
 void	 api_key_revoke(struct req *);
 /* GET /sites/<id>/audit: the queue's audit log. */
 void	 api_site_audit(struct req *);
+/*
+ * Global functions (session only, an API key gets 403): GET
+ * /api/admin/instances, the running pools and workers
+ * {"instances":[...]} (instance_row_json()); GET /api/admin/users, the
+ * console users {"users":[{"id","name","disabled","createdAt"}]} (never
+ * a password hash).
+ */
+void	 api_instances(struct req *);
+void	 api_users(struct req *);
 
 #endif /* API_ADMIN_H */

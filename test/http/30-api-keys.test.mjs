@@ -169,7 +169,7 @@ test('revoked key -> 401 invalid_api_key, and audited', async () => {
 });
 
 test('scope: own queue ok; another queue, keys, create, rotation, the ' +
-    'global audit -> 403', async () => {
+    'global functions (audit, instances, users) -> 403', async () => {
 	const { key } = newKey(other.slug, 'scope');
 	const h = bearer(key);
 	let r = await req(`${SITES}/${otherId}`, h);
@@ -188,6 +188,8 @@ test('scope: own queue ok; another queue, keys, create, rotation, the ' +
 	    ['POST', SITES, { slug: 'made-by-key', name: 'x',
 		ratePerMinute: 5 }],
 	    ['GET', '/api/admin/queue/audit'],
+	    ['GET', '/api/admin/instances'],
+	    ['GET', '/api/admin/users'],
 	]) {
 		r = await req(path, { method, headers: { ...h.headers,
 		    ...(body ? { 'content-type': 'application/json' } : {}) },

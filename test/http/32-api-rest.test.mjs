@@ -11,6 +11,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { ctl, createQueue, dbSQL, env, join, req, show, status, token,
     info, verify } from './lib.mjs';
+import { Client, addUser } from './console.mjs';
 
 const SITES = '/api/admin/queue/sites';
 const doc = JSON.parse(readFileSync(`${env.root}/static/openapi.json`,
@@ -281,6 +282,33 @@ test('POST pause / resume answer the site; the audit endpoint matches ' +
 	assert.equal(r.json.active, false);
 	r = await req(`${SITES}/${id}/resume`, { method: 'POST', headers: H });
 	assert.equal(r.json.active, true);
+});
+
+test('global functions with a console session: instances and users ' +
+    'match the document; a key gets 403', async () => {
+	const u = addUser();
+	const c = new Client();
+	assert.equal((await c.login(u.name, u.password)).status, 303);
+	let r = await c.get('/api/admin/instances');
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/instances', 'get', r);
+	// The stack's pool and its worker report themselves.
+	assert.ok(r.json.instances.some((x) => x.kind === 'pool' &&
+	    x.workers >= 1), r.text);
+	assert.ok(r.json.instances.some((x) => x.kind === 'worker'), r.text);
+	r = await c.get('/api/admin/users');
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/users', 'get', r);
+	const me = r.json.users.find((x) => x.name === u.name);
+	assert.deepEqual([me.disabled, typeof me.createdAt], [false,
+	    'number']);
+	assert.ok(!/argon2|\$/.test(r.text), 'no password hash');
+	for (const path of ['/api/admin/instances', '/api/admin/users']) {
+		r = await get(path);
+		assert.equal(r.status, 403, r.text);
+		assert.equal(r.json.error, 'forbidden');
+		checkOp(path, 'get', r);
+	}
 });
 
 test('visitor answers match the document', async () => {
