@@ -244,6 +244,19 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 	r->now_ms = db_clock_ms(r->db);
 	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
 	/*
+	 * The statement admitted the number, the cached row does not: an
+	 * operator's change (a cancelled opening, a rate raised) is newer
+	 * than the cache.  Read the row once, so that the answer says what
+	 * the statement did.
+	 */
+	if (*admitted) {
+		struct adm_status	 st;
+
+		(void)visitor_status(e, *number, r->now_ms, &st);
+		if (!st.admitted)
+			(void)qcache_refresh(r, e, 0, &done);
+	}
+	/*
 	 * Around a scheduled opening this join may have closed the
 	 * pre-queue (or come after it): read the row once more, so that
 	 * the answer says on which side the number landed.  Only while
