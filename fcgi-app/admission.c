@@ -126,6 +126,14 @@ adm_serving(const struct adm_queue *q, int64_t now_ms)
 	return s < 0 ? 0 : s;
 }
 
+int64_t
+adm_waiting(const struct adm_queue *q, int64_t now_ms)
+{
+	int64_t	 s = adm_serving(q, now_ms);
+
+	return q->last_number > s ? q->last_number - s : 0;
+}
+
 /*
  * Moves the anchor to now_ms without moving serving: remembers the
  * segment that ends when it was admitting, then F := serving(now),

@@ -94,6 +94,12 @@ int64_t	 adm_burst(const struct adm_queue *q);
 int64_t	 adm_serving(const struct adm_queue *q, int64_t now_ms);
 
 /*
+ * Numbers issued and not yet admitted at now_ms: L - serving, at least
+ * 0 (serving may run ahead of L by the burst).  Can't fail.
+ */
+int64_t	 adm_waiting(const struct adm_queue *q, int64_t now_ms);
+
+/*
  * Re-anchor so that serving stays continuous across a rate change, pause
  * or resume: F := serving(now), A := serving(now) - skip, T := now; when
  * the queue is active, the segment it ends is remembered for the claim

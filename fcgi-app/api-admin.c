@@ -110,8 +110,7 @@ site_json(struct db *db, const struct queue *q, int64_t now)
 	put(o, "slug", json_object_new_string(q->slug));
 	put(o, "serving", json_object_new_int64(serving));
 	put(o, "lastNumber", json_object_new_int64(q->adm.last_number));
-	put(o, "waiting", json_object_new_int64(q->adm.last_number > serving ?
-	    q->adm.last_number - serving : 0));
+	put(o, "waiting", json_object_new_int64(adm_waiting(&q->adm, now)));
 	return o;
 }
 

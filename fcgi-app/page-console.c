@@ -304,16 +304,6 @@ console_queue_create(struct req *r)
 	free(slug);
 }
 
-/* The waiting count and serving of a queue row now. */
-static void
-row_numbers(const struct queue *q, int64_t now, int64_t *serving,
-    int64_t *waiting)
-{
-	*serving = adm_serving(&q->adm, now);
-	*waiting = q->adm.last_number > *serving ?
-	    q->adm.last_number - *serving : 0;
-}
-
 void
 console_home(struct req *r)
 {
@@ -348,7 +338,8 @@ console_home(struct req *r)
 		    "<th scope=\"col\"><span class=\"vh\">Actions</span></th>"
 		    "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
-		row_numbers(qs[i], now, &serving, &waiting);
+		serving = adm_serving(&qs[i]->adm, now);
+		waiting = adm_waiting(&qs[i]->adm, now);
 		html_raw(&b, "<tr data-slug=\"");
 		html_attr(&b, qs[i]->slug);
 		html_raw(&b, "\"><th scope=\"row\"><a href=\"/admin/queue/");
@@ -1097,7 +1088,8 @@ console_live_list(struct req *r)
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		row_numbers(qs[i], now, &serving, &waiting);
+		serving = adm_serving(&qs[i]->adm, now);
+		waiting = adm_waiting(&qs[i]->adm, now);
 		x = json_object_new_object();
 		json_object_object_add(x, "slug",
 		    json_object_new_string(qs[i]->slug));

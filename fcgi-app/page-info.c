@@ -17,7 +17,6 @@ page_info(struct req *r)
 	const struct queue	*q = r->qe->q;
 	struct json_object	*o = json_object_new_object();
 	int64_t			 serving = adm_serving(&q->adm, r->now_ms);
-	int64_t			 waiting = q->adm.last_number - serving;
 
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "name", json_object_new_string(q->name));
@@ -25,7 +24,7 @@ page_info(struct req *r)
 	    json_object_new_boolean(q->adm.active));
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "waiting",
-	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	    json_object_new_int64(adm_waiting(&q->adm, r->now_ms)));
 	if (q->adm.opens_at_ms > 0)
 		draw_info_json(o, q, r->qe->draw_seed, r->qe->have_draw_seed,
 		    r->now_ms);

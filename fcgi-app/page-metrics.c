@@ -119,7 +119,7 @@ page_metrics(struct req *r)
 	struct qops_err		 err;
 	struct inst_counts	 c;
 	size_t			 n = 0, i, e, k;
-	int64_t			 now, serving;
+	int64_t			 now;
 	enum app_err		 er;
 	int			 pool;
 
@@ -136,12 +136,9 @@ page_metrics(struct req *r)
 	now = qops_now(r->db);
 	family(&b, "aqueue_queue_waiting", "gauge",
 	    "People waiting: numbers issued and not yet admitted.");
-	for (i = 0; i < n; i++) {
-		serving = adm_serving(&qs[i]->adm, now);
+	for (i = 0; i < n; i++)
 		buf_printf(&b, "aqueue_queue_waiting{queue=\"%s\"} %lld\n",
-		    qs[i]->slug, (long long)(qs[i]->adm.last_number > serving ?
-		    qs[i]->adm.last_number - serving : 0));
-	}
+		    qs[i]->slug, (long long)adm_waiting(&qs[i]->adm, now));
 	family(&b, "aqueue_queue_serving", "gauge",
 	    "The serving number: numbers up to it are admitted.");
 	for (i = 0; i < n; i++)

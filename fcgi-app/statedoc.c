@@ -25,7 +25,6 @@ statedoc_new(const struct queue *q, int64_t now)
 {
 	struct json_object	*o = json_object_new_object();
 	int64_t			 serving = adm_serving(&q->adm, now);
-	int64_t			 waiting = q->adm.last_number - serving;
 
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "active",
@@ -36,7 +35,7 @@ statedoc_new(const struct queue *q, int64_t now)
 	json_object_object_add(o, "lastNumber",
 	    json_object_new_int64(q->adm.last_number));
 	json_object_object_add(o, "waiting",
-	    json_object_new_int64(waiting > 0 ? waiting : 0));
+	    json_object_new_int64(adm_waiting(&q->adm, now)));
 	/*
 	 * A scheduled opening: pre-queue numbers are admitted by their drawn
 	 * position, which only /status computes (the seed stays secret

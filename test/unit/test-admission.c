@@ -214,6 +214,13 @@ test_init(void)
 	is_int(q.rate_per_minute, ADM_RATE_MIN, "init rate 0 clamped to 1");
 	adm_init(&q, 5000000, 0, NOW0);
 	is_int(q.rate_per_minute, ADM_RATE_MAX, "init rate 5e6 clamped");
+	/* Waiting: L - serving, never below 0 (serving runs ahead). */
+	adm_init(&q, 60, 2, NOW0);
+	is_int(adm_waiting(&q, NOW0), 0, "new queue: nobody waiting");
+	q.last_number = 5;
+	is_int(adm_waiting(&q, NOW0), 3, "L 5, serving 2: 3 waiting");
+	is_int(adm_waiting(&q, NOW0 + 2000), 1, "2 s later at 1/s: 1");
+	is_int(adm_waiting(&q, NOW0 + 60000), 0, "a minute later: 0");
 }
 
 /* A cancelled opening: the queue is as new at the cancel instant. */
