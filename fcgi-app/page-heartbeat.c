@@ -25,31 +25,18 @@
 #include "token.h"
 #include "visitor.h"
 
-#define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
-
 void
 page_heartbeat(struct req *r)
 {
 	struct qentry		*e = r->qe;
 	struct json_object	*body = NULL;
 	const char		*ticket;
-	size_t			 len;
 	int64_t			 number, pos;
-	enum visitor_err	 ve;
 
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if (visitor_number_body(r, &body, &number, &ticket) == -1)
 		goto out;
-	}
-	if (jsonbody_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
-		http_error(r, 400, "invalid_number",
-		    "number must be a whole number from 1.");
-		goto out;
-	}
-	ticket = jsonbody_get_str(body, "ticket", &len);
 	pos = visitor_position(e, number);
 	if (e->q->abandon_grace_s > 0 && ticket != NULL &&
-	    len == strlen(ticket) &&
 	    (pos < 0 || pos > adm_serving(&e->q->adm, r->now_ms)) &&
 	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
 	    number, ticket) && writers_enter() == APP_OK) {

@@ -12,7 +12,6 @@
 #include "page-status.h"
 #include "visitor.h"
 
-#define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
 void
 page_status(struct req *r)
@@ -25,7 +24,7 @@ page_status(struct req *r)
 	enum visitor_err	 ve;
 
 	if (f->state != FIELD_OK ||
-	    parse_int64(f->val, 1, NUMBER_MAX, &number) == -1) {
+	    parse_int64(f->val, 1, VISITOR_NUMBER_MAX, &number) == -1) {
 		http_error(r, 400, "invalid_number",
 		    "number must be a whole number from 1.");
 		return;

@@ -21,7 +21,6 @@
 #include "token.h"
 #include "visitor.h"
 
-#define NUMBER_MAX	9007199254740991LL	/* 2^53 - 1 */
 
 void
 page_token(struct req *r)
@@ -36,19 +35,10 @@ page_token(struct req *r)
 	struct adm_status	 st;
 	enum visitor_err	 ve;
 
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if (visitor_number_body(r, &body, &number, &ticket) == -1)
 		goto out;
-	}
-	if (jsonbody_get_int(body, "number", 1, NUMBER_MAX, &number) != 0) {
-		http_error(r, 400, "invalid_number",
-		    "number must be a whole number from 1.");
-		goto out;
-	}
-	ticket = jsonbody_get_str(body, "ticket", &len);
-	if (ticket == NULL || len != strlen(ticket) ||
-	    !token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
-	    number, ticket)) {
+	if (ticket == NULL || !token_ticket_check(e->ticket_key,
+	    TICKET_KEY_LEN, e->q->slug, number, ticket)) {
 		http_error(r, 403, "invalid_ticket",
 		    "The ticket does not match this number.");
 		goto out;

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -156,6 +157,30 @@ visitor_body_json(struct req *r, struct json_object **out, int required)
 		return VISITOR_INVALID_JSON;
 	}
 	return VISITOR_OK;
+}
+
+int
+visitor_number_body(struct req *r, struct json_object **body,
+    int64_t *number, const char **ticket)
+{
+	enum visitor_err	 ve;
+	size_t			 len;
+
+	*ticket = NULL;
+	if ((ve = visitor_body_json(r, body, 1)) != VISITOR_OK) {
+		visitor_error(r, ve);
+		return -1;
+	}
+	if (jsonbody_get_int(*body, "number", 1, VISITOR_NUMBER_MAX,
+	    number) != 0) {
+		http_error(r, 400, "invalid_number",
+		    "number must be a whole number from 1.");
+		return -1;
+	}
+	*ticket = jsonbody_get_str(*body, "ticket", &len);
+	if (*ticket != NULL && len != strlen(*ticket))
+		*ticket = NULL;
+	return 0;
 }
 
 char *

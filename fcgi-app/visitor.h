@@ -79,6 +79,20 @@ int64_t	 visitor_position(const struct qentry *e, int64_t number);
 enum visitor_err visitor_body_json(struct req *, struct json_object **out,
 	    int required);
 
+/* The largest number a visitor may send: 2^53 - 1 (exact in JSON). */
+#define VISITOR_NUMBER_MAX	9007199254740991LL
+
+/*
+ * Read the body of a request about one number (POST /token,
+ * /heartbeat): one JSON object with "number" (1 to VISITOR_NUMBER_MAX)
+ * and "ticket".  *body gets the object for the caller's other members
+ * (released by the caller with json_object_put, also after -1);
+ * *ticket points into it, NULL when the ticket is missing, not a
+ * string or holds a NUL.  Returns 0, or -1 after answering 4xx.
+ */
+int	 visitor_number_body(struct req *, struct json_object **body,
+	    int64_t *number, const char **ticket);
+
 /*
  * Sign an access token for number on the route's queue, valid for the
  * queue's token lifetime from now, and record a number's first token for
