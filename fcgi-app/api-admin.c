@@ -780,8 +780,8 @@ void
 api_instances(struct req *r)
 {
 	struct instance_row	*inst = NULL;
-	struct json_object	*o, *a, *x;
-	size_t			 n = 0, i;
+	struct json_object	*o;
+	size_t			 n = 0;
 
 	if (db_instance_list(r->db, r->cfg->instance_stale_ms, &inst, &n) !=
 	    APP_OK) {
@@ -789,11 +789,7 @@ api_instances(struct req *r)
 		return;
 	}
 	o = json_object_new_object();
-	a = json_object_new_array();
-	for (i = 0; i < n; i++)
-		if ((x = instance_row_json(&inst[i])) != NULL)
-			json_object_array_add(a, x);
-	put(o, "instances", a);
+	put(o, "instances", instance_rows_json(inst, n));
 	free(inst);
 	send_json(r, 200, o);
 }

@@ -428,3 +428,15 @@ instance_row_json(const struct instance_row *x)
 	json_object_object_add(o, "seenMs", json_object_new_int64(x->seen_ms));
 	return o;
 }
+
+struct json_object *
+instance_rows_json(const struct instance_row *v, size_t n)
+{
+	struct json_object	*a = json_object_new_array(), *x;
+	size_t			 i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		if ((x = instance_row_json(&v[i])) != NULL)
+			json_object_array_add(a, x);
+	return a;
+}

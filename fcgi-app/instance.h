@@ -175,4 +175,11 @@ void		 instance_pool_tick(struct db *, const struct cfg *,
  */
 struct json_object *instance_row_json(const struct instance_row *x);
 
+/*
+ * The n rows of v as a new JSON array of instance_row_json() objects
+ * (the caller puts it; a row out of memory is left out).
+ */
+struct json_object *instance_rows_json(const struct instance_row *v,
+		    size_t n);
+
 #endif /* INSTANCE_H */

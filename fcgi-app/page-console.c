@@ -541,7 +541,7 @@ est_wait_s(int64_t waiting, int64_t rate, int active)
 static struct json_object *
 live_json(struct req *r, const struct queue *q, enum app_err *er)
 {
-	struct json_object	*o, *s, *t, *w, *in, *ia, *io;
+	struct json_object	*o, *s, *t, *w, *in;
 	struct stats_row	*rows = NULL, *last;
 	struct instance_row	*inst = NULL;
 	struct ar_settings	 ar;
@@ -606,11 +606,7 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(s, "waiting", w);
 	json_object_object_add(s, "inflow", in);
 	json_object_object_add(o, "series", s);
-	ia = json_object_new_array();
-	for (i = 0; i < ni; i++)
-		if ((io = instance_row_json(&inst[i])) != NULL)
-			json_object_array_add(ia, io);
-	json_object_object_add(o, "instances", ia);
+	json_object_object_add(o, "instances", instance_rows_json(inst, ni));
 	free(rows);
 	free(inst);
 	return o;
