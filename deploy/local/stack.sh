@@ -817,22 +817,7 @@ http {
 			try_files /\$1.json @aqueue_app;
 		}
 		location @aqueue_app {
-			fastcgi_pass "unix:$var/run/fcgi.sock";
-			fastcgi_param QUERY_STRING \$query_string;
-			fastcgi_param REQUEST_METHOD \$request_method;
-			fastcgi_param CONTENT_TYPE \$content_type;
-			fastcgi_param CONTENT_LENGTH \$content_length;
-			fastcgi_param REQUEST_URI \$request_uri;
-			fastcgi_param DOCUMENT_URI \$document_uri;
-			fastcgi_param SERVER_PROTOCOL \$server_protocol;
-			fastcgi_param REQUEST_SCHEME \$scheme;
-			fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-			fastcgi_param SERVER_SOFTWARE nginx;
-			fastcgi_param REMOTE_ADDR \$remote_addr;
-			fastcgi_param REMOTE_PORT \$remote_port;
-			fastcgi_param SERVER_ADDR \$server_addr;
-			fastcgi_param SERVER_PORT \$server_port;
-			fastcgi_param SERVER_NAME \$server_name;
+$(_st_nginx_fcgi "$var")
 			error_page 502 504 =503 /queue-error/503.json;
 		}
 
