@@ -12,7 +12,6 @@
 #include "page-status.h"
 #include "visitor.h"
 
-
 void
 page_status(struct req *r)
 {

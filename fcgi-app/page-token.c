@@ -21,7 +21,6 @@
 #include "token.h"
 #include "visitor.h"
 
-
 void
 page_token(struct req *r)
 {

@@ -1616,7 +1616,6 @@ qops_field_is_time(enum qops_field f)
 	return f < QOPS_F__MAX && fields[f].type == FT_TIME;
 }
 
-
 enum app_err
 qops_get_id(struct db *db, int64_t id, struct queue **out,
     struct qops_err *err)
