@@ -430,9 +430,11 @@ int	 pool_run(int fd, const char *conf, struct cfg *c);
  * milliseconds for the next request on the listen socket and take it:
  * one that may write (a join, the gateway) is parked and answered after
  * the waiting one; any other is answered now, from a frozen cache (see
- * qcache_freeze).  Outside a worker it only sleeps.  Can't fail.
+ * qcache_freeze).  Returns early, having read one post, when wake_fd
+ * (an eventfd(2) semaphore, or -1 for none) is posted.  Outside a
+ * worker it only waits for wake_fd.  Can't fail.
  */
-void	 pool_wait(int ms);
+void	 pool_wait(int ms, int wake_fd);
 
 /* writers.c */
 /*

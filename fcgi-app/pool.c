@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,20 +98,35 @@ static size_t			 park_head, nparked;
 static int			 in_wait;
 
 void
-pool_wait(int ms)
+pool_wait(int ms, int wake_fd)
 {
-	struct timespec	 ts = { 0, (long)ms * 1000 * 1000 };
-	struct pollfd	 pfd;
+	struct pollfd	 pfd[2];
 	FCGX_Request	*fr;
+	uint64_t	 n;
+	ssize_t		 got;
+	nfds_t		 nfd = 0;
+	int		 listen = child_fd >= 0 && !in_wait &&
+			     nparked < PARK_MAX;
 
-	if (child_fd < 0 || in_wait || nparked == PARK_MAX) {
-		nanosleep(&ts, NULL);
+	if (wake_fd >= 0) {
+		pfd[nfd].fd = wake_fd;
+		pfd[nfd].events = POLLIN;
+		pfd[nfd++].revents = 0;
+	}
+	if (listen) {
+		pfd[nfd].fd = child_fd;
+		pfd[nfd].events = POLLIN;
+		pfd[nfd++].revents = 0;
+	}
+	if (poll(pfd, nfd, ms) <= 0)
+		return;
+	/* Woken: take one post (another waiter may have taken it). */
+	if (wake_fd >= 0 && (pfd[0].revents & POLLIN)) {
+		got = read(wake_fd, &n, sizeof(n));
+		(void)got;
 		return;
 	}
-	pfd.fd = child_fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	if (poll(&pfd, 1, ms) <= 0)
+	if (!listen)
 		return;
 	in_wait = 1;
 	fr = &parked[(park_head + nparked) % PARK_MAX];

@@ -6,12 +6,18 @@
  * verify).  The slots live in a shared anonymous mapping that the
  * master creates before it forks; workers take and give back slots
  * with C11 atomics, and the master frees the slots of workers that died.
+ * A worker waiting for a slot sleeps in poll(2) on an eventfd(2) that
+ * the master creates too (a semaphore): whoever gives a slot back while
+ * someone waits posts it, so the wait ends as soon as a slot is free,
+ * not at the next tick of a timer.
  */
 #include "config.h"
 
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +47,14 @@ struct slot {
 
 static struct slot	*slots;		/* shared with every worker */
 static size_t		 nslots;
+/*
+ * The workers waiting for a slot, by pid (0: free entry), so that the
+ * master can strike out one that died waiting: two per worker, for the
+ * old set that drains after a reload beside the new one.
+ */
+static atomic_int	*waiters;	/* shared too, after the slots */
+static size_t		 nwaiters;
+static int		 wake_fd = -1;	/* eventfd: a slot came free */
 static size_t		 mine = (size_t)-1;	/* this worker's slot */
 
 /* Monotonic milliseconds, the same clock in every process. */
@@ -60,17 +74,88 @@ writers_init(size_t workers)
 	void	*p;
 
 	nslots = workers > 1 ? workers - 1 : 1;
-	p = mmap(NULL, nslots * sizeof(*slots), PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	nwaiters = 2 * (workers > 0 ? workers : 1);
+	p = mmap(NULL, nslots * sizeof(*slots) + nwaiters * sizeof(*waiters),
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		log_warn("mmap");
 		slots = NULL;
 		return -1;
 	}
 	slots = p;
+	waiters = (atomic_int *)(void *)(slots + nslots);
 	for (i = 0; i < nslots; i++) {
 		atomic_init(&slots[i].pid, 0);
 		atomic_init(&slots[i].since_ms, 0);
+	}
+	for (i = 0; i < nwaiters; i++)
+		atomic_init(&waiters[i], 0);
+	/* Without it, a waiter wakes every millisecond to look. */
+	wake_fd = eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC);
+	if (wake_fd == -1)
+		log_warn("eventfd");
+	return 0;
+}
+
+/* Tell one waiter, if any, that a slot came free. */
+static void
+wake_one(void)
+{
+	uint64_t	 one = 1;
+	size_t		 i;
+
+	if (wake_fd == -1)
+		return;
+	for (i = 0; i < nwaiters; i++)
+		if (atomic_load(&waiters[i]) != 0)
+			break;
+	if (i == nwaiters)
+		return;
+	if (write(wake_fd, &one, sizeof(one)) == -1 && errno != EAGAIN)
+		log_warn("eventfd write");
+}
+
+/*
+ * Enter this process among the waiters: its entry, or -1 when there is
+ * no free one (then it looks every millisecond instead).
+ */
+static ssize_t
+wait_enter(void)
+{
+	int	 me = (int)getpid(), free_pid;
+	size_t	 i;
+
+	for (i = 0; i < nwaiters; i++) {
+		free_pid = 0;
+		if (atomic_compare_exchange_strong(&waiters[i], &free_pid,
+		    me))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+/* Take a free slot for this process: 1, or 0 when all are held. */
+static int
+take(int64_t *youngest)
+{
+	int	 me = (int)getpid(), free_pid;
+	int64_t	 since;
+	size_t	 i;
+
+	*youngest = 0;
+	for (i = 0; i < nslots; i++) {
+		free_pid = 0;
+		if (atomic_compare_exchange_strong(&slots[i].pid, &free_pid,
+		    me)) {
+			atomic_store(&slots[i].since_ms, mono_ms());
+			mine = i;
+			return 1;
+		}
+		since = atomic_load(&slots[i].since_ms);
+		if (since == 0)
+			since = mono_ms();
+		if (since > *youngest)
+			*youngest = since;
 	}
 	return 0;
 }
@@ -78,33 +163,41 @@ writers_init(size_t workers)
 enum app_err
 writers_enter(void)
 {
-	int64_t		 start = mono_ms(), now, since, youngest;
-	int		 me = (int)getpid(), free_pid;
-	size_t		 i;
+	int64_t		 start = mono_ms(), now, youngest, left;
+	ssize_t		 entry = -1;
+	int		 waiting = 0;
+	enum app_err	 er = APP_OK;
 
 	if (slots == NULL || mine != (size_t)-1)
 		return APP_OK;
 	for (;;) {
-		youngest = 0;
-		for (i = 0; i < nslots; i++) {
-			free_pid = 0;
-			if (atomic_compare_exchange_strong(&slots[i].pid,
-			    &free_pid, me)) {
-				atomic_store(&slots[i].since_ms, mono_ms());
-				mine = i;
-				return APP_OK;
-			}
-			since = atomic_load(&slots[i].since_ms);
-			if (since == 0)
-				since = mono_ms();
-			if (since > youngest)
-				youngest = since;
+		if (take(&youngest))
+			break;
+		/*
+		 * Counted as a waiter before the look that precedes the
+		 * sleep: a slot given back after that look is posted.
+		 */
+		if (!waiting) {
+			entry = wait_enter();
+			waiting = 1;
+			continue;
 		}
 		now = mono_ms();
-		if (now - youngest >= STUCK_MS || now - start >= WAIT_MAX_MS)
-			return APP_BUSY;
-		pool_wait(1);
+		left = STUCK_MS - (now - youngest);
+		if (WAIT_MAX_MS - (now - start) < left)
+			left = WAIT_MAX_MS - (now - start);
+		if (left <= 0) {
+			er = APP_BUSY;
+			break;
+		}
+		if (entry == -1 || wake_fd == -1)
+			pool_wait(1, -1);
+		else
+			pool_wait((int)left, wake_fd);
 	}
+	if (entry != -1)
+		atomic_store(&waiters[entry], 0);
+	return er;
 }
 
 void
@@ -115,6 +208,7 @@ writers_leave(void)
 	atomic_store(&slots[mine].since_ms, 0);
 	atomic_store(&slots[mine].pid, 0);
 	mine = (size_t)-1;
+	wake_one();
 }
 
 void
@@ -130,7 +224,12 @@ writers_reap(pid_t pid)
 		if (atomic_load(&slots[i].pid) != held)
 			continue;
 		atomic_store(&slots[i].since_ms, 0);
-		(void)atomic_compare_exchange_strong(&slots[i].pid, &held,
-		    0);
+		if (atomic_compare_exchange_strong(&slots[i].pid, &held, 0))
+			wake_one();
+	}
+	/* One that died waiting is no longer a waiter. */
+	for (i = 0; i < nwaiters; i++) {
+		held = (int)pid;
+		(void)atomic_compare_exchange_strong(&waiters[i], &held, 0);
 	}
 }
