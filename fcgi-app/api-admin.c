@@ -794,20 +794,38 @@ api_instances(struct req *r)
 	send_json(r, 200, o);
 }
 
+/* qsort(3) order of console users: by id, the order of the pages. */
+static int
+user_by_id(const void *a, const void *b)
+{
+	const struct admin_user	*x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
 void
 api_users(struct req *r)
 {
 	struct admin_user	*u = NULL;
 	struct json_object	*o, *a, *x;
-	size_t			 n = 0, i;
+	size_t			 n = 0, i, shown = 0;
+	int64_t			 limit, cursor;
 
+	if (page_args(r, &limit, &cursor) == -1)
+		return;
 	if (db_admin_user_list(r->db, &u, &n) != APP_OK) {
 		http_db_down(r);
 		return;
 	}
+	if (n > 1)
+		qsort(u, n, sizeof(*u), user_by_id);
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
+		if (u[i].id <= cursor)
+			continue;
+		if (shown == (size_t)limit)
+			break;
 		/* Never the password hash. */
 		x = json_object_new_object();
 		put(x, "id", json_object_new_int64(u[i].id));
@@ -815,8 +833,10 @@ api_users(struct req *r)
 		put(x, "disabled", json_object_new_boolean(u[i].disabled != 0));
 		put(x, "createdAt", ms_json(u[i].created_ms));
 		json_object_array_add(a, x);
+		shown++;
 	}
 	put(o, "users", a);
+	put(o, "next", next_json(i < n, i > 0 ? u[i - 1].id : 0));
 	free(u);
 	send_json(r, 200, o);
 }

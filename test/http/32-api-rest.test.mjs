@@ -303,6 +303,34 @@ test('global functions with a console session: instances and users ' +
 	assert.deepEqual([me.disabled, typeof me.createdAt], [false,
 	    'number']);
 	assert.ok(!/argon2|\$/.test(r.text), 'no password hash');
+	// Pages of two by id: every user once, in order, then next null.
+	const more = [addUser(), addUser()].map((x) => x.name);
+	const seen = [];
+	let cursor = '';
+	for (let pages = 0; pages < 1000; pages++) {
+		r = await c.get('/api/admin/users?limit=2' +
+		    (cursor ? `&cursor=${cursor}` : ''));
+		assert.equal(r.status, 200, r.text);
+		checkOp('/api/admin/users', 'get', r);
+		assert.ok(r.json.users.length <= 2, r.text);
+		seen.push(...r.json.users);
+		if (r.json.next === null)
+			break;
+		assert.equal(r.json.next, String(seen.at(-1).id));
+		cursor = r.json.next;
+	}
+	const ids = seen.map((x) => x.id);
+	assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+	assert.equal(new Set(ids).size, ids.length, 'each user once');
+	for (const name of [u.name, ...more])
+		assert.equal(seen.filter((x) => x.name === name).length, 1,
+		    name);
+	for (const [q, code] of [['limit=0', 'invalid_limit'],
+	    ['limit=101', 'invalid_limit'], ['cursor=abc', 'invalid_cursor']]) {
+		r = await c.get(`/api/admin/users?${q}`);
+		assert.deepEqual([r.status, r.json.error], [400, code], q);
+		checkOp('/api/admin/users', 'get', r);
+	}
 	for (const path of ['/api/admin/instances', '/api/admin/users']) {
 		r = await get(path);
 		assert.equal(r.status, 403, r.text);
