@@ -51,4 +51,10 @@ int64_t	 now_ms(void);
  */
 int	 parse_int64(const char *str, int64_t min, int64_t max, int64_t *out);
 
+/*
+ * x rounded to tenths for display (CPU shares, inflow per minute): 0.0
+ * for x <= 0.  Can't fail.
+ */
+double	 round_tenths(double x);
+
 #endif /* AQUEUE_H */

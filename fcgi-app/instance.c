@@ -414,9 +414,8 @@ instance_row_json(const struct instance_row *x)
 	    json_object_new_int64(x->workers));
 	json_object_object_add(o, "busy", json_object_new_int64(x->busy));
 	/* Tenths are as precise as a CPU share over a few seconds gets. */
-	json_object_object_add(o, "cpuPct", json_object_new_double(
-	    x->cpu_pct <= 0 ? 0.0 :
-	    (double)(int64_t)(x->cpu_pct * 10.0 + 0.5) / 10.0));
+	json_object_object_add(o, "cpuPct",
+	    json_object_new_double(round_tenths(x->cpu_pct)));
 	json_object_object_add(o, "rssKb", json_object_new_int64(x->rss_kb));
 	rps = json_tokener_parse(x->rps_json);
 	json_object_object_add(o, "requestsPerSecond", rps != NULL ? rps :

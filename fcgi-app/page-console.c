@@ -516,13 +516,6 @@ console_queue_action(struct req *r)
 	console_redirect(r, loc);
 }
 
-/* x >= 0 rounded to tenths (for display). */
-static double
-tenths(double x)
-{
-	return x <= 0 ? 0.0 : (double)(int64_t)(x * 10.0 + 0.5) / 10.0;
-}
-
 /* Seconds a newcomer waits at rate with waiting ahead; -1 paused. */
 static int64_t
 est_wait_s(int64_t waiting, int64_t rate, int active)
@@ -581,7 +574,7 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(o, "issued", last != NULL ?
 	    json_object_new_int64(last->issued) : NULL);
 	json_object_object_add(o, "inflowPerMinute", last != NULL ?
-	    json_object_new_double(tenths(last->inflow_per_min)) :
+	    json_object_new_double(round_tenths(last->inflow_per_min)) :
 	    NULL);
 	if (last != NULL && est_wait_s(last->waiting,
 	    last->rate_per_minute, (int)last->active) >= 0)
@@ -600,7 +593,7 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 		json_object_array_add(w, json_object_new_int64(
 		    rows[i].waiting));
 		json_object_array_add(in, json_object_new_double(
-		    tenths(rows[i].inflow_per_min)));
+		    round_tenths(rows[i].inflow_per_min)));
 	}
 	json_object_object_add(s, "t", t);
 	json_object_object_add(s, "waiting", w);

@@ -1,6 +1,6 @@
 /*
  * wrappers.c - allocation wrappers (x*: exit on failure, try_*: return
- * NULL), the clock, and strict integer parsing.
+ * NULL), the clock, strict integer parsing and rounding for display.
  */
 #include "config.h"
 
@@ -113,4 +113,10 @@ parse_int64(const char *str, int64_t min, int64_t max, int64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+double
+round_tenths(double x)
+{
+	return x <= 0 ? 0.0 : (double)(int64_t)(x * 10.0 + 0.5) / 10.0;
 }

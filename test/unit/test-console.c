@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "admin-user.h"
+#include "aqueue.h"
 #include "cfg.h"
 #include "instance.h"
 #include "stats.h"
@@ -98,6 +99,17 @@ test_inflow(void)
 	ok(stats_inflow(0, 5000, 7, 5000) == 0.0, "no time passed");
 }
 
+/* The dashboard's tenths (inflow, an instance's CPU share). */
+static void
+test_tenths(void)
+{
+	ok(round_tenths(12.34) == 12.3, "12.34 -> 12.3");
+	ok(round_tenths(12.35001) == 12.4, "12.35001 -> 12.4");
+	ok(round_tenths(0.04) == 0.0, "0.04 -> 0");
+	ok(round_tenths(-3.0) == 0.0, "below 0 -> 0");
+	ok(round_tenths(0.0) == 0.0, "0 -> 0");
+}
+
 int
 main(void)
 {
@@ -105,5 +117,6 @@ main(void)
 	test_hash();
 	test_endpoints();
 	test_inflow();
+	test_tenths();
 	return done_testing();
 }
