@@ -21,7 +21,7 @@ void
 page_join(struct req *r)
 {
 	struct qentry		*e = r->qe;
-	struct json_object	*body = NULL, *o = NULL, *v = NULL;
+	struct json_object	*body = NULL, *o = NULL;
 	struct fetch_meta	 fm;
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
@@ -82,16 +82,6 @@ page_join(struct req *r)
 	json_object_object_add(o, "ticket", json_object_new_string(ticket));
 	retry = visitor_status_fill(o, e, number, r->now_ms, 0);
 	if (admitted) {
-		/* The statement's word, should the cache still disagree. */
-		json_object_object_get_ex(o, "serving", &v);
-		if (json_object_get_int64(v) < number)
-			json_object_object_add(o, "serving",
-			    json_object_new_int64(number));
-		json_object_object_add(o, "admitted",
-		    json_object_new_boolean(1));
-		json_object_object_add(o, "ahead", json_object_new_int64(0));
-		json_object_object_add(o, "estimatedWaitSeconds",
-		    json_object_new_int64(0));
 		json_object_object_add(o, "token",
 		    json_object_new_string(token));
 		json_object_object_add(o, "tokenType",
