@@ -24,6 +24,7 @@ abandon_queue(struct db *db, const char *slug, int64_t *added)
 	int64_t			 now, g, cut, serving, base, k3 = 0, k4 = 0;
 	int64_t			 mark_ms, mark_n, present, junk, lo, hi;
 	int			 found;
+	struct adm_change	 ch;
 	enum app_err		 er;
 
 	*added = 0;
@@ -34,7 +35,8 @@ abandon_queue(struct db *db, const char *slug, int64_t *added)
 	if ((er = db_abandon_marks(db, q->id, &m)) != APP_OK ||
 	    (er = db_now_ms(db, &now)) != APP_OK)
 		goto out;
-	if (m.grace_s <= 0 || !q->adm.active || q->adm.draw_open)
+	if (m.grace_s <= 0 || !adm_active_at(&q->adm, now) ||
+	    q->adm.draw_open)
 		goto out;
 	g = m.grace_s * 1000;
 	cut = now - g;
@@ -69,10 +71,20 @@ abandon_queue(struct db *db, const char *slug, int64_t *added)
 		m.done = hi;
 	*added = k3 + k4;
 	if (*added > 0) {
-		adm_reanchor(&q->adm, now);
-		q->adm.skip += *added;
-		if ((er = db_queue_set_state(db, q)) != APP_OK ||
-		    (er = db_queue_set_skip(db, q)) != APP_OK)
+		/*
+		 * Scheduled like every admission change (admission.h):
+		 * serving jumps by the count ADM_TICK_MS from now, and no
+		 * admission is revoked (the claim window of a number counts
+		 * from its admission).  Another change still ahead: next
+		 * cycle.
+		 */
+		adm_change_init(&q->adm, now, &ch);
+		ch.skip += *added;
+		if (adm_schedule(&q->adm, now, &ch) == -1) {
+			er = APP_BUSY;
+			goto out;
+		}
+		if ((er = db_queue_set_state(db, q)) != APP_OK)
 			goto out;
 	}
 	if ((er = db_abandon_save(db, q->id, &m, *added)) != APP_OK ||
@@ -86,7 +98,8 @@ out:
 	} else if (*added > 0)
 		log_info("abandon %s: %lld abandoned numbers skipped (serving "
 		    "%lld -> %lld, %lld in all)", slug, (long long)*added,
-		    (long long)serving, (long long)adm_serving(&q->adm, now),
+		    (long long)serving,
+		    (long long)adm_serving(&q->adm, q->adm.pend_at_ms),
 		    (long long)(m.total + *added));
 	else
 		db_rollback(db);

@@ -454,11 +454,11 @@ api_site_patch(struct req *r)
 	}
 	if (spec.set != 0)
 		er = qops_update(r->db, q->slug, &spec, &err, &r->who);
-	if (er == APP_OK && rate != 0 && rate != q->adm.rate_per_minute)
+	if (er == APP_OK && rate != 0 && rate != adm_settled_rate(&q->adm))
 		er = qops_set_rate(r->db, q->slug, rate, &err, &r->who);
-	if (er == APP_OK && active == 0 && q->adm.active)
+	if (er == APP_OK && active == 0 && adm_settled_active(&q->adm))
 		er = qops_pause(r->db, q->slug, &err, &r->who);
-	if (er == APP_OK && active == 1 && !q->adm.active)
+	if (er == APP_OK && active == 1 && !adm_settled_active(&q->adm))
 		er = qops_resume(r->db, q->slug, &err, &r->who);
 	if (er != APP_OK) {
 		qops_answer(r, &err);

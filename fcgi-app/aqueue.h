@@ -44,6 +44,12 @@ char	*try_strndup(const char *, size_t);
 int64_t	 now_ms(void);
 
 /*
+ * Sleep ms milliseconds (nothing for ms <= 0), resuming after signals
+ * until the time is up.  Can't fail.
+ */
+void	 sleep_ms(int64_t ms);
+
+/*
  * Parse a decimal integer in [min, max] from the whole of str: digits only
  * (an optional leading '-' when min < 0), no sign '+', no white space, no
  * leading zeros (except "0" itself).  Returns 0 and sets *out on success,

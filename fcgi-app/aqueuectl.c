@@ -334,11 +334,11 @@ queue_json(const struct queue *q, int64_t now)
 	json_object_object_add(o, "shopDomains",
 	    json_object_new_string(q->shop_domains));
 	json_object_object_add(o, "ratePerMinute",
-	    json_object_new_int64(q->adm.rate_per_minute));
+	    json_object_new_int64(adm_settled_rate(&q->adm)));
 	json_object_object_add(o, "burst",
 	    json_object_new_int64(adm_burst(&q->adm)));
 	json_object_object_add(o, "active",
-	    json_object_new_boolean(q->adm.active));
+	    json_object_new_boolean(adm_settled_active(&q->adm)));
 	json_object_object_add(o, "lastNumber",
 	    json_object_new_int64(q->adm.last_number));
 	json_object_object_add(o, "serving",
@@ -477,8 +477,8 @@ cmd_list(struct db *db, int argc, char *argv[])
 		printf("%-*s  ", (int)wslug, qs[i]->slug);
 		print_cell(qs[i]->name, wname);
 		printf("  %-6s  %8lld  %10lld  %10lld\n",
-		    qs[i]->adm.active ? "yes" : "no",
-		    (long long)qs[i]->adm.rate_per_minute,
+		    adm_settled_active(&qs[i]->adm) ? "yes" : "no",
+		    (long long)adm_settled_rate(&qs[i]->adm),
 		    (long long)qs[i]->adm.last_number,
 		    (long long)adm_serving(&qs[i]->adm, now));
 	}

@@ -324,7 +324,7 @@ load(struct db *db, const char *slug, struct ar_settings *s,
 		return db_fail(err, er);
 	ar_settings_default(s, q->id);
 	if (rate != NULL)
-		*rate = q->adm.rate_per_minute;
+		*rate = adm_settled_rate(&q->adm);
 	er = db_ar_get(db, q->id, s, &f);
 	db_queue_free(q);
 	if (er != APP_OK)

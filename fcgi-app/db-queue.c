@@ -38,33 +38,27 @@ db_queue_slug_valid(const char *s)
 }
 
 /* Result columns of the admission state (STATE_COLS in db.c). */
-#define STATE_NCOLS	20
+#define STATE_NCOLS	27
 
 /* Bind the admission state and the database's now, from r[0]. */
 static void
 state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
     int64_t *dbnow)
 {
-	db_bind_int(&r[0], &a->rate_per_minute);
-	db_bind_int(&r[1], &a->burst);
-	db_bind_int(&r[2], &a->anchor_number);
-	db_bind_int(&r[3], &a->anchor_time_ms);
-	db_bind_int(&r[4], &a->last_number);
-	db_bind_int(&r[5], &a->skip);
-	db_bind_int(&r[6], active);
-	db_bind_int(&r[7], &a->floor);
-	db_bind_int(&r[8], &a->claim_window_s);
-	db_bind_int(&r[9], &a->prev_anchor_number);
-	db_bind_int(&r[10], &a->prev_anchor_time_ms);
-	db_bind_int(&r[11], &a->prev_rate);
-	db_bind_int(&r[12], &a->prev_frontier);
-	db_bind_int(&r[13], &a->ck_number);
-	db_bind_int(&r[14], &a->ck_time_ms);
-	db_bind_int(&r[15], &a->ck_expired);
-	db_bind_int(&r[16], dbnow);
-	db_bind_int(&r[17], &a->opens_at_ms);
-	db_bind_int(&r[18], &a->draw_open);
-	db_bind_int(&r[19], &a->draw_count);
+	int64_t	*cols[STATE_NCOLS] = {
+		&a->rate_per_minute, &a->burst, &a->anchor_number,
+		&a->anchor_time_ms, &a->last_number, &a->skip, active,
+		&a->floor, &a->claim_window_s, &a->tick, &a->l_tick,
+		&a->l_tick1, &a->l_tick2, &a->pend_at_ms, &a->pend_rate,
+		&a->pend_burst, &a->pend_active, &a->pend_skip,
+		&a->pend_floor, &a->claim_grid, &a->claim_front,
+		&a->claim_front1, &a->claim_dead, dbnow, &a->opens_at_ms,
+		&a->draw_open, &a->draw_count
+	};
+	size_t	 i;
+
+	for (i = 0; i < STATE_NCOLS; i++)
+		db_bind_int(&r[i], cols[i]);
 }
 
 /* Result columns of what visitors see (LOOK_COLS in db.c). */
@@ -286,8 +280,9 @@ db_queue_get_locked(struct db *db, const char *slug, struct queue **out)
 	return queue_get(db, STMT_QUEUE_GET_LOCKED, slug, out);
 }
 
-enum app_err
-db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
+/* db_queue_state() with statement s.  Returns as db_queue_state(). */
+static enum app_err
+state_read(struct db *db, enum stmt s, int64_t id, struct adm_queue *adm)
 {
 	MYSQL_BIND	 p[1], r[STATE_NCOLS];
 	int64_t		 active = 0, dbnow = 0, t0;
@@ -297,7 +292,7 @@ db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 	db_bind_int(&p[0], &id);
 	state_bind(r, adm, &active, &dbnow);
 	t0 = now_ms();
-	if ((er = db_run(db, STMT_QUEUE_STATE, p, r, &has)) != APP_OK)
+	if ((er = db_run(db, s, p, r, &has)) != APP_OK)
 		return er;
 	if (!has)
 		return APP_NOTFOUND;
@@ -307,20 +302,52 @@ db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 }
 
 enum app_err
-db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
-    int *admitted, int64_t *growth)
+db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 {
-	MYSQL_BIND	 p[12];
+	return state_read(db, STMT_QUEUE_STATE, id, adm);
+}
+
+enum app_err
+db_queue_materialize(struct db *db, int64_t id)
+{
+	struct queue	 q;
+	struct adm_queue before;
+	int64_t		 now;
+	enum app_err	 er;
+
+	memset(&q, 0, sizeof(q));
+	q.id = id;
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = state_read(db, STMT_QUEUE_STATE_LOCKED, id, &q.adm)) !=
+	    APP_OK || (er = db_now_ms(db, &now)) != APP_OK) {
+		db_rollback(db);
+		return er;
+	}
+	before = q.adm;
+	adm_fold(&q.adm, now);
+	(void)adm_materialize(&q.adm, now);
+	if (memcmp(&before, &q.adm, sizeof(before)) != 0 &&
+	    (er = db_queue_set_state(db, &q)) != APP_OK) {
+		db_rollback(db);
+		return er;
+	}
+	return db_commit(db);
+}
+
+enum app_err
+db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
+    int *admitted)
+{
+	MYSQL_BIND	 p[3];
 	int64_t		 packed;
-	size_t		 i;
 	enum app_err	 er;
 	unsigned int	 e;
 	int		 tries = 0;
 
-	/* Every "now" of the statement (NOW_SQL in db.c), then id. */
-	for (i = 0; i < 11; i++)
-		db_bind_now(&p[i], &now);
-	db_bind_int(&p[11], &id);
+	db_bind_now(&p[0], &now);
+	db_bind_int(&p[1], &id);
+	db_bind_now(&p[2], &now);
 	for (;;) {
 		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
 		if (er == APP_OK)
@@ -333,22 +360,44 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
 	}
 	if (db_affected(db, STMT_QUEUE_JOIN) != 1)
 		return APP_NOTFOUND;
-	/* ((number * 2^22) + growth + 2^20) * 2 + admitted; see db.c. */
+	/* number * 2 + admitted; see db.c. */
 	packed = db_insert_id(db, STMT_QUEUE_JOIN);
-	if (packed < ((int64_t)1 << 23)) {
+	if (packed < 2) {
 		log_warnx("db join: statement returned no number");
 		return APP_DB;
 	}
-	*number = packed >> 23;
-	*growth = ((packed >> 1) & (((int64_t)1 << 22) - 1)) - 1048576;
+	*number = packed >> 1;
 	*admitted = (int)(packed & 1);
 	return APP_OK;
+}
+
+/*
+ * The first ADM_WRITE_NCOLS parameters of STMT_QUEUE_SET_STATE, from
+ * the admission state a, into p.  active holds a's active flag as
+ * int64_t.  Can't fail.
+ */
+#define ADM_WRITE_NCOLS	18
+static void
+adm_write_bind(MYSQL_BIND *p, struct adm_queue *a, int64_t *active)
+{
+	int64_t	*cols[ADM_WRITE_NCOLS] = {
+		&a->rate_per_minute, &a->burst, &a->anchor_number,
+		&a->anchor_time_ms, active, &a->floor, &a->claim_window_s,
+		&a->skip, &a->pend_at_ms, &a->pend_rate, &a->pend_burst,
+		&a->pend_active, &a->pend_skip, &a->pend_floor,
+		&a->claim_grid, &a->claim_front, &a->claim_front1,
+		&a->claim_dead
+	};
+	size_t	 i;
+
+	for (i = 0; i < ADM_WRITE_NCOLS; i++)
+		db_bind_int(&p[i], cols[i]);
 }
 
 enum app_err
 db_queue_insert(struct db *db, struct queue *q)
 {
-	MYSQL_BIND	 p[23];
+	MYSQL_BIND	 p[30];
 	unsigned long	 len[4], slen, tlen;
 	int64_t		 active = q->adm.active;
 	struct adm_queue *a = &q->adm;
@@ -372,13 +421,20 @@ db_queue_insert(struct db *db, struct queue *q)
 	db_bind_int(&p[13], &active);
 	db_bind_int(&p[14], &a->floor);
 	db_bind_int(&p[15], &a->claim_window_s);
-	db_bind_int(&p[16], &a->prev_anchor_number);
-	db_bind_int(&p[17], &a->prev_anchor_time_ms);
-	db_bind_int(&p[18], &a->prev_rate);
-	db_bind_int(&p[19], &a->prev_frontier);
-	db_bind_int(&p[20], &a->ck_number);
-	db_bind_int(&p[21], &a->ck_time_ms);
-	db_bind_int(&p[22], &a->ck_expired);
+	db_bind_int(&p[16], &a->tick);
+	db_bind_int(&p[17], &a->l_tick);
+	db_bind_int(&p[18], &a->l_tick1);
+	db_bind_int(&p[19], &a->l_tick2);
+	db_bind_int(&p[20], &a->pend_at_ms);
+	db_bind_int(&p[21], &a->pend_rate);
+	db_bind_int(&p[22], &a->pend_burst);
+	db_bind_int(&p[23], &a->pend_active);
+	db_bind_int(&p[24], &a->pend_skip);
+	db_bind_int(&p[25], &a->pend_floor);
+	db_bind_int(&p[26], &a->claim_grid);
+	db_bind_int(&p[27], &a->claim_front);
+	db_bind_int(&p[28], &a->claim_front1);
+	db_bind_int(&p[29], &a->claim_dead);
 	er = db_run(db, STMT_QUEUE_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;
@@ -391,22 +447,12 @@ db_queue_insert(struct db *db, struct queue *q)
 enum app_err
 db_queue_set_state(struct db *db, const struct queue *q)
 {
-	MYSQL_BIND	 p[12];
+	MYSQL_BIND	 p[ADM_WRITE_NCOLS + 1];
 	int64_t		 active = q->adm.active, id = q->id;
 	struct adm_queue a = q->adm;
 
-	db_bind_int(&p[0], &a.rate_per_minute);
-	db_bind_int(&p[1], &a.burst);
-	db_bind_int(&p[2], &a.anchor_number);
-	db_bind_int(&p[3], &a.anchor_time_ms);
-	db_bind_int(&p[4], &active);
-	db_bind_int(&p[5], &a.floor);
-	db_bind_int(&p[6], &a.claim_window_s);
-	db_bind_int(&p[7], &a.prev_anchor_number);
-	db_bind_int(&p[8], &a.prev_anchor_time_ms);
-	db_bind_int(&p[9], &a.prev_rate);
-	db_bind_int(&p[10], &a.prev_frontier);
-	db_bind_int(&p[11], &id);
+	adm_write_bind(p, &a, &active);
+	db_bind_int(&p[ADM_WRITE_NCOLS], &id);
 	return db_run(db, STMT_QUEUE_SET_STATE, p, NULL, NULL);
 }
 

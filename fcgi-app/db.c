@@ -29,11 +29,15 @@
 /* "now" of a write: the bound time, or the database's when NULL. */
 #define NOW_SQL "COALESCE(?, " DBNOW_SQL ")"
 
-/* The admission state (struct adm_queue), then the database's now. */
+/*
+ * The admission state (struct adm_queue, in db-queue.c's order), then
+ * the database's now.
+ */
 #define STATE_COLS "rate_per_minute, burst, anchor_number, " \
 	"anchor_time_ms, last_number, skip_count, active, serving_floor, " \
-	"claim_window_s, prev_anchor_number, prev_anchor_time_ms, " \
-	"prev_rate, prev_frontier, ck_number, ck_time_ms, ck_expired, " \
+	"claim_window_s, tick, l_tick, l_tick1, l_tick2, pend_at_ms, " \
+	"pend_rate, pend_burst, pend_active, pend_skip, pend_floor, " \
+	"claim_grid, claim_front, claim_front1, claim_dead, " \
 	DBNOW_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
 
 /* What visitors see of a queue (struct queue, after the state). */
@@ -45,16 +49,37 @@
 	", " LOOK_COLS \
 	", draw_seed_sealed, COALESCE(draw_seed_hash, ''), abandon_grace_s"
 
+/*
+ * The admission model of admission.c in SQL, for the join statement.
+ * The join's first assignment writes its time to state_ms, so that
+ * every later expression of the statement reads "now" from there.
+ * ADM_TICK_MS is 250 and ADM_CLAIM_SLACK_MS 1000 (test-db holds the
+ * statement to adm_join()).
+ */
 /* Effective burst, as adm_burst() computes it. */
 #define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
-/* floor(r * clamp(now - T, 0, ADM_DT_MAX_MS) / 60000), now: NOW_SQL. */
-#define CREDIT_SQL "((rate_per_minute * LEAST(GREATEST(" NOW_SQL \
-	" - anchor_time_ms, 0), 1000000000000)) DIV 60000)"
-/* adm_serving() of an active queue with L = last_number + plus. */
-#define SERVING_SQL(plus) "GREATEST(serving_floor, LEAST(anchor_number + " \
-	CREDIT_SQL " + skip_count, last_number + " plus BURST_SQL "))"
-/* The join's checkpoint condition: a claim window since the last one. */
-#define CK_DUE_SQL "(" NOW_SQL " - ck_time_ms >= claim_window_s * 1000)"
+/* adm_lagged_last() at time t. */
+#define LAG_SQL(t) "(CASE WHEN (" t ") DIV 250 - 1 > tick THEN " \
+	"last_number WHEN (" t ") DIV 250 - 1 = tick THEN l_tick WHEN " \
+	"(" t ") DIV 250 - 1 = tick - 1 THEN l_tick1 ELSE l_tick2 END)"
+/* grown(): A + skip + floor(r * clamp(t - T) / 60000) while active. */
+#define GROWN_SQL(t) "(anchor_number + skip_count + IF(active = 1, " \
+	"(rate_per_minute * LEAST(GREATEST((" t ") - anchor_time_ms, 0), " \
+	"1000000000000)) DIV 60000, 0))"
+/* adm_serving() at t (no change due: the join's WHERE sees to it). */
+#define SERVING_SQL(t) "GREATEST(serving_floor, 0, LEAST(" GROWN_SQL(t) \
+	", " LAG_SQL(t) " + " BURST_SQL "))"
+/* adm_held() at t. */
+#define HELD_SQL(t) "(COALESCE(opens_at_ms, 0) > 0 AND (" t ") < " \
+	"opens_at_ms + 250)"
+/* adm_frontier() at t. */
+#define FRONT_SQL(t) "IF(" HELD_SQL(t) ", 0, LEAST(" SERVING_SQL(t) \
+	", last_number))"
+/* The claim grid's spacing (claim_window_s is CHECKed to 1..86400). */
+#define GRID_SQL "(claim_window_s * 1000 + 1000)"
+/* The grid point of the join's now, and its tick. */
+#define GNOW_SQL "(state_ms DIV " GRID_SQL ")"
+#define TNOW_SQL "(state_ms DIV 250)"
 
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
@@ -88,67 +113,85 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT " QUEUE_COLS " FROM queue WHERE slug = ? FOR UPDATE" },
 	[STMT_QUEUE_STATE] = { 1, 1,
 	    "SELECT " STATE_COLS " FROM queue WHERE id = ?" },
+	[STMT_QUEUE_STATE_LOCKED] = { 1, 0,
+	    "SELECT " STATE_COLS " FROM queue WHERE id = ? FOR UPDATE" },
 	/*
-	 * STMT_QUEUE_JOIN: the only write on the visitor path.  Assignments
-	 * run left to right and see earlier ones (MySQL and MariaDB without
-	 * SIMULTANEOUS_ASSIGNMENT), exactly as adm_join() does:
-	 * 0. once per claim window: K0 := K1, K1 := min(serving, L),
-	 *    K1's time := now (the condition reads ck_time_ms, so it is
-	 *    written last of the three),
-	 * 1. re-anchor A to max(L + burst, F) - skip when A + credit +
-	 *    skip >= L + burst,
-	 * 2. T := now when A + skip == max(L + burst, F) (true iff 1.
-	 *    re-anchored),
-	 * 3. issue L + 1, and return through LAST_INSERT_ID(), packed as
-	 *    ((number * 2^22) + growth + 2^20) * 2 + admitted, the number,
-	 *    the growth term minus the number (adm_join_growth(), clamped
-	 *    to 21 bits) and whether it is admitted at this instant (number
-	 *    <= serving on the new A, T and L + 1), so that the caller needs
-	 *    no second round trip.  Numbers stay below 2^40 (beyond, the
-	 *    product is out of BIGINT's range: an error, never a wrong
-	 *    number).  The floor is left as it is.
+	 * STMT_QUEUE_JOIN: the only write on the visitor path, exactly
+	 * adm_join().  Assignments run left to right and see earlier ones
+	 * (MySQL and MariaDB without SIMULTANEOUS_ASSIGNMENT):
+	 * 0. state_ms := now (read as "now" by everything after it);
+	 * 1. adm_fold(): the claim samples up to now's grid point, from
+	 *    the state before the join (so before anything else changes);
+	 * 2. the first join at or after the opening closes the pre-queue
+	 *    (the row lock orders joins, so each number lands on exactly one
+	 *    side of it, once);
+	 * 3. the tick ring moves on to now's tick;
+	 * 4. re-anchor A to max(L + burst, F) - skip when T <= now and A +
+	 *    credit + skip >= L + burst, and T := now when A + skip ==
+	 *    max(L + burst, F) afterwards (true iff 4. re-anchored);
+	 * 5. issue L + 1 and return it through LAST_INSERT_ID() as number
+	 *    * 2 + admitted (adm_admitted() on the new state), so that the
+	 *    caller needs no second round trip.  Numbers stay below 2^40.
+	 * Refused (no row) while paused and when a scheduled change is due:
+	 * the caller applies it (db_queue_materialize) and joins again.
+	 * Parameters: now, id, now.
 	 */
-	[STMT_QUEUE_JOIN] = { 12, 0,
+	[STMT_QUEUE_JOIN] = { 3, 0,
 	    "UPDATE queue SET "
-	    /* -1. the first join at or after the opening closes the
-	     * pre-queue (adm_join()); the row lock orders joins, so each
-	     * number lands on exactly one side of it, once. */
-	    "draw_count = IF(draw_open = 1 AND " NOW_SQL " >= opens_at_ms, "
+	    "state_ms = " NOW_SQL ", "
+	    "claim_front1 = IF(" GNOW_SQL " > claim_grid, IF(" GNOW_SQL
+	    " = claim_grid + 1, claim_front, " FRONT_SQL("(" GNOW_SQL
+	    " - 1) * " GRID_SQL) "), claim_front1), "
+	    "claim_front = IF(" GNOW_SQL " > claim_grid, "
+	    FRONT_SQL(GNOW_SQL " * " GRID_SQL) ", claim_front), "
+	    "claim_grid = GREATEST(claim_grid, " GNOW_SQL "), "
+	    "draw_count = IF(draw_open = 1 AND state_ms >= opens_at_ms, "
 	    "last_number, draw_count), "
-	    "draw_open = IF(draw_open = 1 AND " NOW_SQL " >= opens_at_ms, 0, "
+	    "draw_open = IF(draw_open = 1 AND state_ms >= opens_at_ms, 0, "
 	    "draw_open), "
-	    "ck_expired = IF(" CK_DUE_SQL ", ck_number, ck_expired), "
-	    "ck_number = IF(" CK_DUE_SQL ", LEAST(" SERVING_SQL("") ", "
-	    "last_number), ck_number), "
-	    "ck_time_ms = IF(" CK_DUE_SQL ", " NOW_SQL ", ck_time_ms), "
-	    "anchor_number = IF(anchor_number + " CREDIT_SQL " + skip_count >= "
-	    "last_number + " BURST_SQL ", GREATEST(last_number + " BURST_SQL
-	    ", serving_floor) - skip_count, anchor_number), "
-	    "anchor_time_ms = IF(anchor_number + skip_count = GREATEST("
-	    "last_number + " BURST_SQL ", serving_floor), " NOW_SQL
-	    ", anchor_time_ms), "
-	    "last_number = LAST_INSERT_ID(((last_number + 1) * 4194304 + "
-	    "LEAST(GREATEST(anchor_number + " CREDIT_SQL " + skip_count - "
-	    "last_number - 1, -1048576), 1048575) + 1048576) * 2 + "
-	    "(last_number + 1 <= " SERVING_SQL("1 + ") ")) DIV 8388608 "
-	    "WHERE id = ? AND active = 1" },
-	[STMT_QUEUE_INSERT] = { 23, 0,
+	    "l_tick2 = CASE WHEN " TNOW_SQL " <= tick THEN l_tick2 WHEN "
+	    TNOW_SQL " = tick + 1 THEN l_tick1 WHEN " TNOW_SQL " = tick + 2 "
+	    "THEN l_tick ELSE last_number END, "
+	    "l_tick1 = CASE WHEN " TNOW_SQL " <= tick THEN l_tick1 WHEN "
+	    TNOW_SQL " = tick + 1 THEN l_tick ELSE last_number END, "
+	    "l_tick = IF(" TNOW_SQL " > tick, last_number, l_tick), "
+	    "tick = GREATEST(tick, " TNOW_SQL "), "
+	    "anchor_number = IF(anchor_time_ms <= state_ms AND "
+	    GROWN_SQL("state_ms") " >= last_number + " BURST_SQL ", "
+	    "GREATEST(last_number + " BURST_SQL ", serving_floor) - "
+	    "skip_count, anchor_number), "
+	    "anchor_time_ms = IF(anchor_time_ms <= state_ms AND "
+	    "anchor_number + skip_count = GREATEST(last_number + " BURST_SQL
+	    ", serving_floor), state_ms, anchor_time_ms), "
+	    "last_number = LAST_INSERT_ID((last_number + 1) * 2 + "
+	    "(NOT " HELD_SQL("state_ms") " AND last_number + 1 <= "
+	    SERVING_SQL("state_ms") ")) DIV 2 "
+	    "WHERE id = ? AND active = 1 AND (pend_at_ms = 0 OR "
+	    "pend_at_ms > " NOW_SQL ")" },
+	[STMT_QUEUE_INSERT] = { 30, 0,
 	    "INSERT INTO queue (slug, name, target_url, shop_domains, "
 	    "token_ttl_s, secret_sealed, ticket_key_sealed, "
 	    "rate_per_minute, burst, anchor_number, anchor_time_ms, "
 	    "last_number, skip_count, active, serving_floor, claim_window_s, "
-	    "prev_anchor_number, prev_anchor_time_ms, prev_rate, "
-	    "prev_frontier, ck_number, ck_time_ms, ck_expired) "
+	    "tick, l_tick, l_tick1, l_tick2, pend_at_ms, pend_rate, "
+	    "pend_burst, pend_active, pend_skip, pend_floor, claim_grid, "
+	    "claim_front, claim_front1, claim_dead, state_ms) "
 	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?)" },
-	/* STMT_QUEUE_SET_STATE: what adm_reanchor() and the setters change */
-	[STMT_QUEUE_SET_STATE] = { 12, 0,
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	/*
+	 * STMT_QUEUE_SET_STATE: the admission state as an operator's change
+	 * or the worker leaves it (queue-ops.c, inside the transaction that
+	 * locked the row); last_number and the tick ring belong to the join
+	 * and are never written here.
+	 */
+	[STMT_QUEUE_SET_STATE] = { 19, 0,
 	    "UPDATE queue SET rate_per_minute = ?, burst = ?, "
 	    "anchor_number = ?, anchor_time_ms = ?, active = ?, "
-	    "serving_floor = ?, "
-	    "claim_window_s = ?, prev_anchor_number = ?, "
-	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ? "
-	    "WHERE id = ?" },
+	    "serving_floor = ?, claim_window_s = ?, skip_count = ?, "
+	    "pend_at_ms = ?, pend_rate = ?, pend_burst = ?, pend_active = ?, "
+	    "pend_skip = ?, pend_floor = ?, claim_grid = ?, claim_front = ?, "
+	    "claim_front1 = ?, claim_dead = ?, state_ms = " DBNOW_SQL
+	    " WHERE id = ?" },
 	[STMT_QUEUE_SET_SECRET] = { 2, 0,
 	    "UPDATE queue SET secret_sealed = ? WHERE id = ?" },
 	[STMT_MIGRATION_APPLIED] = { 1, 1,
@@ -291,10 +334,15 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * parameters 1, 1, 1) drops the seed so that the worker draws a
 	 * new one for the new arming.
 	 */
-	[STMT_QUEUE_SET_DRAW] = { 8, 0,
+	/*
+	 * STMT_QUEUE_SET_DRAW: the opening's settings; an arming (first
+	 * parameter 1) writes its new seed and the seed's hash in the same
+	 * statement (NULL for a cancelled opening) and counts the arming.
+	 */
+	[STMT_QUEUE_SET_DRAW] = { 10, 0,
 	    "UPDATE queue SET "
-	    "draw_seed_sealed = IF(? = 1, NULL, draw_seed_sealed), "
-	    "draw_seed_hash = IF(? = 1, NULL, draw_seed_hash), "
+	    "draw_seed_sealed = IF(? = 1, ?, draw_seed_sealed), "
+	    "draw_seed_hash = IF(? = 1, ?, draw_seed_hash), "
 	    "draw_arm = draw_arm + ?, opens_at_ms = ?, draw_open = ?, "
 	    "draw_count = ?, abandon_grace_s = ? WHERE id = ?" },
 	[STMT_DRAW_SEEDLESS] = { 0, 1,
@@ -355,8 +403,6 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_ABANDON_SAVE] = { 3, 0,
 	    "UPDATE queue SET abandon_done = ?, abandon_total = "
 	    "abandon_total + ? WHERE id = ?" },
-	[STMT_QUEUE_SET_SKIP] = { 2, 0,
-	    "UPDATE queue SET skip_count = ? WHERE id = ?" },
 	/* STMT_PRESENCE_PRUNE: rows of numbers serving has passed. */
 	[STMT_PRESENCE_PRUNE] = { 2, 0,
 	    "DELETE FROM queue_presence WHERE queue_id = ? AND number <= ? "
@@ -548,6 +594,12 @@ db_open(const struct cfg *c)
 	db->cfg = c;
 	db->node = -1;
 	return db;
+}
+
+const struct cfg *
+db_config(const struct db *db)
+{
+	return db->cfg;
 }
 
 /* Drop the connection and its statements. */

@@ -124,17 +124,19 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
 /* Pass as a time to have the database stamp its own clock. */
 #define DB_NOW	(-1)
 
+/* The configuration db was opened with (db_open()).  Can't fail. */
+const struct cfg *db_config(const struct db *);
+
 /*
- * The join: one atomic UPDATE that re-anchors when the clamp is the
- * smaller term and issues the next number (see adm_join() for the exact
- * rule it mirrors) at now_ms, or at the database's clock when now_ms is
- * DB_NOW (production; an explicit time is for the tests).  On APP_OK
- * sets *number (1 to ADM_NUMBER_MAX), *admitted (1 when number <=
- * serving at that instant, else 0) and *growth (adm_join_growth() of
- * the new state), all from the statement itself.  Returns
- * APP_NOTFOUND when the queue is paused or gone (nothing changed),
- * APP_DB (also for an answer without a number) or APP_DB_DOWN on
- * failure.
+ * Issue the next number of queue id in one atomic statement (adm_join()
+ * is the rule it mirrors) at now_ms, or at the database's clock when
+ * now_ms is DB_NOW (production; an explicit time is for the tests).  On
+ * APP_OK sets *number (1 to ADM_NUMBER_MAX) and *admitted (1 when the
+ * number is admitted at that instant, else 0), both from the statement
+ * itself.  Returns APP_NOTFOUND when the statement matched no row: the
+ * queue is paused or gone, or a scheduled change is due (nothing
+ * changed; see db_queue_materialize()), APP_DB (also for an answer
+ * without a number) or APP_DB_DOWN on failure.
  * Retried (at most DB_JOIN_RETRIES times) only when the statement
  * certainly did not take effect: the connection was gone before the
  * statement was sent (found dead, or CR_SERVER_GONE_ERROR 2006 on
@@ -149,7 +151,7 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
  */
 #define DB_JOIN_RETRIES	3
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
-	    int64_t *number, int *admitted, int64_t *growth);
+	    int64_t *number, int *admitted);
 
 /*
  * The database's clock, Unix ms (SELECT NOW(3)), into *out; also learns
@@ -192,12 +194,22 @@ enum app_err db_prepare_check(struct db *, const char *sql,
 enum app_err db_queue_insert(struct db *, struct queue *q);
 
 /*
- * Write the fields a state change sets (rate, burst, anchor, active,
- * floor, claim window, the remembered segment) of q->adm for q->id.
- * Use inside the transaction that locked the row.  Returns APP_OK,
- * APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ * Write the admission state a change sets (rate, burst, anchor, active,
+ * floor, claim window, skip, the scheduled change, the claim history)
+ * of q->adm for q->id, stamped with the database's clock; never L or the
+ * join's tick ring.  Use inside the transaction that locked the row.
+ * Returns APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_set_state(struct db *, const struct queue *q);
+
+/*
+ * Apply queue id's scheduled change once it is due, in a transaction of
+ * its own (the join statement refuses to run while one is due: it
+ * calls this and joins again): the claim history is folded in, then the
+ * change applied (adm_materialize()); nothing when none is due.
+ * Returns APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_materialize(struct db *, int64_t id);
 
 /* Write the sealed signing secret of q->id.  Returns as above. */
 enum app_err db_queue_set_secret(struct db *, const struct queue *q);
@@ -408,8 +420,9 @@ int	 db_node(const struct db *);
  *
  * db_queue_set_draw: inside the transaction that locked the row, write
  * q's opening (q->adm.opens_at_ms, 0 = none), draw_open, draw_count and
- * abandon_grace_s; rearm 1 also drops the seed (a new one is drawn for
- * the new arming) and counts the arming.
+ * abandon_grace_s; rearm 1 also writes q's seed and its hash
+ * (draw_seed_sealed, draw_seed_hash: the new arming's, or none when the
+ * opening was cancelled) and counts the arming.
  */
 enum app_err db_queue_set_draw(struct db *, const struct queue *q,
 	    int rearm);
@@ -492,8 +505,6 @@ enum app_err db_issue_mark_prune(struct db *, int64_t id, int64_t before_ms);
 enum app_err db_abandon_save(struct db *, int64_t id,
 	    const struct abandon_marks *m, int64_t added);
 
-/* Write q->adm.skip of q->id (inside the transaction that locked it). */
-enum app_err db_queue_set_skip(struct db *, const struct queue *q);
 
 /* Delete presence rows of queue id for numbers <= upto (at most 10000). */
 enum app_err db_presence_prune(struct db *, int64_t id, int64_t upto);

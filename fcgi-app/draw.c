@@ -178,15 +178,17 @@ draw_position(const uint8_t seed[DRAW_SEED_LEN], int64_t p, int64_t n)
 
 int64_t
 draw_queue_position(const struct adm_queue *q, const uint8_t *seed,
-    int have_seed, int64_t n)
+    int have_seed, int64_t n, int64_t now)
 {
-	if (q->draw_open)
+	int64_t	 p = adm_prequeue_size(q, now);
+
+	if (p < 0)
 		return n <= q->last_number ? -1 : n;
-	if (n > q->draw_count)
+	if (n > p)
 		return n;
 	if (!have_seed || seed == NULL)
 		return -1;
-	return draw_position(seed, q->draw_count, n);
+	return draw_position(seed, p, n);
 }
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian, H. Hinnant). */
@@ -331,14 +333,34 @@ draw_unseal(const struct cfg *c, const char *slug, const uint8_t *in,
 
 #define SEEDLESS_MAX	64	/* armings given a seed per run */
 
+int
+draw_new_seed(const struct cfg *c, const char *slug, uint8_t *sealed,
+    size_t cap, size_t *len, char hex[DRAW_HASH_HEX + 1])
+{
+	uint8_t	 seed[DRAW_SEED_LEN];
+	int64_t	 n = -1;
+
+	if (crypto_random(seed, sizeof(seed)) == 0 &&
+	    draw_seed_hash(seed, hex) == 0)
+		n = draw_seal(c, slug, seed, sealed, cap);
+	crypto_wipe(seed, sizeof(seed));
+	if (n < 0) {
+		log_warnx("draw %s: no seed (randomness or sealing failed)",
+		    slug);
+		return -1;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
 enum app_err
 draw_job(struct db *db, const struct cfg *c, int64_t *next_ms, int *closed)
 {
 	struct draw_pending	 pend[SEEDLESS_MAX];
-	uint8_t			 seed[DRAW_SEED_LEN], sealed[SEALED_MAX];
+	uint8_t			 sealed[SEALED_MAX];
 	char			 hex[DRAW_HASH_HEX + 1];
-	size_t			 n, i;
-	int64_t			 len, k;
+	size_t			 n, i, len;
+	int64_t			 k;
 	int			 stored;
 	enum app_err		 er;
 
@@ -347,16 +369,11 @@ draw_job(struct db *db, const struct cfg *c, int64_t *next_ms, int *closed)
 	if ((er = db_draw_seedless(db, pend, SEEDLESS_MAX, &n)) != APP_OK)
 		return er;
 	for (i = 0; i < n; i++) {
-		if (crypto_random(seed, sizeof(seed)) == -1 ||
-		    draw_seed_hash(seed, hex) == -1 ||
-		    (len = draw_seal(c, pend[i].slug, seed, sealed,
-		    sizeof(sealed))) < 0) {
-			crypto_wipe(seed, sizeof(seed));
+		if (draw_new_seed(c, pend[i].slug, sealed, sizeof(sealed),
+		    &len, hex) == -1)
 			return APP_CRYPTO;
-		}
-		crypto_wipe(seed, sizeof(seed));
 		if ((er = db_draw_set_seed(db, pend[i].id, pend[i].arm, sealed,
-		    (size_t)len, hex, &stored)) != APP_OK)
+		    len, hex, &stored)) != APP_OK)
 			return er;
 		if (stored)
 			log_info("draw %s: seed drawn, sha256 %s", pend[i].slug,
@@ -378,7 +395,7 @@ draw_info_json(struct json_object *o, const struct queue *q,
 	const struct adm_queue	*a = &q->adm;
 	char			 t[DRAW_TIME_LEN + 1];
 	char			 hex[2 * DRAW_SEED_LEN + 1];
-	int64_t			 left;
+	int64_t			 left, p;
 	int			 i;
 
 	if (a->opens_at_ms <= 0)
@@ -390,10 +407,9 @@ draw_info_json(struct json_object *o, const struct queue *q,
 	    json_object_new_int64(left));
 	json_object_object_add(o, "drawSeedSha256", q->draw_seed_hash[0] !=
 	    '\0' ? json_object_new_string(q->draw_seed_hash) : NULL);
-	if (a->draw_open)
+	if ((p = adm_prequeue_size(a, now)) < 0)
 		return;
-	json_object_object_add(o, "preQueue",
-	    json_object_new_int64(a->draw_count));
+	json_object_object_add(o, "preQueue", json_object_new_int64(p));
 	if (!have_seed || seed == NULL)
 		return;
 	for (i = 0; i < DRAW_SEED_LEN; i++)

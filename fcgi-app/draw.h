@@ -59,16 +59,18 @@ int64_t	 draw_position(const uint8_t seed[DRAW_SEED_LEN], int64_t p,
 	    int64_t number);
 
 /*
- * The position of number on queue q as a visitor's admission uses it:
- *   no pre-queue (q->draw_count == 0, draw closed): number
- *   pre-queue still collecting (q->draw_open): -1 when number <=
- *     q->last_number (its place is not drawn yet: not admitted)
- *   draw closed, number <= P = q->draw_count: the drawn position, or
- *     -1 while this process has no seed (have_seed 0)
+ * The position of number on queue q at now as a visitor's admission
+ * uses it (P = adm_prequeue_size()):
+ *   no opening, or number > P: number (later joiners keep arrival
+ *     order)
+ *   before the opening (P not known yet): -1 for a number already
+ *     issued (a pre-queue number: its place is not drawn yet)
+ *   number <= P: the drawn position, or -1 while this process has no
+ *     seed (have_seed 0)
  * Returns the position (>= 1) or -1 (undetermined: never admitted).
  */
 int64_t	 draw_queue_position(const struct adm_queue *q,
-	    const uint8_t *seed, int have_seed, int64_t number);
+	    const uint8_t *seed, int have_seed, int64_t number, int64_t now);
 
 /*
  * Parse an opening time: Unix milliseconds (decimal digits) or ISO 8601
@@ -88,9 +90,9 @@ void	 draw_format_time(int64_t ms, char *buf, size_t sz);
 /*
  * Add what a scheduled opening publishes to o (info, status): opensAt
  * (ISO 8601), opensInSeconds (ceil, 0 once open), drawSeedSha256 (hex,
- * null until drawn), and once the pre-queue is closed preQueue (P) and
- * drawSeed (hex; only with have_seed).  Nothing for a queue without an
- * opening.  Can't fail.
+ * published when the opening is armed), and from the opening on, when
+ * the pre-queue is closed, preQueue (P) and drawSeed (hex; only with
+ * have_seed).  Nothing for a queue without an opening.  Can't fail.
  */
 struct json_object;
 struct queue;
@@ -111,6 +113,16 @@ int64_t	 draw_seal(const struct cfg *c, const char *slug,
 	    const uint8_t seed[DRAW_SEED_LEN], uint8_t *out, size_t cap);
 int	 draw_unseal(const struct cfg *c, const char *slug,
 	    const uint8_t *in, size_t len, uint8_t seed[DRAW_SEED_LEN]);
+
+/*
+ * A new seed for an arming of queue slug: 32 random bytes, sealed with
+ * the master key of c into sealed (cap bytes; *len its length) and
+ * their SHA-256 in hex into hex.  The clear seed is wiped.  Returns 0,
+ * or -1 when randomness, hashing or sealing fails (logged).
+ */
+int	 draw_new_seed(const struct cfg *c, const char *slug,
+	    uint8_t *sealed, size_t cap, size_t *len,
+	    char hex[DRAW_HASH_HEX + 1]);
 
 /*
  * The scheduled-opening job (background worker, leader only), at the

@@ -92,6 +92,8 @@ struct qentry {
 	uint8_t			 ticket_key[TICKET_KEY_LEN];
 	int64_t			 loaded_ms;	/* full row read at */
 	int64_t			 state_ms;	/* admission state read at */
+	int64_t			 issued;	/* highest number this
+						   process issued */
 	int64_t			 used_ms;	/* last use, for eviction */
 	int64_t			 retry_ms;	/* no re-read before (failed) */
 	struct qbucket		 forced;	/* this queue's forced reads */
@@ -312,17 +314,19 @@ enum app_err qcache_refresh(struct req *, struct qentry *e, int limited,
 	    int *done);
 
 /*
- * After this process issued number on e at at_ms (the database's clock
- * as this process knows it, read after the statement returned), with
- * admitted and growth as db_queue_join() reported them: when number is
- * above the cached L, take L := number and anchor the cached state at
- * (number + growth - skip, at_ms), which is the row's growth term at
- * the join (or less, when clamped), so the cache computes the row's
- * serving, never more; when admitted, raise the cached floor to number
- * (serving never goes backward).  Can't fail.
+ * This process issued number on e: status and tokens know it exists
+ * without reading the row (qcache_issued()).  The cached admission state
+ * is left as it was read: a join changes serving no sooner than
+ * ADM_TICK_MS after it, by which time the state is read again
+ * (admission.h).  Can't fail.
  */
-void	 qcache_note_join(struct qentry *e, int64_t number, int admitted,
-	    int64_t growth, int64_t at_ms);
+void	 qcache_note_issued(struct qentry *e, int64_t number);
+
+/*
+ * The highest number e's queue is known to have issued: the cached L,
+ * or a later number this process issued itself.  Can't fail.
+ */
+int64_t	 qcache_issued(const struct qentry *e);
 
 /* Store a state just read from the DB (e.g. after a join). */
 void	 qcache_set_state(struct qentry *e, const struct adm_queue *a,

@@ -348,7 +348,7 @@ console_home(struct req *r)
 		html_text(&b, qs[i]->name);
 		html_raw(&b, "</a></th><td>");
 		html_text(&b, qs[i]->slug);
-		html_raw(&b, qs[i]->adm.active ?
+		html_raw(&b, adm_settled_active(&qs[i]->adm) ?
 		    "</td><td data-col=\"state\">running" :
 		    "</td><td data-col=\"state\">paused");
 		snprintf(num, sizeof(num), "</td><td class=\"num\" "
@@ -356,7 +356,7 @@ console_home(struct req *r)
 		    "<td class=\"num\" data-col=\"waiting\">%lld</td>"
 		    "<td class=\"num\" data-col=\"serving\">%lld</td>"
 		    "<td class=\"num\" data-col=\"issued\">%lld</td>",
-		    (long long)qs[i]->adm.rate_per_minute,
+		    (long long)adm_settled_rate(&qs[i]->adm),
 		    (long long)waiting, (long long)serving,
 		    (long long)qs[i]->adm.last_number);
 		html_raw(&b, num);
@@ -562,9 +562,9 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(o, "sampledMs", last != NULL ?
 	    json_object_new_int64(last->sampled_ms) : NULL);
 	json_object_object_add(o, "active", json_object_new_boolean(
-	    last != NULL ? last->active != 0 : q->adm.active));
+	    last != NULL ? last->active != 0 : adm_settled_active(&q->adm)));
 	json_object_object_add(o, "ratePerMinute", json_object_new_int64(
-	    last != NULL ? last->rate_per_minute : q->adm.rate_per_minute));
+	    last != NULL ? last->rate_per_minute : adm_settled_rate(&q->adm)));
 	json_object_object_add(o, "rateCap", has_ar && ar.enabled ?
 	    json_object_new_int64(ar.rate_max) : NULL);
 	json_object_object_add(o, "waiting", last != NULL ?
@@ -678,7 +678,7 @@ console_queue(struct req *r)
 	html_raw(&b, " <small>(");
 	html_text(&b, q->slug);
 	html_raw(&b, ")</small></h2><p id=\"state\" role=\"status\">");
-	html_text(&b, q->adm.active ? "Running" : "Paused");
+	html_text(&b, adm_settled_active(&q->adm) ? "Running" : "Paused");
 	html_raw(&b, "</p><dl class=\"figures\">");
 	json_object_object_get_ex(o, "waiting", &v);
 	figure(&b, "waiting", "Waiting", v, "people");
@@ -705,7 +705,8 @@ console_queue(struct req *r)
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/rate\">");
 	console_csrf_field(r, &b);
-	snprintf(num, sizeof(num), "%lld", (long long)q->adm.rate_per_minute);
+	snprintf(num, sizeof(num), "%lld",
+	    (long long)adm_settled_rate(&q->adm));
 	html_raw(&b, "<label for=\"new-rate\">New admission rate (per "
 	    "minute)</label> <input id=\"new-rate\" name=\"rate\" "
 	    "type=\"number\" min=\"1\" max=\"1000000\" step=\"1\" required "
@@ -714,10 +715,11 @@ console_queue(struct req *r)
 	html_raw(&b, "\"> <button type=\"submit\">Set rate</button></form>"
 	    "<form method=\"post\" action=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
-	html_raw(&b, q->adm.active ? "/pause\">" : "/resume\">");
+	html_raw(&b, adm_settled_active(&q->adm) ? "/pause\">" : "/resume\">");
 	console_csrf_field(r, &b);
-	html_raw(&b, q->adm.active ? "<button type=\"submit\">Pause</button>"
-	    : "<button type=\"submit\">Resume</button>");
+	html_raw(&b, adm_settled_active(&q->adm) ?
+	    "<button type=\"submit\">Pause</button>" :
+	    "<button type=\"submit\">Resume</button>");
 	html_raw(&b, "</form><p><a href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/edit\">Edit settings and secret</a> &middot; "
@@ -1083,9 +1085,9 @@ console_live_list(struct req *r)
 		json_object_object_add(x, "slug",
 		    json_object_new_string(qs[i]->slug));
 		json_object_object_add(x, "active",
-		    json_object_new_boolean(qs[i]->adm.active));
+		    json_object_new_boolean(adm_settled_active(&qs[i]->adm)));
 		json_object_object_add(x, "ratePerMinute",
-		    json_object_new_int64(qs[i]->adm.rate_per_minute));
+		    json_object_new_int64(adm_settled_rate(&qs[i]->adm)));
 		json_object_object_add(x, "waiting",
 		    json_object_new_int64(waiting));
 		json_object_object_add(x, "serving",

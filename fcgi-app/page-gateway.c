@@ -84,7 +84,8 @@ page_gateway(struct req *r)
 	 * from scripts, and a paused queue take no number.
 	 */
 	req_fetch_meta(r, &fm);
-	if (!e->q->adm.active || r->method == METHOD_HEAD ||
+	if (!adm_active_at(&e->q->adm, r->now_ms) ||
+	    r->method == METHOD_HEAD ||
 	    !url_fetch_is_deliberate(&fm)) {
 		http_redirect(r, room.p);
 		goto out;

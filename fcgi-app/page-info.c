@@ -21,7 +21,7 @@ page_info(struct req *r)
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "name", json_object_new_string(q->name));
 	json_object_object_add(o, "active",
-	    json_object_new_boolean(q->adm.active));
+	    json_object_new_boolean(adm_active_at(&q->adm, r->now_ms)));
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "waiting",
 	    json_object_new_int64(adm_waiting(&q->adm, r->now_ms)));

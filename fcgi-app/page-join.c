@@ -26,7 +26,6 @@ page_join(struct req *r)
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
 	int			 retry, admitted = 0;
-	struct adm_status	 st;
 	enum visitor_err	 ve;
 
 	/* Another site's page may not make a visitor's browser join. */
@@ -64,14 +63,6 @@ page_join(struct req *r)
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
 	}
-	/*
-	 * The statement's word at its instant; serving never goes
-	 * backward, and the cache never overstates it, so a number the
-	 * cache calls admitted by now is admitted too.
-	 */
-	adm_status(&e->q->adm, number, r->now_ms, &st);
-	admitted = admitted || (st.admitted &&
-	    visitor_position(e, number) == number);
 	if (admitted && (token = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		goto out;
@@ -80,7 +71,8 @@ page_join(struct req *r)
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
 	json_object_object_add(o, "ticket", json_object_new_string(ticket));
-	retry = visitor_status_fill(o, e, number, r->now_ms, 0);
+	retry = visitor_status_fill(o, e, number, r->now_ms, 0,
+	    admitted);
 	if (admitted) {
 		json_object_object_add(o, "token",
 		    json_object_new_string(token));

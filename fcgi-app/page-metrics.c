@@ -154,12 +154,12 @@ page_metrics(struct req *r)
 	for (i = 0; i < n; i++)
 		buf_printf(&b, "aqueue_queue_rate_per_minute{queue=\"%s\"} "
 		    "%lld\n", qs[i]->slug,
-		    (long long)qs[i]->adm.rate_per_minute);
+		    (long long)adm_rate_at(&qs[i]->adm, now));
 	family(&b, "aqueue_queue_active", "gauge",
 	    "1 while the queue admits, 0 while it is paused.");
 	for (i = 0; i < n; i++)
 		buf_printf(&b, "aqueue_queue_active{queue=\"%s\"} %d\n",
-		    qs[i]->slug, qs[i]->adm.active ? 1 : 0);
+		    qs[i]->slug, adm_active_at(&qs[i]->adm, now));
 	family(&b, "aqueue_queue_joins", "counter",
 	    "Joins: numbers issued since the queue was made.");
 	for (i = 0; i < n; i++)

@@ -278,7 +278,8 @@ fill(struct buf *out, size_t k, void *arg)
 		html_text(out, num);
 		break;
 	case KEY_ACTIVE:
-		html_attr(out, q->adm.active ? "true" : "false");
+		html_attr(out, adm_active_at(&q->adm, rm->r->now_ms) ?
+		    "true" : "false");
 		break;
 	case KEY_RETRY:
 		snprintf(num, sizeof(num), "%d", rm->retry);
@@ -408,8 +409,9 @@ room_json(struct req *r)
 	char			 ticket[TICKET_LEN + 1], when[32], *tok = NULL;
 	char			 fmt[64], cname[COOKIE_NAME_MAX];
 	int64_t			 number, min;
-	int			 admitted = 0, status;
+	int			 admitted = 0, status, expired;
 	const char		*https;
+	enum visitor_err	 ve;
 
 	http_header(r, "Vary", "Accept, Cookie");
 	if ((number = cookie_number(r, e)) == 0 && r->method == METHOD_HEAD) {
@@ -447,14 +449,30 @@ room_json(struct req *r)
 		}
 		https = FCGX_GetParam("HTTPS", r->fcgx->envp);
 		cookie_name(e->q, cname, sizeof(cname));
-		http_header(r, "Set-Cookie", "%s=%lld.%s; Path=/queue/%s; "
+		http_header(r, "Set-Cookie", "%s=%lld.%s; Path=%s/queue/%s; "
 		    "HttpOnly; SameSite=Lax%s", cname, (long long)number,
-		    ticket, e->q->slug, https != NULL &&
+		    ticket, r->base, e->q->slug, https != NULL &&
 		    strcasecmp(https, "on") == 0 ? "; Secure" : "");
+	} else {
+		/* The claim rule of every path that mints a token. */
+		ve = visitor_claim(r, number, &expired);
+		if (ve == VISITOR_OK && expired) {
+			/* The place is gone: the next request takes one. */
+			cookie_name(e->q, cname, sizeof(cname));
+			http_header(r, "Set-Cookie", "%s=; Path=%s/queue/%s; "
+			    "Max-Age=0; HttpOnly; SameSite=Lax", cname,
+			    r->base, e->q->slug);
+			visitor_error(r, VISITOR_EXPIRED);
+			return;
+		}
+		if (ve != VISITOR_OK && ve != VISITOR_NOT_ADMITTED) {
+			visitor_error(r, ve);
+			return;
+		}
+		admitted = ve == VISITOR_OK;
 	}
 	/* By the drawn place of a scheduled opening, as /status. */
-	(void)visitor_status(e, number, r->now_ms, &st);
-	admitted = admitted || st.admitted;
+	(void)visitor_status_as(e, number, r->now_ms, admitted, &st);
 	if (admitted && (tok = visitor_token(r, number)) == NULL) {
 		http_error(r, 500, "internal_error", "Internal error.");
 		return;
@@ -479,7 +497,8 @@ room_json(struct req *r)
 	json_object_object_add(wr, "queueIsFull",
 	    json_object_new_boolean(0));
 	json_object_object_add(wr, "queueAll",
-	    json_object_new_boolean(!e->q->adm.active));
+	    json_object_new_boolean(!adm_active_at(&e->q->adm,
+	    r->now_ms)));
 	json_object_object_add(wr, "lastUpdated",
 	    json_object_new_string(when));
 	json_object_object_add(wr, "refreshIntervalSeconds",

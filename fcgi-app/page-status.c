@@ -35,7 +35,7 @@ page_status(struct req *r)
 	o = json_object_new_object();
 	json_object_object_add(o, "queue", json_object_new_string(e->q->slug));
 	json_object_object_add(o, "name", json_object_new_string(e->q->name));
-	retry = visitor_status_fill(o, e, number, r->now_ms, 1);
+	retry = visitor_status_fill(o, e, number, r->now_ms, 1, -1);
 	/* Answered from an old row: the database does not answer. */
 	if (r->stale)
 		json_object_object_add(o, "stale",

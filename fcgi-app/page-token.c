@@ -30,7 +30,7 @@ page_token(struct req *r)
 	char			*target = NULL, *token = NULL;
 	size_t			 len;
 	int64_t			 number;
-	int			 admitted;
+	int			 expired;
 	struct adm_status	 st;
 	enum visitor_err	 ve;
 
@@ -53,27 +53,16 @@ page_token(struct req *r)
 			goto out;
 		}
 	}
-	if ((ve = visitor_admitted(r, number, 1, &admitted)) != VISITOR_OK) {
-		visitor_error(r, ve);
-		goto out;
-	}
-	if (!admitted) {
+	/* The claim rule (visitor_claim()): admitted, within its window. */
+	ve = visitor_claim(r, number, &expired);
+	if (ve == VISITOR_NOT_ADMITTED) {
 		(void)visitor_status(e, number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
-		http_error(r, 425, "not_admitted",
-		    "This number is not admitted yet.");
-		goto out;
 	}
-	/*
-	 * visitor_admitted() read the state again when it was older than
-	 * token-state-ms, so the window is judged on a fresh anchor (a
-	 * cached one may predate the join that admitted the number).
-	 */
-	if (adm_claim_expired(&e->q->adm, visitor_position(e, number),
-	    r->now_ms)) {
-		http_error(r, 403, "ticket_expired", "This number was "
-		    "admitted longer ago than its claim window: take a new "
-		    "number.");
+	if (ve == VISITOR_OK && expired)
+		ve = VISITOR_EXPIRED;
+	if (ve != VISITOR_OK) {
+		visitor_error(r, ve);
 		goto out;
 	}
 	if ((token = visitor_token(r, number)) == NULL) {

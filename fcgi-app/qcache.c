@@ -43,6 +43,13 @@
 
 #define NEGATIVE_SIZE		64	/* remembered unknown slugs */
 
+/*
+ * The admission state is read again when older than this: well below
+ * ADM_TICK_MS, the age at which a copy may no longer agree with the row
+ * (admission.h).
+ */
+#define QCACHE_STATE_MS		(ADM_TICK_MS / 2)
+
 struct negative {
 	char	 slug[SLUG_MAX + 1];
 	int64_t	 at_ms;
@@ -212,6 +219,8 @@ negative_add(const char *slug, int64_t now)
 	n->at_ms = now;
 }
 
+static enum app_err state_refresh(struct req *, struct qentry *);
+
 enum app_err
 qcache_get(struct req *r, const char *slug, struct qentry **out)
 {
@@ -229,6 +238,13 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	    frozen)) {
 		e->used_ms = now;
 		*out = e;
+		/*
+		 * The admission state is used only while younger than
+		 * ADM_TICK_MS (admission.h): read it again well before.
+		 */
+		if (now - e->state_ms >= QCACHE_STATE_MS ||
+		    now < e->state_ms)
+			return state_refresh(r, e);
 		return APP_OK;
 	}
 	if (e == NULL) {
@@ -286,6 +302,27 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	return APP_OK;
 }
 
+/*
+ * Read e's admission state again for qcache_get(): not within RETRY_MS
+ * of a failed read (the database is down or hangs: the caller answers
+ * from the old state, marked stale).  Returns APP_OK or as
+ * qcache_refresh().
+ */
+static enum app_err
+state_refresh(struct req *r, struct qentry *e)
+{
+	enum app_err	 er;
+	int64_t		 now = r->now_ms;
+	int		 done;
+
+	if (now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
+		return APP_DB_DOWN;
+	er = qcache_refresh(r, e, 0, &done);
+	if (er == APP_DB_DOWN || er == APP_DB)
+		e->retry_ms = now + RETRY_MS;
+	return er;
+}
+
 enum app_err
 qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 {
@@ -311,24 +348,10 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 }
 
 void
-qcache_note_join(struct qentry *e, int64_t number, int admitted,
-    int64_t growth, int64_t at)
+qcache_note_issued(struct qentry *e, int64_t number)
 {
-	struct adm_queue	*a = &e->q->adm;
-
-	/* A collecting pre-queue stays anchored at its opening. */
-	if (a->draw_open) {
-		if (number > a->last_number)
-			a->last_number = number;
-		return;
-	}
-	if (number > a->last_number) {
-		a->last_number = number;
-		a->anchor_number = number + growth - a->skip;
-		a->anchor_time_ms = at;
-	}
-	if (admitted && number > a->floor)
-		a->floor = number;
+	if (number > e->issued)
+		e->issued = number;
 }
 
 void
@@ -339,4 +362,11 @@ qcache_set_state(struct qentry *e, const struct adm_queue *a, int64_t at)
 		return;
 	e->q->adm = *a;
 	e->state_ms = at;
+}
+
+int64_t
+qcache_issued(const struct qentry *e)
+{
+	return e->issued > e->q->adm.last_number ? e->issued :
+	    e->q->adm.last_number;
 }

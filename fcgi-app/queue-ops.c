@@ -658,20 +658,56 @@ spec_check(const struct qops_spec *spec, int creating, struct qops_err *err)
 	return look_check(spec, err);
 }
 
-/*
- * Apply the opening and abandonment fields of spec to the locked row q
- * at now (after the other fields, so that an armed opening keeps the new
- * rate).  *rearm: 1 when the opening was (re)armed.  Returns APP_OK, or
- * APP_INVALID with err set (the opening is not in the future, or the
- * queue is past the point where it may be armed).
- */
-static enum app_err
-draw_spec(struct queue *q, const struct qops_spec *spec, int64_t now,
-    int *rearm, struct qops_err *err)
+/* Apply the abandonment fields of spec to q.  Can't fail. */
+static void
+abandon_spec(struct queue *q, const struct qops_spec *spec)
 {
 	unsigned int	 set = spec->set;
 
-	*rearm = 0;
+	if ((set & QOPS_BIT(QOPS_F_ABANDON)) && !spec->abandon)
+		q->abandon_grace_s = 0;
+	else if (set & QOPS_BIT(QOPS_F_ABANDON_GRACE))
+		q->abandon_grace_s = spec->abandon_grace_s;
+	else if ((set & QOPS_BIT(QOPS_F_ABANDON)) && q->abandon_grace_s == 0)
+		q->abandon_grace_s = ABANDON_GRACE_DEF_S;
+}
+
+/*
+ * A new seed for q's arming into q (sealed, and its hash published with
+ * the arming itself: SPEC section 9).  Returns APP_OK or APP_CRYPTO.
+ */
+static enum app_err
+arm_seed(const struct cfg *c, struct queue *q)
+{
+	size_t	 len;
+
+	if (draw_new_seed(c, q->slug, q->draw_seed_sealed,
+	    sizeof(q->draw_seed_sealed), &len, q->draw_seed_hash) == -1)
+		return APP_CRYPTO;
+	q->draw_seed_sealed_len = len;
+	return APP_OK;
+}
+
+/*
+ * Apply the opening and abandonment fields of spec to the locked row q
+ * at now, with change ch (the admission settings the spec asks for) for
+ * a cancelled opening's new segment.  Arming draws the seed at once.
+ * *rearm: 1 when the opening was (re)armed or cancelled; *scheduled: 1
+ * when that scheduled ch.  Returns APP_OK, APP_CRYPTO, APP_BUSY (a
+ * change is still scheduled ahead of now: q unchanged, try again
+ * later), or APP_INVALID with err set (the opening is not far enough in
+ * the future, or the queue is past the point where it may be armed or
+ * cancelled).
+ */
+static enum app_err
+draw_spec(const struct cfg *c, struct queue *q, const struct qops_spec *spec,
+    int64_t now, const struct adm_change *ch, int *rearm, int *scheduled,
+    struct qops_err *err)
+{
+	unsigned int	 set = spec->set;
+	enum app_err	 er;
+
+	*rearm = *scheduled = 0;
 	/*
 	 * No opening (0): cancels one whose pre-queue is still empty; once
 	 * a number waits for the draw, or the draw is done, it stays (move
@@ -685,25 +721,32 @@ draw_spec(struct queue *q, const struct qops_spec *spec, int64_t now,
 			return refuse(err, APP_INVALID, QOPS_R_INVALID,
 			    QOPS_F_OPENS_AT);
 		else {
-			adm_cancel_opening(&q->adm, now);
-			*rearm = 1;
+			if (q->adm.pend_at_ms > now)
+				return APP_BUSY;
+			if (adm_cancel_opening(&q->adm, now, ch) == -1)
+				return refuse(err, APP_INVALID,
+				    QOPS_R_INVALID, QOPS_F_OPENS_AT);
+			q->draw_seed_sealed_len = 0;
+			q->draw_seed_hash[0] = '\0';
+			*rearm = *scheduled = 1;
 			set &= ~QOPS_BIT(QOPS_F_OPENS_AT);
 		}
 	}
 	if (set & QOPS_BIT(QOPS_F_OPENS_AT)) {
-		if (spec->opens_at_ms <= now || (q->adm.last_number > 0 &&
-		    !adm_prequeue(&q->adm, now)))
+		if (spec->opens_at_ms < now + ADM_TICK_MS ||
+		    (q->adm.last_number > 0 && !adm_prequeue(&q->adm, now)))
 			return refuse(err, APP_INVALID, QOPS_R_INVALID,
 			    QOPS_F_OPENS_AT);
-		adm_arm_opening(&q->adm, spec->opens_at_ms);
+		if (q->adm.pend_at_ms > now)
+			return APP_BUSY;
+		if (adm_arm_opening(&q->adm, now, spec->opens_at_ms) == -1)
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_OPENS_AT);
+		if ((er = arm_seed(c, q)) != APP_OK)
+			return er;
 		*rearm = 1;
 	}
-	if ((set & QOPS_BIT(QOPS_F_ABANDON)) && !spec->abandon)
-		q->abandon_grace_s = 0;
-	else if (set & QOPS_BIT(QOPS_F_ABANDON_GRACE))
-		q->abandon_grace_s = spec->abandon_grace_s;
-	else if ((set & QOPS_BIT(QOPS_F_ABANDON)) && q->abandon_grace_s == 0)
-		q->abandon_grace_s = ABANDON_GRACE_DEF_S;
+	abandon_spec(q, spec);
 	return APP_OK;
 }
 
@@ -857,6 +900,10 @@ static int
 field_get(const struct queue *q, enum qops_field f, const char **s,
     int64_t *v)
 {
+	struct adm_queue	 st;
+
+	/* The settings as they stand once a scheduled change is in. */
+	adm_settled(&q->adm, &st);
 	*s = NULL;
 	*v = 0;
 	switch (f) {
@@ -885,10 +932,10 @@ field_get(const struct queue *q, enum qops_field f, const char **s,
 		*s = q->json_cookie != NULL ? q->json_cookie : "";
 		return 1;
 	case QOPS_F_RATE:
-		*v = q->adm.rate_per_minute;
+		*v = st.rate_per_minute;
 		break;
 	case QOPS_F_BURST:
-		*v = q->adm.burst;
+		*v = st.burst;
 		break;
 	case QOPS_F_TOKEN_TTL:
 		*v = q->token_ttl_s;
@@ -948,6 +995,7 @@ spec_drop_unchanged(const struct queue *q, struct qops_spec *spec)
 struct json_object *
 qops_queue_fields(const struct queue *q)
 {
+	struct adm_queue	 st;
 	struct json_object	*o, *v;
 	const char		*s;
 	int64_t			 n;
@@ -967,7 +1015,8 @@ qops_queue_fields(const struct queue *q)
 		if (add(o, fields[f].key, v) != 0)
 			bad = 1;
 	}
-	if (add(o, "active", json_object_new_boolean(q->adm.active)) != 0 ||
+	adm_settled(&q->adm, &st);
+	if (add(o, "active", json_object_new_boolean(st.active)) != 0 ||
 	    bad) {
 		json_object_put(o);
 		return NULL;
@@ -1085,6 +1134,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	struct queue	 q;
 	char		*domains = NULL;
 	enum app_err	 er;
+	int64_t		 now, burst;
 	int		 rearm = 0;
 
 	err_init(err);
@@ -1109,15 +1159,28 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	q.shop_domains = domains;
 	q.token_ttl_s = spec->set & QOPS_BIT(QOPS_F_TOKEN_TTL) ?
 	    spec->token_ttl_s : TOKEN_TTL_DEF;
-	adm_init(&q.adm, spec->rate, spec->set & QOPS_BIT(QOPS_F_BURST) ?
-	    spec->burst : 0, qops_now(db));
+	now = qops_now(db);
+	burst = spec->set & QOPS_BIT(QOPS_F_BURST) ? spec->burst : 0;
+	/* An opening at creation: serving 0 until it (SPEC section 3). */
+	if ((spec->set & QOPS_BIT(QOPS_F_OPENS_AT)) &&
+	    spec->opens_at_ms != 0) {
+		if (spec->opens_at_ms < now + ADM_TICK_MS) {
+			free(domains);
+			return refuse(err, APP_INVALID, QOPS_R_INVALID,
+			    QOPS_F_OPENS_AT);
+		}
+		adm_init_opening(&q.adm, spec->rate, burst, now,
+		    spec->opens_at_ms);
+		if (arm_seed(c, &q) != APP_OK) {
+			free(domains);
+			return failed(err, APP_CRYPTO);
+		}
+		rearm = 1;
+	} else
+		adm_init(&q.adm, spec->rate, burst, now);
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
-		q.adm.claim_window_s = spec->claim_window_s;
-	if ((er = draw_spec(&q, spec, q.adm.anchor_time_ms, &rearm, err)) !=
-	    APP_OK) {
-		free(domains);
-		return er;
-	}
+		adm_set_claim_window(&q.adm, now, spec->claim_window_s);
+	abandon_spec(&q, spec);
 	warn_check(&q, err);
 
 	if (new_ticket_key(c, &q) == -1 ||
@@ -1182,12 +1245,12 @@ copy_str(const char *s)
 }
 
 /*
- * Apply the fields of spec to the locked row q (admission changes
- * re-anchored at now).  The row owns every string it points to.
- * Returns APP_OK or APP_ENOMEM.
+ * Apply the fields of spec to the locked row q that are not admission
+ * settings (those are scheduled by change_locked()).  The row owns every
+ * string it points to.  Returns APP_OK or APP_ENOMEM.
  */
 static enum app_err
-apply_spec(struct queue *q, const struct qops_spec *spec, int64_t now)
+apply_spec(struct queue *q, const struct qops_spec *spec)
 {
 	unsigned int	 set = spec->set;
 	char		*d;
@@ -1212,21 +1275,91 @@ apply_spec(struct queue *q, const struct qops_spec *spec, int64_t now)
 	}
 	if (set & QOPS_BIT(QOPS_F_TOKEN_TTL))
 		q->token_ttl_s = spec->token_ttl_s;
-	if (set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
-		q->adm.claim_window_s = spec->claim_window_s;
-	if (set & (QOPS_BIT(QOPS_F_RATE) | QOPS_BIT(QOPS_F_BURST)))
-		adm_reanchor(&q->adm, now);
-	if (set & QOPS_BIT(QOPS_F_RATE))
-		adm_set_rate(&q->adm, spec->rate, now);
-	if (set & QOPS_BIT(QOPS_F_BURST))
-		q->adm.burst = spec->burst;
 	return APP_OK;
 }
 
 /*
- * Lock queue slug's row in a transaction, apply op, write, commit.  For
- * OP_ROTATE, *secret receives the new secret.  On failure the
- * transaction is rolled back and *err says why.
+ * The admission change op asks of the locked row q at now (the settings
+ * in effect after any change already scheduled): rate, burst and the
+ * paused state.  *any: 1 when it differs from those settings.
+ */
+static void
+op_change(const struct queue *q, enum op op, const struct qops_spec *spec,
+    int64_t now, struct adm_change *ch, int *any)
+{
+	struct adm_queue	 st;
+
+	adm_settled(&q->adm, &st);
+	adm_change_init(&st, now, ch);
+	if (op == OP_PAUSE)
+		ch->active = 0;
+	else if (op == OP_RESUME)
+		ch->active = 1;
+	else if (op == OP_SET_RATE || (op == OP_UPDATE &&
+	    (spec->set & QOPS_BIT(QOPS_F_RATE))))
+		ch->rate = spec->rate;
+	if (op == OP_UPDATE && (spec->set & QOPS_BIT(QOPS_F_BURST)))
+		ch->burst = spec->burst;
+	*any = ch->active != st.active || ch->rate != st.rate_per_minute ||
+	    ch->burst != st.burst;
+}
+
+/*
+ * Apply op to the locked row q at now: the admission state first
+ * (adm_fold(): every write folds the history in), then the fields.
+ * *state: 1 when the admission state must be written; *rearm as
+ * draw_spec(); *scheduled: 1 when a change was scheduled (it takes
+ * effect ADM_TICK_MS after now).  Returns APP_OK, APP_BUSY (a change is
+ * still scheduled ahead of now: nothing applied), or an error with err
+ * set.
+ */
+static enum app_err
+apply_op(const struct cfg *c, struct queue *q, enum op op,
+    const struct qops_spec *spec, int64_t now, int *state, int *rearm,
+    int *scheduled, struct qops_err *err)
+{
+	struct adm_change	 ch;
+	struct adm_queue	 before = q->adm;
+	enum app_err		 er;
+	int			 any;
+
+	*state = *rearm = *scheduled = 0;
+	op_change(q, op, spec, now, &ch, &any);
+	if (any && q->adm.pend_at_ms > now)
+		return APP_BUSY;
+	adm_fold(&q->adm, now);
+	(void)adm_materialize(&q->adm, now);
+	if (op == OP_UPDATE) {
+		if ((er = apply_spec(q, spec)) != APP_OK)
+			return failed(err, er);
+		if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
+			adm_set_claim_window(&q->adm, now,
+			    spec->claim_window_s);
+		if ((er = draw_spec(c, q, spec, now, &ch, rearm, scheduled,
+		    err)) != APP_OK)
+			return er;
+	}
+	if (any && !*scheduled) {
+		if (adm_schedule(&q->adm, now, &ch) == -1)
+			return APP_BUSY;
+		*scheduled = 1;
+	}
+	*state = memcmp(&before, &q->adm, sizeof(before)) != 0;
+	return APP_OK;
+}
+
+/* How often change_locked() waits for a scheduled change and retries. */
+#define CHANGE_TRIES	4
+
+/*
+ * Lock queue slug's row in a transaction, apply op, write, commit: one
+ * change, one transaction, one audit row.  An admission change takes
+ * effect ADM_TICK_MS after it is made (admission.h); the call waits
+ * until then, so that it is in effect on every process when it returns
+ * (the worker's changes do not wait).  A change made while another is
+ * still scheduled waits for that one first.  For OP_ROTATE, *secret
+ * receives the new secret.  On failure the transaction is rolled back
+ * and *err says why.
  */
 static enum app_err
 change_locked(struct db *db, const struct cfg *c, const char *slug,
@@ -1240,14 +1373,17 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 	struct json_object *before = NULL;
 	struct qops_spec sp;
 	enum app_err	 er;
-	int64_t		 now;
-	int		 rearm = 0;
+	int64_t		 now, wait_ms = 0;
+	int		 rearm = 0, state = 0, scheduled = 0, tries = 0;
 
 	if (!qops_in_scope(who, -1) || (op == OP_ROTATE && !may_manage(who)))
 		return forbid(err);
 
 	if (!db_queue_slug_valid(slug))
 		return refuse(err, APP_NOTFOUND, QOPS_R_NOT_FOUND, -1);
+	if (c == NULL)
+		c = db_config(db);
+again:
 	if ((er = db_begin(db)) != APP_OK)
 		return failed(err, er);
 	if ((er = db_queue_get_locked(db, slug, &q)) != APP_OK) {
@@ -1268,38 +1404,32 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		sp = *spec;
 		spec_drop_unchanged(q, &sp);
 		spec = &sp;
-		if ((er = apply_spec(q, spec, now)) != APP_OK) {
-			failed(err, er);
-			break;
-		}
-		if ((er = draw_spec(q, spec, now, &rearm, err)) != APP_OK)
-			break;
-		adm_hold_prequeue(&q->adm, now);
-		warn_check(q, err);
-		er = db_queue_update(db, q);
-		if (er == APP_OK && (spec->set & LOOK_BITS)) {
-			if ((er = look_apply(q, spec)) == APP_OK)
-				er = db_queue_set_look(db, q);
-		}
-		if (er == APP_OK && draw_fields(spec))
-			er = db_queue_set_draw(db, q, rearm);
-		break;
+		/* FALLTHROUGH */
 	case OP_PAUSE:
-		if (q->adm.active)
-			adm_pause(&q->adm, now);
-		adm_hold_prequeue(&q->adm, now);
-		er = db_queue_set_state(db, q);
-		break;
 	case OP_RESUME:
-		if (!q->adm.active)
-			adm_resume(&q->adm, now);
-		adm_hold_prequeue(&q->adm, now);
-		er = db_queue_set_state(db, q);
-		break;
 	case OP_SET_RATE:
-		adm_set_rate(&q->adm, spec->rate, now);
-		adm_hold_prequeue(&q->adm, now);
-		er = db_queue_set_state(db, q);
+		er = apply_op(c, q, op, spec, now, &state, &rearm,
+		    &scheduled, err);
+		if (er == APP_BUSY) {
+			/* Wait for the change scheduled before, then again. */
+			wait_ms = q->adm.pend_at_ms - now + 1;
+			break;
+		}
+		if (er != APP_OK)
+			break;
+		if (op == OP_UPDATE)
+			warn_check(q, err);
+		if (state)
+			er = db_queue_set_state(db, q);
+		if (er == APP_OK && op == OP_UPDATE) {
+			er = db_queue_update(db, q);
+			if (er == APP_OK && (spec->set & LOOK_BITS)) {
+				if ((er = look_apply(q, spec)) == APP_OK)
+					er = db_queue_set_look(db, q);
+			}
+			if (er == APP_OK && draw_fields(spec))
+				er = db_queue_set_draw(db, q, rearm);
+		}
 		break;
 	case OP_ROTATE:
 		if ((*secret = new_secret(c, q)) == NULL) {
@@ -1308,6 +1438,16 @@ change_locked(struct db *db, const struct cfg *c, const char *slug,
 		}
 		er = db_queue_set_secret(db, q);
 		break;
+	}
+	if (er == APP_BUSY && tries++ < CHANGE_TRIES) {
+		db_rollback(db);
+		json_object_put(before);
+		before = NULL;
+		db_queue_free(q);
+		q = NULL;
+		sleep_ms(wait_ms > ADM_TICK_MS ? ADM_TICK_MS : wait_ms);
+		err_init(err);
+		goto again;
 	}
 	if (er == APP_OK)
 		er = audit_change(db, who, q, actions[op], before,
@@ -1324,6 +1464,15 @@ out:
 			qops_secret_free(*secret);
 			*secret = NULL;
 		}
+	}
+	/*
+	 * In effect on every process when the call returns; then applied
+	 * to the row (else the next join would do it).
+	 */
+	if (er == APP_OK && scheduled && who != NULL &&
+	    who->kind != PRINCIPAL_WORKER) {
+		sleep_ms(q->adm.pend_at_ms - now);
+		(void)db_queue_materialize(db, q->id);
 	}
 	db_queue_free(q);
 	return er;

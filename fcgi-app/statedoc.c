@@ -24,14 +24,14 @@ struct json_object *
 statedoc_new(const struct queue *q, int64_t now)
 {
 	struct json_object	*o = json_object_new_object();
-	int64_t			 serving = adm_serving(&q->adm, now);
+	int64_t			 serving = adm_serving(&q->adm, now), p;
 
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "active",
-	    json_object_new_boolean(q->adm.active));
+	    json_object_new_boolean(adm_active_at(&q->adm, now)));
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "ratePerMinute",
-	    json_object_new_int64(q->adm.rate_per_minute));
+	    json_object_new_int64(adm_rate_at(&q->adm, now)));
 	json_object_object_add(o, "lastNumber",
 	    json_object_new_int64(q->adm.last_number));
 	json_object_object_add(o, "waiting",
@@ -42,10 +42,11 @@ statedoc_new(const struct queue *q, int64_t now)
 	 * until the opening); the page asks it while it holds one.
 	 */
 	if (q->adm.opens_at_ms > 0) {
+		p = adm_prequeue_size(&q->adm, now);
 		json_object_object_add(o, "opensAt",
 		    json_object_new_int64(q->adm.opens_at_ms));
-		json_object_object_add(o, "preQueue", q->adm.draw_open ? NULL :
-		    json_object_new_int64(q->adm.draw_count));
+		json_object_object_add(o, "preQueue", p < 0 ? NULL :
+		    json_object_new_int64(p));
 	}
 	json_object_object_add(o, "updatedAt", json_object_new_int64(now));
 	json_object_object_add(o, "refreshSeconds",

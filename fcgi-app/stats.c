@@ -53,8 +53,8 @@ stats_sample(struct db *db, int64_t retention_ms, size_t *sampled)
 		r.issued = a->last_number;
 		r.serving = adm_serving(a, now);
 		r.waiting = r.issued > r.serving ? r.issued - r.serving : 0;
-		r.rate_per_minute = a->rate_per_minute;
-		r.active = a->active ? 1 : 0;
+		r.rate_per_minute = adm_rate_at(a, now);
+		r.active = adm_active_at(a, now);
 		er = db_stats_prev(db, r.queue_id, now - 60000, &then_issued,
 		    &then_ms, &found);
 		if (er != APP_OK)

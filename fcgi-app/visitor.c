@@ -42,6 +42,9 @@ static const struct {
 	{ 503, "busy", NULL },				/* http_busy() */
 	{ 503, "service_unavailable", NULL },		/* http_db_down() */
 	{ 500, "internal_error", "Internal error." },	/* VISITOR_NOMEM */
+	{ 425, "not_admitted", "This number is not admitted yet." },
+	{ 403, "ticket_expired", "This number was admitted longer ago than "
+	    "its claim window: take a new number." },
 };
 
 void
@@ -63,21 +66,21 @@ visitor_error(struct req *r, enum visitor_err err)
 }
 
 int64_t
-visitor_position(const struct qentry *e, int64_t number)
+visitor_position(const struct qentry *e, int64_t number, int64_t now)
 {
 	return draw_queue_position(&e->q->adm, e->draw_seed,
-	    e->have_draw_seed, number);
+	    e->have_draw_seed, number, now);
 }
 
 int64_t
 visitor_status(const struct qentry *e, int64_t number, int64_t now,
     struct adm_status *st)
 {
-	int64_t	 pos = visitor_position(e, number), left;
+	int64_t	 pos = visitor_position(e, number, now), left;
 
 	/* A place not drawn yet is not admitted; it waits at its number. */
 	adm_status(&e->q->adm, pos > 0 ? pos : number, now, st);
-	if (pos <= 0 && st->admitted) {
+	if (pos <= 0) {
 		st->admitted = 0;
 		st->ahead = number - 1;
 		st->wait_s = -1;
@@ -96,13 +99,41 @@ visitor_status(const struct qentry *e, int64_t number, int64_t now,
 	return pos;
 }
 
+int64_t
+visitor_status_as(const struct qentry *e, int64_t number, int64_t now,
+    int decided, struct adm_status *st)
+{
+	int64_t	 pos = visitor_status(e, number, now, st);
+
+	/*
+	 * The statement decided at its instant: the answer says what it
+	 * did, with serving on its side of the number (serving only grows,
+	 * so both are true of some instant between the statement and now).
+	 */
+	if (decided == 1 && !st->admitted) {
+		st->admitted = 1;
+		st->serving = st->serving > number ? st->serving : number;
+		st->ahead = 0;
+		st->wait_s = 0;
+		st->retry_after_s = ADM_RETRY_MIN_S;
+	} else if (decided == 0 && st->admitted) {
+		st->admitted = 0;
+		st->serving = number - 1;
+		st->ahead = 0;
+		st->wait_s = 1;
+		st->retry_after_s = ADM_RETRY_MIN_S;
+	}
+	return pos;
+}
+
 int
 visitor_status_fill(struct json_object *o, const struct qentry *e,
-    int64_t number, int64_t now, int with_active)
+    int64_t number, int64_t now, int with_active, int decided)
 {
 	struct adm_status	 st;
-	int64_t			 pos = visitor_status(e, number, now, &st);
+	int64_t			 pos;
 
+	pos = visitor_status_as(e, number, now, decided, &st);
 	if (e->q->adm.opens_at_ms > 0) {
 		json_object_object_add(o, "position", pos > 0 ?
 		    json_object_new_int64(pos) : NULL);
@@ -110,7 +141,7 @@ visitor_status_fill(struct json_object *o, const struct qentry *e,
 	}
 	if (with_active)
 		json_object_object_add(o, "active",
-		    json_object_new_boolean(e->q->adm.active));
+		    json_object_new_boolean(adm_active_at(&e->q->adm, now)));
 	json_object_object_add(o, "number", json_object_new_int64(number));
 	json_object_object_add(o, "serving",
 	    json_object_new_int64(st.serving));
@@ -205,16 +236,19 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 {
 	struct qentry	*e = r->qe;
 	enum app_err	 er;
-	int64_t		 pos;
+	int64_t		 pos, fresh = r->cfg->token_state_ms;
 	int		 done;
 
 	*admitted = 0;
 	/*
-	 * A token is never decided from a state older than token-state-ms:
-	 * an operator's pause or rate change holds for /token on every
-	 * process within that bound (SPEC section 3).
+	 * A token is never decided from a state older than token-state-ms
+	 * (at most the cache's own bound): an operator's pause or rate
+	 * change holds for /token on every process within that bound (SPEC
+	 * section 3), and the copy agrees with the row (admission.h).
 	 */
-	if (trusted && (r->now_ms - e->state_ms > r->cfg->token_state_ms ||
+	if (fresh > ADM_TICK_MS / 2)
+		fresh = ADM_TICK_MS / 2;
+	if (trusted && (r->now_ms - e->state_ms > fresh ||
 	    r->now_ms < e->state_ms)) {
 		er = qcache_refresh(r, e, 0, &done);
 		if (er == APP_NOTFOUND)
@@ -222,7 +256,7 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 		if (er != APP_OK)
 			return VISITOR_DB_DOWN;
 	}
-	if (number > e->q->adm.last_number) {
+	if (number > qcache_issued(e)) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY)
 			return VISITOR_BUSY;
@@ -230,11 +264,27 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 			return VISITOR_QUEUE_NOT_FOUND;
 		if (er != APP_OK)
 			return VISITOR_DB_DOWN;
-		if (number > e->q->adm.last_number)
+		if (number > qcache_issued(e))
 			return VISITOR_NUMBER_NOT_FOUND;
 	}
-	pos = visitor_position(e, number);
-	*admitted = pos > 0 && pos <= adm_serving(&e->q->adm, r->now_ms);
+	pos = visitor_position(e, number, r->now_ms);
+	*admitted = pos > 0 && adm_admitted(&e->q->adm, pos, r->now_ms);
+	return VISITOR_OK;
+}
+
+enum visitor_err
+visitor_claim(struct req *r, int64_t number, int *expired)
+{
+	enum visitor_err	 ve;
+	int			 admitted;
+
+	*expired = 0;
+	if ((ve = visitor_admitted(r, number, 1, &admitted)) != VISITOR_OK)
+		return ve;
+	if (!admitted)
+		return VISITOR_NOT_ADMITTED;
+	*expired = adm_claim_expired(&r->qe->q->adm,
+	    visitor_position(r->qe, number, r->now_ms), r->now_ms);
 	return VISITOR_OK;
 }
 
@@ -243,44 +293,42 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
 	enum app_err		 er;
-	int64_t			 growth = 0;
-	int			 done;
+	int			 done, tries = 0;
 
 	*admitted = 0;
+again:
 	/* Joins stuck on the database never hold every worker. */
 	if (writers_enter() != APP_OK)
 		return APP_BUSY;
-	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
-	    &growth);
+	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
 	writers_leave();
 	if (er == APP_NOTFOUND) {
-		/* Paused (or gone): look again to say which. */
+		/* Paused, gone, or a scheduled change is due: look again. */
 		er = qcache_refresh(r, e, 0, &done);
-		if (er == APP_OK)
-			return e->q->adm.active ? APP_NOTFOUND : APP_INVALID;
-		return er == APP_NOTFOUND ? APP_NOTFOUND : APP_DB_DOWN;
+		if (er != APP_OK)
+			return er == APP_NOTFOUND ? APP_NOTFOUND : APP_DB_DOWN;
+		if (e->q->adm.pend_at_ms > 0 &&
+		    e->q->adm.pend_at_ms <= r->now_ms && tries++ < 2) {
+			if (writers_enter() != APP_OK)
+				return APP_BUSY;
+			er = db_queue_materialize(r->db, e->q->id);
+			writers_leave();
+			if (er != APP_OK)
+				return APP_DB_DOWN;
+			goto again;
+		}
+		return adm_active_at(&e->q->adm, r->now_ms) ? APP_NOTFOUND :
+		    APP_INVALID;
 	}
 	if (er != APP_OK)
 		return APP_DB_DOWN;
 	/*
-	 * The statement said what the row is now (number, growth term,
-	 * admitted): the cache takes it without a second round trip.
+	 * The statement decided (number, admitted at its instant); the
+	 * cached state stays as it was read, and agrees with the row
+	 * (admission.h).  Status and tokens now know the number exists.
 	 */
 	r->now_ms = db_clock_ms(r->db);
-	qcache_note_join(e, *number, *admitted, growth, r->now_ms);
-	/*
-	 * The statement admitted the number, the cached row does not: an
-	 * operator's change (a cancelled opening, a rate raised) is newer
-	 * than the cache.  Read the row once, so that the answer says what
-	 * the statement did.
-	 */
-	if (*admitted) {
-		struct adm_status	 st;
-
-		(void)visitor_status(e, *number, r->now_ms, &st);
-		if (!st.admitted)
-			(void)qcache_refresh(r, e, 0, &done);
-	}
+	qcache_note_issued(e, *number);
 	/*
 	 * Around a scheduled opening this join may have closed the
 	 * pre-queue (or come after it): read the row once more, so that

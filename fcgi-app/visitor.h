@@ -29,6 +29,9 @@ enum visitor_err {
 	VISITOR_BUSY,			/* 503 busy (paced look-ups used up) */
 	VISITOR_DB_DOWN,		/* 503 service_unavailable */
 	VISITOR_NOMEM,			/* 500 internal_error */
+	VISITOR_NOT_ADMITTED,		/* 425 not_admitted (the caller
+					   adds Retry-After) */
+	VISITOR_EXPIRED,		/* 403 ticket_expired */
 	VISITOR__MAX
 };
 
@@ -52,20 +55,33 @@ int64_t	 visitor_status(const struct qentry *e, int64_t number,
 	    int64_t now, struct adm_status *st);
 
 /*
- * Add the status fields for number to obj ("active" too when
- * with_active), computed from e's cached state at now (Unix ms of the
- * database's clock).  Returns retryAfterSeconds, for the Retry-After
- * header.  Can't fail.
+ * visitor_status(), and then, when decided is 1 or 0 (what a join
+ * statement or the claim rule decided for number), "admitted" as
+ * decided, with serving on that side of the number.  decided -1 leaves
+ * it to the state.  Returns the position as visitor_status().
  */
-int	 visitor_status_fill(struct json_object *obj, const struct qentry *e,
-	    int64_t number, int64_t now, int with_active);
+int64_t	 visitor_status_as(const struct qentry *e, int64_t number,
+	    int64_t now, int decided, struct adm_status *st);
 
 /*
- * The admission position of number on e's queue: the number itself,
- * or its drawn place in a scheduled opening's pre-queue (draw.h), or -1
- * while that place is not drawn yet (never admitted then).
+ * Add the status fields for number to obj ("active" too when
+ * with_active), computed from e's cached state at now (Unix ms of the
+ * database's clock); decided 1 or 0 overrides "admitted" with what the
+ * join statement decided (serving then on that side of the number), -1
+ * leaves it to the state.  Returns retryAfterSeconds, for the
+ * Retry-After header.  Can't fail.
  */
-int64_t	 visitor_position(const struct qentry *e, int64_t number);
+int	 visitor_status_fill(struct json_object *obj, const struct qentry *e,
+	    int64_t number, int64_t now, int with_active, int decided);
+
+/*
+ * The admission position of number on e's queue at now: the number
+ * itself, or its drawn place in a scheduled opening's pre-queue
+ * (draw_queue_position()), or -1 while that place is not drawn yet
+ * (never admitted then).
+ */
+int64_t	 visitor_position(const struct qentry *e, int64_t number,
+	    int64_t now);
 
 /*
  * Read the request body (CASES C22) and, when there is one (or required
@@ -114,11 +130,25 @@ enum visitor_err visitor_admitted(struct req *, int64_t number, int trusted,
 	    int *admitted);
 
 /*
+ * The one claim rule of every path that mints a token for a number a
+ * visitor already holds (/token, JSON mode; SPEC section 4): number
+ * (its ticket checked by the caller) must be admitted now on a fresh
+ * state (visitor_admitted(), trusted) and within its claim window
+ * (adm_claim_expired(): the window starts no earlier than the number's
+ * admission, whatever happened since).  Returns VISITOR_OK with
+ * *expired 1 when the window has passed (answer VISITOR_EXPIRED),
+ * VISITOR_NOT_ADMITTED, or as visitor_admitted().  Sends nothing.
+ */
+enum visitor_err visitor_claim(struct req *, int64_t number, int *expired);
+
+/*
  * Issue the next number on the route's queue (db_queue_join, stamped
  * with the database's clock) in one round trip; *admitted tells whether
- * it is admitted at the join's instant, as the statement computed it.
- * The cache takes the state the statement reported (qcache_note_join);
- * nothing is read again.
+ * it is admitted at the join's instant, as the statement decided it
+ * (the one decider: callers do not decide again).  A scheduled change
+ * that is due is applied first (db_queue_materialize()).  The cache
+ * notes the number (qcache_note_issued()); its admission state agrees
+ * with the row and is not read again (admission.h).
  * Returns APP_OK with *number and *admitted set, APP_INVALID when the
  * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
  * database does not answer (or gave up on the statement: nothing was

@@ -87,6 +87,19 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void
+sleep_ms(int64_t ms)
+{
+	struct timespec	 ts, rem;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &rem) == -1 && errno == EINTR)
+		ts = rem;
+}
+
 int
 parse_int64(const char *str, int64_t min, int64_t max, int64_t *out)
 {

@@ -88,7 +88,7 @@ poll_one(struct worker_ctx *w, struct ar_item *it)
 	free(body);
 	if ((er = db_queue_get(w->db, it->slug, &q)) != APP_OK)
 		return er;
-	rate = q->adm.rate_per_minute;
+	rate = adm_settled_rate(&q->adm);
 	db_queue_free(q);
 	now = db_clock_ms(w->db);
 	ar_settings_ctl(s, &ctl);

@@ -17,39 +17,28 @@ dbtest_set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	static const char sql[] = "UPDATE queue SET rate_per_minute = ?, "
 	    "burst = ?, anchor_number = ?, anchor_time_ms = ?, "
 	    "last_number = ?, skip_count = ?, active = ?, serving_floor = ?, "
-	    "claim_window_s = ?, prev_anchor_number = ?, "
-	    "prev_anchor_time_ms = ?, prev_rate = ?, prev_frontier = ?, "
-	    "ck_number = ?, ck_time_ms = ?, ck_expired = ?, "
+	    "claim_window_s = ?, tick = ?, l_tick = ?, l_tick1 = ?, "
+	    "l_tick2 = ?, pend_at_ms = ?, pend_rate = ?, pend_burst = ?, "
+	    "pend_active = ?, pend_skip = ?, pend_floor = ?, claim_grid = ?, "
+	    "claim_front = ?, claim_front1 = ?, claim_dead = ?, "
 	    "opens_at_ms = NULLIF(?, 0), draw_open = ?, draw_count = ? "
 	    "WHERE id = ?";
 	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[20];
-	int64_t		 v[20];
+	MYSQL_BIND	 b[27];
+	int64_t		 v[27] = {
+		a->rate_per_minute, a->burst, a->anchor_number,
+		a->anchor_time_ms, a->last_number, a->skip, a->active,
+		a->floor, a->claim_window_s, a->tick, a->l_tick, a->l_tick1,
+		a->l_tick2, a->pend_at_ms, a->pend_rate, a->pend_burst,
+		a->pend_active, a->pend_skip, a->pend_floor, a->claim_grid,
+		a->claim_front, a->claim_front1, a->claim_dead,
+		a->opens_at_ms, a->draw_open, a->draw_count, id
+	};
 	size_t		 i;
 	int		 rc;
 
-	v[0] = a->rate_per_minute;
-	v[1] = a->burst;
-	v[2] = a->anchor_number;
-	v[3] = a->anchor_time_ms;
-	v[4] = a->last_number;
-	v[5] = a->skip;
-	v[6] = a->active;
-	v[7] = a->floor;
-	v[8] = a->claim_window_s;
-	v[9] = a->prev_anchor_number;
-	v[10] = a->prev_anchor_time_ms;
-	v[11] = a->prev_rate;
-	v[12] = a->prev_frontier;
-	v[13] = a->ck_number;
-	v[14] = a->ck_time_ms;
-	v[15] = a->ck_expired;
-	v[16] = a->opens_at_ms;
-	v[17] = a->draw_open;
-	v[18] = a->draw_count;
-	v[19] = id;
 	memset(b, 0, sizeof(b));
-	for (i = 0; i < 20; i++) {
+	for (i = 0; i < 27; i++) {
 		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
 		b[i].buffer = &v[i];
 	}

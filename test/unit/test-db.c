@@ -49,13 +49,16 @@ same_state(const struct adm_queue *x, const struct adm_queue *y)
 	    x->anchor_time_ms == y->anchor_time_ms &&
 	    x->last_number == y->last_number && x->skip == y->skip &&
 	    x->active == y->active && x->floor == y->floor &&
-	    x->claim_window_s == y->claim_window_s &&
-	    x->prev_anchor_number == y->prev_anchor_number &&
-	    x->prev_anchor_time_ms == y->prev_anchor_time_ms &&
-	    x->prev_rate == y->prev_rate &&
-	    x->prev_frontier == y->prev_frontier &&
-	    x->ck_number == y->ck_number && x->ck_time_ms == y->ck_time_ms &&
-	    x->ck_expired == y->ck_expired &&
+	    x->claim_window_s == y->claim_window_s && x->tick == y->tick &&
+	    x->l_tick == y->l_tick && x->l_tick1 == y->l_tick1 &&
+	    x->l_tick2 == y->l_tick2 && x->pend_at_ms == y->pend_at_ms &&
+	    x->pend_rate == y->pend_rate && x->pend_burst == y->pend_burst &&
+	    x->pend_active == y->pend_active &&
+	    x->pend_skip == y->pend_skip && x->pend_floor == y->pend_floor &&
+	    x->claim_grid == y->claim_grid &&
+	    x->claim_front == y->claim_front &&
+	    x->claim_front1 == y->claim_front1 &&
+	    x->claim_dead == y->claim_dead &&
 	    x->opens_at_ms == y->opens_at_ms &&
 	    x->draw_open == y->draw_open && x->draw_count == y->draw_count;
 }
@@ -102,6 +105,86 @@ insert(struct db *db, struct queue *q, char *slug, const char *name)
 	return db_queue_insert(db, q);
 }
 
+/*
+ * A random admission state around now: any rate, burst, anchor (behind,
+ * at or ahead of the clamp, held ahead by an opening), floor, skip, tick
+ * ring, claim samples and scheduled change, within the row's CHECKs.
+ */
+static void
+random_state(struct adm_queue *a, int64_t *now)
+{
+	int64_t	 base = 1700000000000LL, g, w;
+
+	memset(a, 0, sizeof(*a));
+	a->rate_per_minute = pick(0, 3) == 0 ? pick(1, 10) : pick(1, 1000000);
+	a->burst = pick(0, 1) ? 0 : pick(1, 500);
+	a->last_number = pick(0, 100000);
+	a->skip = pick(0, 3) == 0 ? pick(0, a->last_number) : 0;
+	a->anchor_number = a->last_number + pick(-5000, 600) - a->skip;
+	a->anchor_time_ms = base + pick(0, 100000);
+	a->active = pick(0, 9) != 0;
+	/* A floor above the clamp (after a rate cut), or none. */
+	a->floor = pick(0, 2) == 0 ? a->last_number +
+	    pick(0, 2 * adm_burst(a)) : pick(0, 1) ? 0 :
+	    pick(0, a->last_number);
+	a->claim_window_s = pick(0, 1) ? pick(1, 30) : pick(1, 86400);
+	switch (pick(0, 4)) {
+	case 0:	/* clock behind the anchor */
+		*now = a->anchor_time_ms - pick(1, 5000);
+		break;
+	case 1:	/* exactly at the clamp */
+		a->anchor_number = a->last_number + adm_burst(a) - a->skip;
+		*now = a->anchor_time_ms;
+		break;
+	case 2:	/* years of idle time */
+		*now = a->anchor_time_ms + pick(1, 3) * 100000000000LL;
+		break;
+	default:
+		*now = a->anchor_time_ms + pick(0, 600000);
+		break;
+	}
+	/* The tick ring: the last join 0..5 ticks before now's. */
+	a->tick = *now / ADM_TICK_MS - pick(0, 5);
+	a->l_tick = a->last_number - pick(0, 3) * pick(0, 50);
+	if (a->l_tick < 0)
+		a->l_tick = 0;
+	a->l_tick1 = a->l_tick - pick(0, 40);
+	if (a->l_tick1 < 0)
+		a->l_tick1 = 0;
+	a->l_tick2 = a->l_tick1 - pick(0, 40);
+	if (a->l_tick2 < 0)
+		a->l_tick2 = 0;
+	/* The claim samples: 0..3 grid points behind now's. */
+	w = a->claim_window_s * 1000 + ADM_CLAIM_SLACK_MS;
+	g = *now / w;
+	a->claim_grid = g - pick(0, 3);
+	a->claim_front1 = pick(0, a->last_number);
+	a->claim_front = a->claim_front1 + pick(0, a->last_number -
+	    a->claim_front1);
+	a->claim_dead = pick(0, 3) == 0 ? pick(0, a->claim_front1) : 0;
+	/* A change scheduled ahead, or one that is due. */
+	if (pick(0, 3) == 0) {
+		a->pend_at_ms = *now + (pick(0, 1) ? pick(1, ADM_TICK_MS) :
+		    -pick(0, 100));
+		a->pend_rate = pick(1, 1000000);
+		a->pend_burst = pick(0, 1) ? 0 : pick(1, 500);
+		a->pend_active = pick(0, 1);
+		a->pend_skip = a->skip + pick(0, 3);
+		a->pend_floor = pick(0, a->last_number + 10);
+	}
+	/* A scheduled opening: collecting, just closing, held, or done. */
+	if (pick(0, 3) == 0) {
+		a->opens_at_ms = *now + pick(-400, 400);
+		a->draw_open = pick(0, 2) != 0;
+		a->draw_count = a->draw_open ? 0 : pick(0, a->last_number);
+		if (a->draw_open && pick(0, 1)) {
+			a->floor = pick(0, 1) ? 0 : adm_burst(a);
+			a->anchor_number = a->floor - a->skip;
+			a->anchor_time_ms = a->opens_at_ms + ADM_TICK_MS;
+		}
+	}
+}
+
 /* The join statement against adm_join() over random and edge states. */
 static void
 test_join_mirror(struct db *db, const char *prefix)
@@ -109,69 +192,17 @@ test_join_mirror(struct db *db, const char *prefix)
 	struct queue		 q;
 	struct adm_queue	 a, want, got;
 	char			 slug[64];
-	int64_t			 now, number, base = 1700000000000LL;
+	int64_t			 now = 0, number, n;
 	int			 i, bad = 0, paused = 0, reanchored = 0;
-	int			 admitted, nadm = 0, nwait = 0, floored = 0;
-	int			 rotated = 0, clamped = 0, closed = 0;
-	int			 collecting = 0;
-	int64_t			 growth;
+	int			 admitted, wadm, nadm = 0, nwait = 0;
+	int			 floored = 0, due = 0, folded = 0, closed = 0;
+	int			 collecting = 0, shifted = 0, held = 0;
 	enum app_err		 er;
 
 	snprintf(slug, sizeof(slug), "%smirror", prefix);
 	is_int(insert(db, &q, slug, "mirror"), APP_OK, "insert queue row");
-	for (i = 0; i < 600 && bad < 5; i++) {
-		memset(&a, 0, sizeof(a));
-		a.rate_per_minute = pick(0, 3) == 0 ? pick(1, 10) :
-		    pick(1, 1000000);
-		a.burst = pick(0, 1) ? 0 : pick(1, 500);
-		a.last_number = pick(0, 100000);
-		a.skip = pick(0, 3) == 0 ? pick(0, a.last_number) : 0;
-		a.anchor_number = a.last_number + pick(-5000, 600) - a.skip;
-		a.anchor_time_ms = base + pick(0, 100000);
-		a.active = pick(0, 9) != 0;
-		/* A floor above the clamp (after a rate cut), or none. */
-		a.floor = pick(0, 2) == 0 ? a.last_number +
-		    pick(0, 2 * adm_burst(&a)) : pick(0, 1) ? 0 :
-		    pick(0, a.last_number);
-		/* Growth reports beyond the 21 bits the join returns. */
-		if (pick(0, 30) == 0)
-			a.anchor_number -= 3000000;
-		if (pick(0, 30) == 0)
-			a.floor = a.last_number + 3000000;
-		a.claim_window_s = pick(1, 86400);
-		a.prev_anchor_number = a.anchor_number - pick(0, 1000);
-		a.prev_anchor_time_ms = a.anchor_time_ms - pick(0, 100000);
-		a.prev_rate = pick(1, 1000000);
-		a.prev_frontier = pick(0, a.last_number);
-		a.ck_expired = pick(0, a.last_number);
-		a.ck_number = a.ck_expired + pick(0, 100);
-		a.ck_time_ms = a.anchor_time_ms - pick(-100000,
-		    100000000);
-		switch (pick(0, 4)) {
-		case 0:	/* clock behind the anchor */
-			now = a.anchor_time_ms - pick(1, 5000);
-			break;
-		case 1:	/* exactly at the clamp */
-			a.anchor_number = a.last_number + adm_burst(&a) -
-			    a.skip;
-			now = a.anchor_time_ms;
-			break;
-		case 2:	/* years of idle time */
-			now = a.anchor_time_ms + pick(1, 3) * 100000000000LL;
-			break;
-		default:
-			now = a.anchor_time_ms + pick(0, 600000);
-			break;
-		}
-		/* A scheduled opening: collecting, just closing, or done. */
-		if (pick(0, 3) == 0) {
-			a.opens_at_ms = now + pick(-3, 3);
-			a.draw_open = pick(0, 2) != 0;
-			a.draw_count = a.draw_open ? 0 : pick(0,
-			    a.last_number);
-			if (a.draw_open && now < a.opens_at_ms)
-				adm_hold_prequeue(&a, now);
-		}
+	for (i = 0; i < 800 && bad < 5; i++) {
+		random_state(&a, &now);
 		if (dbtest_set_state(db_mysql(db), q.id, &a) == -1) {
 			bad++;
 			continue;
@@ -179,29 +210,31 @@ test_join_mirror(struct db *db, const char *prefix)
 		want = a;
 		number = 0;
 		admitted = -1;
-		growth = 0;
-		er = db_queue_join(db, q.id, now, &number, &admitted, &growth);
-		if (adm_join(&want, now) == 0) {
-			paused++;
+		er = db_queue_join(db, q.id, now, &number, &admitted);
+		n = adm_join(&want, now, &wadm);
+		if (n <= 0) {
+			if (n < 0)
+				due++;
+			else
+				paused++;
 			if (er != APP_NOTFOUND)
 				bad++;
-		} else if (er != APP_OK || number != want.last_number ||
-		    admitted != (number <= adm_serving(&want, now)) ||
-		    growth != adm_join_growth(&want, now))
+		} else if (er != APP_OK || number != n || admitted != wadm)
 			bad++;
 		else {
-			if (growth == ADM_GROWTH_MIN ||
-			    growth == ADM_GROWTH_MAX)
-				clamped++;
 			if (admitted)
 				nadm++;
 			else
 				nwait++;
+			if (adm_held(&want, now))
+				held++;
 			if (want.floor > want.last_number - 1 +
 			    adm_burst(&want))
 				floored++;
-			if (want.ck_time_ms != a.ck_time_ms)
-				rotated++;
+			if (want.claim_grid != a.claim_grid)
+				folded++;
+			if (want.tick != a.tick)
+				shifted++;
 			if (a.draw_open && !want.draw_open)
 				closed++;
 			if (a.draw_open && want.draw_open)
@@ -215,8 +248,10 @@ test_join_mirror(struct db *db, const char *prefix)
 			reanchored++;
 		if (!same_state(&got, &want)) {
 			printf("# state %d: A %lld T %lld L %lld skip %lld "
-			    "r %lld b %lld now %lld: db A %lld T %lld L %lld, "
-			    "model A %lld T %lld L %lld\n", i,
+			    "r %lld b %lld now %lld: db A %lld T %lld L %lld "
+			    "front %lld/%lld grid %lld tick %lld, model A "
+			    "%lld T %lld L %lld front %lld/%lld grid %lld tick "
+			    "%lld\n", i,
 			    (long long)a.anchor_number,
 			    (long long)a.anchor_time_ms,
 			    (long long)a.last_number, (long long)a.skip,
@@ -224,22 +259,30 @@ test_join_mirror(struct db *db, const char *prefix)
 			    (long long)now, (long long)got.anchor_number,
 			    (long long)got.anchor_time_ms,
 			    (long long)got.last_number,
+			    (long long)got.claim_front,
+			    (long long)got.claim_front1,
+			    (long long)got.claim_grid, (long long)got.tick,
 			    (long long)want.anchor_number,
 			    (long long)want.anchor_time_ms,
-			    (long long)want.last_number);
+			    (long long)want.last_number,
+			    (long long)want.claim_front,
+			    (long long)want.claim_front1,
+			    (long long)want.claim_grid, (long long)want.tick);
 			bad++;
 		}
 	}
 	is_int(bad, 0, "join statement == adm_join() over %d states: every "
-	    "field (floor, checkpoint too), the number, its admitted bit and "
-	    "the growth report", i);
+	    "field (claim samples, tick ring too), the number and its "
+	    "admitted bit", i);
 	ok(paused > 0, "paused states covered (%d)", paused);
+	ok(due > 0, "states with a change due covered (%d)", due);
 	ok(reanchored > 0, "re-anchoring states covered (%d)", reanchored);
 	ok(nadm > 0 && nwait > 0, "admitted (%d) and waiting (%d) joins "
 	    "covered", nadm, nwait);
 	ok(floored > 0, "floors above the clamp covered (%d)", floored);
-	ok(rotated > 0, "checkpoint rotations covered (%d)", rotated);
-	ok(clamped > 0, "clamped growth reports covered (%d)", clamped);
+	ok(folded > 0, "claim samples folded in (%d)", folded);
+	ok(shifted > 0, "tick ring moved on (%d)", shifted);
+	ok(held > 0, "joins held by an opening (%d)", held);
 	ok(closed > 0 && collecting > 0, "joins that close a pre-queue (%d) "
 	    "and joins into one (%d) covered", closed, collecting);
 }
@@ -254,7 +297,7 @@ test_db_time(struct db *db, const char *prefix)
 	struct queue		 q;
 	struct adm_queue	 a, got;
 	char			 slug[64];
-	int64_t			 t0 = 0, t1 = 0, number = 0, growth = 0;
+	int64_t			 t0 = 0, t1 = 0, number = 0;
 	int			 admitted = -1;
 
 	snprintf(slug, sizeof(slug), "%sdbtime", prefix);
@@ -263,12 +306,13 @@ test_db_time(struct db *db, const char *prefix)
 	adm_init(&a, 60, 0, 1000000);
 	ok(dbtest_set_state(db_mysql(db), q.id, &a) == 0, "old state set");
 	is_int(db_now_ms(db, &t0), APP_OK, "db_now_ms");
-	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted, &growth),
+	is_int(db_queue_join(db, q.id, DB_NOW, &number, &admitted),
 	    APP_OK, "join at the database's clock");
 	is_int(db_now_ms(db, &t1), APP_OK, "db_now_ms again");
 	is_int(db_queue_state(db, q.id, &got), APP_OK, "state read");
-	ok(number == 1 && admitted == 1 && growth == 9, "number 1, "
-	    "admitted, growth 10 - 1 = 9 (re-anchored on L + burst)");
+	ok(number == 1 && admitted == 1 && got.anchor_number == 10,
+	    "number 1, admitted, A = 0 + burst 10 (re-anchored on L + "
+	    "burst)");
 	ok(got.anchor_time_ms >= t0 && got.anchor_time_ms <= t1,
 	    "T stamped by the server: %lld in [%lld, %lld]",
 	    (long long)got.anchor_time_ms, (long long)t0, (long long)t1);

@@ -171,25 +171,32 @@ test_queue_position(void)
 {
 	struct adm_queue	 q;
 	uint8_t			 seed[DRAW_SEED_LEN];
-	int64_t			 n, sum = 0;
+	int64_t			 n, sum = 0, t = 1000000;
 
 	seed_of(0, seed);
 	memset(&q, 0, sizeof(q));
-	is_int(draw_queue_position(&q, seed, 1, 3), 3, "no opening: 3 is 3");
+	is_int(draw_queue_position(&q, seed, 1, 3, t), 3,
+	    "no opening: 3 is 3");
+	q.opens_at_ms = t + 1000;
 	q.draw_open = 1;
 	q.last_number = 5;
-	is_int(draw_queue_position(&q, seed, 1, 5), -1,
+	is_int(draw_queue_position(&q, seed, 1, 5, t), -1,
 	    "collecting: 5 has no place yet");
-	is_int(draw_queue_position(&q, seed, 1, 6), 6,
+	is_int(draw_queue_position(&q, seed, 1, 6, t), 6,
 	    "collecting: 6 (not issued) is 6");
+	for (n = 1; n <= 5; n++)
+		sum += draw_queue_position(&q, seed, 1, n, t + 1000);
+	is_int(sum, 15, "at the opening, no join since: P = L = 5, the "
+	    "places 1..5 drawn");
 	q.draw_open = 0;
 	q.draw_count = 5;
 	q.last_number = 9;
-	for (n = 1; n <= 5; n++)
-		sum += draw_queue_position(&q, seed, 1, n);
-	is_int(sum, 15, "drawn: 1..5 take the places 1..5");
-	is_int(draw_queue_position(&q, seed, 1, 6), 6, "drawn: 6 keeps 6");
-	is_int(draw_queue_position(&q, seed, 0, 2), -1,
+	for (n = 1, sum = 0; n <= 5; n++)
+		sum += draw_queue_position(&q, seed, 1, n, t + 2000);
+	is_int(sum, 15, "closed: 1..5 take the places 1..5");
+	is_int(draw_queue_position(&q, seed, 1, 6, t + 2000), 6,
+	    "closed: 6 keeps 6");
+	is_int(draw_queue_position(&q, seed, 0, 2, t + 2000), -1,
 	    "drawn, no seed here: no place");
 }
 
@@ -228,39 +235,44 @@ static void
 test_opening(void)
 {
 	struct adm_queue	 q;
+	struct adm_change	 c;
 	int64_t			 t0 = 1000000, open = t0 + 60000, n;
+	int			 adm;
 
-	adm_init(&q, 60, 0, t0);
-	adm_arm_opening(&q, open);
-	is_int(adm_serving(&q, t0), 0, "armed: serving 0 (was the burst)");
-	ok(adm_prequeue(&q, t0), "armed: the pre-queue collects");
+	adm_init_opening(&q, 60, 0, t0, open);
+	is_int(adm_serving(&q, t0), 0, "created with an opening: serving 0");
+	ok(adm_prequeue(&q, t0), "the pre-queue collects");
 	for (n = 1; n <= 20; n++)
-		is_int(adm_join(&q, t0 + n * 1000), n, "pre-queue join %lld",
-		    (long long)n);
+		is_int(adm_join(&q, t0 + n * 1000, &adm), n,
+		    "pre-queue join %lld", (long long)n);
 	is_int(adm_serving(&q, open - 1), 0, "serving 0 just before");
 	is_int(q.draw_open, 1, "still collecting before the opening");
-	is_int(adm_serving(&q, open), 0, "serving 0 at the opening");
-	is_int(adm_serving(&q, open + 5000), 5, "5 s later: 5 at 60/min");
-	is_int(adm_join(&q, open + 5000), 21, "the first join after");
+	is_int(adm_serving(&q, open + ADM_TICK_MS), 0,
+	    "serving 0 at the opening + ADM_TICK_MS");
+	is_int(adm_serving(&q, open + ADM_TICK_MS + 5000), 5,
+	    "5 s later: 5 at 60/min");
+	is_int(adm_join(&q, open + 5000, &adm), 21, "the first join after");
 	is_int(q.draw_open, 0, "it closed the pre-queue");
 	is_int(q.draw_count, 20, "P = 20");
-	is_int(adm_serving(&q, open + 5000), 5, "serving unchanged by it");
-	is_int(adm_join(&q, open + 6000), 22, "next join");
+	is_int(adm_join(&q, open + 6000, &adm), 22, "next join");
 	is_int(q.draw_count, 20, "P stays 20");
 	/* A rate change while collecting keeps serving held. */
-	adm_init(&q, 60, 0, t0);
-	adm_arm_opening(&q, open);
-	adm_set_rate(&q, 120, t0 + 1000);
-	adm_hold_prequeue(&q, t0 + 1000);
+	adm_init_opening(&q, 60, 0, t0, open);
+	adm_change_init(&q, t0 + 1000, &c);
+	c.rate = 120;
+	adm_schedule(&q, t0 + 1000, &c);
 	is_int(adm_serving(&q, open - 1), 0, "rate change: still 0");
-	is_int(adm_serving(&q, open + 1000), 2, "then 120/min from the "
-	    "opening");
-	adm_pause(&q, t0 + 2000);
-	adm_hold_prequeue(&q, t0 + 2000);
-	adm_resume(&q, t0 + 3000);
-	adm_hold_prequeue(&q, t0 + 3000);
+	is_int(adm_serving(&q, open + ADM_TICK_MS + 1000), 2,
+	    "then 120/min from the opening + ADM_TICK_MS");
+	adm_change_init(&q, t0 + 2000, &c);
+	c.active = 0;
+	adm_schedule(&q, t0 + 2000, &c);
+	adm_change_init(&q, t0 + 3000, &c);
+	c.active = 1;
+	adm_schedule(&q, t0 + 3000, &c);
 	is_int(adm_serving(&q, open - 1), 0, "pause and resume: still 0");
-	is_int(adm_serving(&q, open + 1000), 2, "and grows from the opening");
+	is_int(adm_serving(&q, open + ADM_TICK_MS + 1000), 2,
+	    "and grows from the opening + ADM_TICK_MS");
 }
 
 int
