@@ -43,6 +43,9 @@ char	*try_strndup(const char *, size_t);
  */
 int64_t	 now_ms(void);
 
+/* The same clock in microseconds.  Can't fail. */
+int64_t	 now_us(void);
+
 /*
  * Sleep ms milliseconds (nothing for ms <= 0), resuming after signals
  * until the time is up.  Can't fail.

@@ -14,6 +14,7 @@ enum stmt {
 	STMT_QUEUE_GET_LOCKED,
 	STMT_QUEUE_STATE,
 	STMT_QUEUE_STATE_LOCKED,
+	STMT_QUEUE_DUE,
 	STMT_QUEUE_JOIN,
 	STMT_QUEUE_INSERT,
 	STMT_QUEUE_SET_STATE,
@@ -140,9 +141,10 @@ void	 db_bind_now(MYSQL_BIND *, int64_t *v);
 
 /*
  * Learn the offset of the database's clock from a statement that
- * returned its now (db_ms) and was sent at our before_ms: the server
- * stamped it about half the round trip after before_ms.
+ * returned its now (db_us, Unix microseconds: NOW(6)) and was sent at
+ * our before_us (now_us()): the server stamped it about half the round
+ * trip after before_us.
  */
-void	 db_clock_sample(struct db *, int64_t before_ms, int64_t db_ms);
+void	 db_clock_sample(struct db *, int64_t before_us, int64_t db_us);
 
 #endif /* DB_PRIVATE_H */

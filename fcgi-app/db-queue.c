@@ -243,7 +243,7 @@ queue_read(struct db *db, enum stmt s, MYSQL_BIND *p, struct queue **out)
 
 	*out = NULL;
 	queue_res_bind(&r);
-	t0 = now_ms();
+	t0 = now_us();
 	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
 		return er;
 	if (!has)
@@ -291,7 +291,7 @@ state_read(struct db *db, enum stmt s, int64_t id, struct adm_queue *adm)
 
 	db_bind_int(&p[0], &id);
 	state_bind(r, adm, &active, &dbnow);
-	t0 = now_ms();
+	t0 = now_us();
 	if ((er = db_run(db, s, p, r, &has)) != APP_OK)
 		return er;
 	if (!has)
@@ -305,6 +305,41 @@ enum app_err
 db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 {
 	return state_read(db, STMT_QUEUE_STATE, id, adm);
+}
+
+/* State of db_queue_due() while the rows come in. */
+struct due {
+	int64_t	*ids, id;
+	size_t	 max, n;
+};
+
+static int
+due_row(void *arg)
+{
+	struct due	*d = arg;
+
+	if (d->n < d->max)
+		d->ids[d->n++] = d->id;
+	return 0;
+}
+
+enum app_err
+db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
+{
+	struct due	 d;
+	MYSQL_BIND	 r[1];
+	enum app_err	 er;
+
+	memset(&d, 0, sizeof(d));
+	d.ids = ids;
+	d.max = max;
+	db_bind_int(&r[0], &d.id);
+	*n = 0;
+	if ((er = db_run_each(db, STMT_QUEUE_DUE, NULL, r, due_row, &d)) !=
+	    APP_OK)
+		return er;
+	*n = d.n;
+	return APP_OK;
 }
 
 enum app_err

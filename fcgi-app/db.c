@@ -26,6 +26,8 @@
 
 /* The database's clock in Unix ms (NOW(3) is fixed per statement). */
 #define DBNOW_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+/* The same in microseconds, for the processes' estimate of that clock. */
+#define DBNOW_US_SQL "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
 /* "now" of a write: the bound time, or the database's when NULL. */
 #define NOW_SQL "COALESCE(?, " DBNOW_SQL ")"
 
@@ -38,7 +40,7 @@
 	"claim_window_s, tick, l_tick, l_tick1, l_tick2, pend_at_ms, " \
 	"pend_rate, pend_burst, pend_active, pend_skip, pend_floor, " \
 	"claim_grid, claim_front, claim_front1, claim_dead, " \
-	DBNOW_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
+	DBNOW_US_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
 
 /* What visitors see of a queue (struct queue, after the state). */
 #define LOOK_COLS "header_image_url, display_name, message, accent_color, " \
@@ -115,6 +117,10 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT " STATE_COLS " FROM queue WHERE id = ?" },
 	[STMT_QUEUE_STATE_LOCKED] = { 1, 0,
 	    "SELECT " STATE_COLS " FROM queue WHERE id = ? FOR UPDATE" },
+	/* STMT_QUEUE_DUE: a plain read, locking nothing. */
+	[STMT_QUEUE_DUE] = { 0, 1,
+	    "SELECT id FROM queue WHERE pend_at_ms > 0 AND pend_at_ms <= "
+	    DBNOW_SQL " LIMIT 64" },
 	/*
 	 * STMT_QUEUE_JOIN: the only write on the visitor path, exactly
 	 * adm_join().  Assignments run left to right and see earlier ones
@@ -234,7 +240,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_SESSION_STATEMENT_TIME] = { 1, 0,
 	    "SET SESSION max_statement_time = ?" },
 	[STMT_NOW] = { 0, 1,
-	    "SELECT " DBNOW_SQL },
+	    "SELECT " DBNOW_US_SQL },
 	/* STMT_INSTANCE_*: a process reports itself (db-stats.c). */
 	[STMT_INSTANCE_UPSERT] = { 10, 0,
 	    "INSERT INTO instance (id, kind, host, pid, workers, busy, "
@@ -567,9 +573,9 @@ struct db {
 	int64_t			 next_try_ms;	/* hold-off after failure */
 	unsigned int		 last_errno;	/* of the last failure */
 	int			 limits;	/* bound server-side time */
-	int64_t			 offset_ms;	/* database clock - ours */
-	int64_t			 offset_bound_ms; /* its error bound */
-	int64_t			 offset_at_ms;	/* when learnt (ours), or 0 */
+	int64_t			 offset_us;	/* database clock - ours */
+	int64_t			 offset_bound_us; /* its error bound */
+	int64_t			 offset_at_us;	/* when learnt (ours), or 0 */
 	int64_t			 last_clock_ms;	/* last db_clock_ms() */
 	int			 node;	/* db-hosts entry connected, or -1 */
 	int			 failback;	/* may go back to node 1 */
@@ -1217,44 +1223,43 @@ db_bind_now(MYSQL_BIND *b, int64_t *v)
 }
 
 /*
- * The offset's error bound grows by 1 ms per CLOCK_AGE_MS of its age:
- * clocks drift (far less than this), and a better sample should win
- * over an old one eventually.
+ * The offset's error bound grows by 1 us per CLOCK_AGE_US of its age
+ * (100 ppm): clocks drift (far less than this), and a better sample
+ * should win over an old one eventually.
  */
-#define CLOCK_AGE_MS	10000
+#define CLOCK_AGE_US	10000
 
 void
-db_clock_sample(struct db *db, int64_t before_ms, int64_t db_ms)
+db_clock_sample(struct db *db, int64_t before_us, int64_t db_us)
 {
-	int64_t	 after = now_ms(), offset, bound, held;
+	int64_t	 after = now_us(), offset, bound, held;
 
 	/*
-	 * The server's NOW(3) lies about half a round trip back, give or
-	 * take half of it (and of a millisecond's rounding on each side).
-	 * Keep the sample with the smallest error bound, as NTP does: every
-	 * process of every host then holds the offset to within about a
-	 * millisecond, instead of to half of whatever round trip its last
-	 * read happened to take (a read delayed under load would move
-	 * serving, a function of time, by that much in this process only,
-	 * and two processes would disagree near a step of serving).
+	 * The server's NOW(6) lies about half a round trip back, give or
+	 * take half of it.  Keep the sample with the smallest error bound,
+	 * as NTP does: every process of every host then holds the offset
+	 * to within tens of microseconds on a local network, far less than
+	 * the time between two requests of one client, so that two
+	 * processes never disagree about serving, a function of time, as
+	 * seen by a client that asks one and then the other.
 	 */
-	offset = db_ms - (before_ms + (after - before_ms) / 2);
-	bound = (after - before_ms) / 2 + 1;
-	if (db->offset_at_ms != 0) {
-		held = db->offset_bound_ms +
-		    (after - db->offset_at_ms) / CLOCK_AGE_MS;
+	offset = db_us - (before_us + (after - before_us) / 2);
+	bound = (after - before_us) / 2 + 1;
+	if (db->offset_at_us != 0) {
+		held = db->offset_bound_us +
+		    (after - db->offset_at_us) / CLOCK_AGE_US;
 		/*
 		 * Worse than the one held, and consistent with it: keep
 		 * that.  An inconsistent sample means that the database's
 		 * clock stepped or another node answers: take it.
 		 */
-		if (bound > held && llabs(offset - db->offset_ms) <=
+		if (bound > held && llabs(offset - db->offset_us) <=
 		    bound + held)
 			return;
 	}
-	db->offset_ms = offset;
-	db->offset_bound_ms = bound;
-	db->offset_at_ms = after;
+	db->offset_us = offset;
+	db->offset_bound_us = bound;
+	db->offset_at_us = after;
 }
 
 int64_t
@@ -1264,7 +1269,7 @@ db_clock_ms(struct db *db)
 
 	if (db == NULL)
 		return now_ms();
-	t = now_ms() + db->offset_ms;
+	t = (now_us() + db->offset_us) / 1000;
 	/*
 	 * A new sample may move the estimate back by a little (jitter of
 	 * the round trip): never let this process's time step back by
@@ -1282,7 +1287,7 @@ enum app_err
 db_now_ms(struct db *db, int64_t *out)
 {
 	MYSQL_BIND	 r[1];
-	int64_t		 t0 = now_ms(), v = 0;
+	int64_t		 t0 = now_us(), v = 0;
 	int		 has = 0;
 	enum app_err	 er;
 
@@ -1292,7 +1297,7 @@ db_now_ms(struct db *db, int64_t *out)
 	if (!has)
 		return APP_DB;
 	db_clock_sample(db, t0, v);
-	*out = v;
+	*out = v / 1000;
 	return APP_OK;
 }
 

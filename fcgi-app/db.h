@@ -211,6 +211,14 @@ enum app_err db_queue_set_state(struct db *, const struct queue *q);
  */
 enum app_err db_queue_materialize(struct db *, int64_t id);
 
+/*
+ * The ids of up to max queues whose scheduled change is due (at the
+ * database's clock) into ids[], *n of them.  Returns APP_OK, APP_DB or
+ * APP_DB_DOWN.
+ */
+#define QUEUE_DUE_MAX	64
+enum app_err db_queue_due(struct db *, int64_t *ids, size_t max, size_t *n);
+
 /* Write the sealed signing secret of q->id.  Returns as above. */
 enum app_err db_queue_set_secret(struct db *, const struct queue *q);
 

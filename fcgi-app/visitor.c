@@ -68,6 +68,10 @@ visitor_error(struct req *r, enum visitor_err err)
 int64_t
 visitor_position(const struct qentry *e, int64_t number, int64_t now)
 {
+	/* A number this process issued since it read the row is known. */
+	if (adm_prequeue_size(&e->q->adm, now) < 0 &&
+	    number <= qcache_issued(e))
+		return -1;
 	return draw_queue_position(&e->q->adm, e->draw_seed,
 	    e->have_draw_seed, number, now);
 }

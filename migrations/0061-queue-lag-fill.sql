@@ -3,6 +3,7 @@
 -- what the old checkpoint had already declared past the window (a lower
 -- bound: nothing expires early).
 UPDATE queue SET
+	updated_at = updated_at,
 	state_ms = CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED),
 	claim_grid = CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) DIV
 	    (claim_window_s * 1000 + 1000),

@@ -1,7 +1,8 @@
 /*
  * jobs.c - the worker's job table (see worker.h for how to add a job)
  * and the small jobs that need no file of their own: the instance
- * report, queue samples, and the retention of the auto-rate log.
+ * report, queue samples, the retention of the auto-rate log, and the
+ * admission changes that are due.
  */
 #include "config.h"
 
@@ -157,6 +158,28 @@ job_abandon(struct worker_ctx *w)
 	return abandon_job(w->db, w->cfg, &n);
 }
 
+/*
+ * Apply the admission changes that are due (db_queue_materialize()), up
+ * to QUEUE_DUE_MAX a step: the row then holds them even when no join
+ * comes (every reader already computes with them).  Returns APP_OK or
+ * the database's error.
+ */
+enum app_err
+job_changes(struct worker_ctx *w)
+{
+	int64_t		 ids[QUEUE_DUE_MAX];
+	size_t		 n, i;
+	enum app_err	 er;
+
+	if ((er = db_queue_due(w->db, ids, QUEUE_DUE_MAX, &n)) != APP_OK)
+		return er;
+	for (i = 0; i < n; i++)
+		if ((er = db_queue_materialize(w->db, ids[i])) != APP_OK &&
+		    er != APP_NOTFOUND)
+			return er;
+	return APP_OK;
+}
+
 const struct worker_job worker_jobs[] = {
 	{ "instance", 0, 0, job_instance_next, job_instance },
 	{ "draw", JOB_LEADER, 0, job_draw_next, job_draw },
@@ -165,6 +188,7 @@ const struct worker_job worker_jobs[] = {
 	{ "stats", JOB_LEADER, 0, job_stats_next, job_stats },
 	{ "retention", JOB_LEADER, 60000, NULL,
 	    job_autorate_retention },
+	{ "changes", JOB_LEADER, 1000, NULL, job_changes },
 };
 
 const size_t worker_njobs = sizeof(worker_jobs) / sizeof(worker_jobs[0]);

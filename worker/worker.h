@@ -68,6 +68,7 @@ int64_t		 job_draw_next(struct worker_ctx *);
 enum app_err	 job_autorate(struct worker_ctx *);
 int64_t		 job_autorate_next(struct worker_ctx *);
 enum app_err	 job_autorate_retention(struct worker_ctx *);
+enum app_err	 job_changes(struct worker_ctx *);
 enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
 enum app_err	 job_stats(struct worker_ctx *);

@@ -217,7 +217,13 @@ async () => {
 	const now = Number(dbSQL(
 	    'SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)')[0][0]);
 	ctl('update', slug, '--opens-at', now + 60000);
-	assert.equal(show(slug).serving, 0, 'held at 0 until the opening');
+	// Serving stays at the burst it had (no observer sees it step back);
+	// nobody is admitted before the opening all the same.
+	assert.equal(show(slug).serving, 10, 'held at its burst');
+	const j = await join(slug);
+	assert.equal(j.status, 200, j.text);
+	assert.equal(j.json.admitted, false, 'a pre-queue number: not admitted');
+	assert.equal(j.json.token, undefined);
 	const other = uniqueSlug('draw');
 	ctl('create', other, '--name', 'Busy', '--rate', 60);
 	await join(other);

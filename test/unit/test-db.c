@@ -385,32 +385,32 @@ test_clock_filter(struct db *db)
 {
 	int64_t	 dbnow, off, t, rtt1, rtt2, d;
 
-	t = now_ms();
+	t = now_us();
 	is_int(db_now_ms(db, &dbnow), APP_OK, "clock: a real sample");
-	rtt1 = now_ms() - t;
-	off = db_clock_ms(db) - now_ms();
+	rtt1 = now_us() - t;
+	off = db_clock_ms(db) * 1000 - now_us();
 	/* Round trip 0 at that offset: the best sample there is. */
-	t = now_ms();
+	t = now_us();
 	db_clock_sample(db, t, t + off);
 	/* Round trip 80 ms, stamped 30 ms off: within +-41, not taken. */
-	t = now_ms();
-	db_clock_sample(db, t - 80, t - 40 + off + 30);
-	d = db_clock_ms(db) - now_ms() - off;
+	t = now_us();
+	db_clock_sample(db, t - 80000, t - 40000 + off + 30000);
+	d = db_clock_ms(db) - (now_us() + off) / 1000;
 	ok(llabs(d) <= 2, "clock: a delayed sample does not move the "
-	    "offset (%lld)", (long long)d);
+	    "offset (%lld ms)", (long long)d);
 	/* Five seconds off: the clock stepped; taken at once. */
-	t = now_ms();
-	db_clock_sample(db, t - 80, t - 40 + off + 5000);
-	d = db_clock_ms(db) - now_ms() - off;
+	t = now_us();
+	db_clock_sample(db, t - 80000, t - 40000 + off + 5000000);
+	d = db_clock_ms(db) - (now_us() + off) / 1000;
 	ok(llabs(d - 5000) <= 2, "clock: a contradicting sample is taken "
-	    "(%lld)", (long long)d);
+	    "(%lld ms)", (long long)d);
 	/* And a real one puts it back (a step of more than a second). */
-	t = now_ms();
+	t = now_us();
 	is_int(db_now_ms(db, &dbnow), APP_OK, "clock: another real sample");
-	rtt2 = now_ms() - t;
-	d = db_clock_ms(db) - now_ms() - off;
-	ok(llabs(d) <= rtt1 / 2 + rtt2 / 2 + 6, "clock: back to the "
-	    "database's clock (%lld, round trips %lld and %lld ms)",
+	rtt2 = now_us() - t;
+	d = db_clock_ms(db) * 1000 - (now_us() + off);
+	ok(llabs(d) <= rtt1 / 2 + rtt2 / 2 + 3000, "clock: back to the "
+	    "database's clock (%lld us, round trips %lld and %lld us)",
 	    (long long)d, (long long)rtt1, (long long)rtt2);
 }
 
