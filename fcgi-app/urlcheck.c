@@ -624,6 +624,17 @@ speculative(const struct fetch_meta *m)
 	    has_word(m->x_moz, "prefetch");
 }
 
+/*
+ * Whether v (may be NULL) is, without surrounding white space, exactly
+ * want.  Returns 1 or 0.
+ */
+static int
+header_is(const char *v, const char *want)
+{
+	return v != NULL && v[strspn(v, " \t")] != '\0' &&
+	    !present_not(v, want);
+}
+
 int
 url_fetch_is_deliberate(const struct fetch_meta *m)
 {
@@ -686,15 +697,11 @@ url_take_number(const struct fetch_meta *m, const struct shop_domains *d,
 	/* A top-level navigation, as far as the browser says. */
 	nav = kind == URL_TAKE_NAVIGATION && !present_not(m->mode,
 	    "navigate") && !present_not(m->dest, "document");
-	if ((m->origin != NULL && *m->origin != '\0') || !nav) {
-		if (!url_fetch_origin_ok(m, d))
-			return URL_TAKE_FOREIGN;
-	}
-	if (m->head || speculative(m))
+	if (((m->origin != NULL && *m->origin != '\0') || !nav) &&
+	    !url_fetch_origin_ok(m, d))
+		return URL_TAKE_FOREIGN;
+	if (m->head || speculative(m) || header_is(m->mode, "no-cors"))
 		return URL_TAKE_NOT_DELIBERATE;
-	if (m->mode != NULL && m->mode[strspn(m->mode, " \t")] != '\0' &&
-	    !present_not(m->mode, "no-cors"))
-		return URL_TAKE_NOT_DELIBERATE;	/* exactly "no-cors" */
 	if (kind == URL_TAKE_NAVIGATION && !nav)
 		return URL_TAKE_NOT_DELIBERATE;
 	return URL_TAKE_OK;

@@ -691,8 +691,9 @@ test_take_number(void)
 		const char		*what;
 		enum url_take_kind	 kind;
 		int			 head;
-		const char		*origin, *site, *mode, *dest, *sec_purpose;
-		const char		*purpose, *x_purpose, *x_moz;
+		const char		*origin, *site, *mode, *dest;
+		const char		*sec_purpose, *purpose, *x_purpose;
+		const char		*x_moz;
 		enum url_take		 want;
 	} rows[] = {
 #define NAV	URL_TAKE_NAVIGATION
