@@ -67,6 +67,8 @@ qops_answer(struct req *r, const struct qops_err *err)
 	msg = err->reason == QOPS_R_MISSING ?
 	    xasprintf("%s is required: %s", key,
 	    qops_field_rule((enum qops_field)err->field)) :
+	    err->reason == QOPS_R_UNICODE ?
+	    xasprintf("%s is not valid UTF-8", key) :
 	    xasprintf("%s must be %s", key,
 	    qops_field_rule((enum qops_field)err->field));
 	http_error_obj(r, st, qops_reason_code(err->reason), msg, x);

@@ -289,10 +289,17 @@ api_autorate_test(struct req *r)
 {
 	struct ar_eval		 ev;
 	struct ar_err		 err;
-	struct json_object	*o;
+	struct json_object	*o = NULL;
+	enum visitor_err	 ve;
 	enum app_err		 er;
 	char			*slug;
 
+	/* No parameters: a body, when sent, is one JSON object (ignored). */
+	if ((ve = visitor_body_json(r, &o, 0)) != VISITOR_OK) {
+		visitor_error(r, ve);
+		return;
+	}
+	json_object_put(o);
 	if ((slug = site_slug(r)) == NULL)
 		return;
 	er = arops_test(r->db, r->cfg, slug, &ev, &err, &r->who);

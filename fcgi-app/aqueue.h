@@ -66,4 +66,14 @@ int	 parse_int64(const char *str, int64_t min, int64_t max, int64_t *out);
  */
 double	 round_tenths(double x);
 
+/*
+ * The number of characters of the len bytes at s when they are
+ * well-formed UTF-8 (RFC 3629 section 4; Unicode, table 3-7 "Well-Formed
+ * UTF-8 Byte Sequences"): no overlong form, no encoded surrogate
+ * (U+D800 to U+DFFF), nothing above U+10FFFF, no sequence cut short.
+ * A NUL byte is a character like any other here.  Returns the count, or
+ * -1 when the bytes are not well-formed UTF-8.  Can't fail.
+ */
+int64_t	 utf8_chars(const char *s, size_t len);
+
 #endif /* AQUEUE_H */

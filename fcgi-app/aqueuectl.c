@@ -134,6 +134,10 @@ report(const struct qops_err *err, const char *slug)
 		    qops_field_opt((enum qops_field)f),
 		    qops_field_rule((enum qops_field)f));
 		return EXIT_USAGE;
+	case QOPS_R_UNICODE:
+		fprintf(stderr, "aqueuectl: bad value for --%s: not valid "
+		    "UTF-8\n", qops_field_opt((enum qops_field)f));
+		return EXIT_USAGE;
 	case QOPS_R_SLUG:
 		fprintf(stderr, "aqueuectl: bad slug: %s\n",
 		    qops_reason_text(err->reason) + strlen("the slug "));

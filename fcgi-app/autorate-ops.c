@@ -270,6 +270,8 @@ ar_field_set(struct ar_settings *s, unsigned int *set, enum ar_field f,
 		return fail(err, APP_INVALID, "invalid_value", -1, 422,
 		    "Unknown field.");
 	d = &fields[f];
+	if (utf8_chars(text, strlen(text)) < 0)
+		return bad_field(err, f, "not valid UTF-8");
 	switch (f) {
 	case AR_F_URL:
 		if (strlen(text) >= sizeof(s->url))

@@ -236,7 +236,8 @@ struct ar_err {
 /*
  * Set field f of *s from text (integers: parse_int64 within the field's
  * range; 0/1 and true/false for flags; strings as they are, checked by
- * arops_set).  Returns APP_OK, or APP_INVALID with *err filled.
+ * arops_set; any text that is not well-formed UTF-8 is refused).
+ * Returns APP_OK, or APP_INVALID with *err filled.
  */
 enum app_err	 ar_field_set(struct ar_settings *, unsigned int *set,
 		    enum ar_field f, const char *text, struct ar_err *err);

@@ -126,6 +126,38 @@ console_form(const struct req *r, const char *name)
 }
 
 /*
+ * Whether every name and value of the form body (read before) that
+ * decodes (form_decode()) is well-formed UTF-8: the HTML standard's
+ * application/x-www-form-urlencoded parser reads the bytes as UTF-8, and
+ * anything else would be stored as it came.  Returns 1 if so (also with
+ * no body), 0 if not.
+ */
+static int
+form_utf8(const struct req *r)
+{
+	const char	*p, *end, *amp;
+	char		*d;
+	int		 ok = 1;
+
+	if (r->body == NULL)
+		return 1;
+	p = r->body;
+	end = r->body + r->bodylen;
+	while (p < end && ok) {
+		amp = memchr(p, '&', (size_t)(end - p));
+		if (amp == NULL)
+			amp = end;
+		/* Name and value together: '=' is ASCII either way. */
+		if ((d = form_decode(p, (size_t)(amp - p))) != NULL) {
+			ok = utf8_chars(d, strlen(d)) >= 0;
+			free(d);
+		}
+		p = amp + 1;
+	}
+	return ok;
+}
+
+/*
  * Whether the request came over plain http from loopback to a loopback
  * host: then (only) the cookies go without Secure, so that the local
  * stack works without TLS.
@@ -295,6 +327,11 @@ console_auth(struct req *r)
 		console_fail(r, 403, "csrf_failed", "This form is out of date "
 		    "or did not come from the console (CSRF token missing or "
 		    "wrong). Reload the page and try again.");
+		return 0;
+	}
+	if (!form_utf8(r)) {
+		console_fail(r, 400, "invalid_unicode", "The form holds text "
+		    "that is not UTF-8; nothing was changed.");
 		return 0;
 	}
 	return 1;
@@ -488,6 +525,11 @@ console_login(struct req *r)
 		return;
 	}
 	free(tok);
+	if (!form_utf8(r)) {
+		login_form(r, 400, "Enter your user name and password as "
+		    "UTF-8 text.", NULL);
+		return;
+	}
 	name = console_form(r, "user");
 	pw = console_form(r, "password");
 	if (name == NULL || pw == NULL || name[0] == '\0' ||

@@ -20,11 +20,12 @@ struct req;
  * Before a console route's handler: find the live session of the
  * request's cookie (admin-user.h) and attach it to r->session; for any
  * method but GET and HEAD, read the body and require the session's
- * CSRF token in the form field "csrf" or the X-CSRF-Token header.
- * Answers itself and returns 0 when there is no session (a page: 303 to
- * /admin/login; JSON: 401 not_logged_in), a bad token (403
- * csrf_failed) or the database does not answer (503).  Returns 1 when
- * the handler may run.
+ * CSRF token in the form field "csrf" or the X-CSRF-Token header, and
+ * form text that is UTF-8.  Answers itself and returns 0 when there is
+ * no session (a page: 303 to /admin/login; JSON: 401 not_logged_in), a
+ * bad token (403 csrf_failed), a name or value that decodes to bytes
+ * that are not UTF-8 (400 invalid_unicode) or the database does not
+ * answer (503).  Returns 1 when the handler may run.
  */
 int	 console_auth(struct req *r);
 

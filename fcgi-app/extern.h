@@ -238,10 +238,20 @@ int	 req_is_json(const char *content_type);
 
 /*
  * Fill *m with the request's Origin, fetch metadata and purpose headers,
- * its Host and its scheme ("https" when HTTPS is on or REQUEST_SCHEME
- * says so, else "http").  The strings belong to the request.  Can't fail.
+ * its Host, its scheme ("https" when HTTPS is on or REQUEST_SCHEME says
+ * so, else "http") and whether it is a HEAD.  The strings belong to the
+ * request.  Can't fail.
  */
 void	 req_fetch_meta(const struct req *r, struct fetch_meta *m);
+
+/*
+ * Whether this request may take a number of its route's queue, reached
+ * as kind: url_take_number() over its fetch metadata and the queue's
+ * shop domains.  Every path that takes a number asks this first, at the
+ * point where it would take one (routes marked RF_TAKES_NUMBER in
+ * routes.c).  Returns the verdict (URL_TAKE_FOREIGN without a queue).
+ */
+enum url_take req_take_number(const struct req *r, enum url_take_kind kind);
 
 /* http.c */
 /*
@@ -285,6 +295,13 @@ void	 http_redirect(struct req *, const char *location);
 void	 http_db_down(struct req *);
 /* 503 "busy", for paced look-ups used up. */
 void	 http_busy(struct req *);
+/*
+ * The JSON answer of a request that may not take a number (v, from
+ * req_take_number(), not URL_TAKE_OK): 403 origin_not_allowed for
+ * another site's request, 403 not_deliberate for one nobody asked for
+ * (prefetch, prerender, HEAD, no-cors).  Nothing is issued.
+ */
+void	 http_take_refused(struct req *, enum url_take v);
 /*
  * A whole number of seconds drawn uniformly from [lo, hi] (lo when
  * hi <= lo, or when the random source fails).
@@ -401,9 +418,10 @@ const struct tmpl *tmpl_set_get(const struct tmpl_set *ts,
 /* Answer one accepted request.  Can't fail (errors become responses). */
 void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
 /*
- * Whether fr is for a route that may take a number (a database write:
- * the join, the gateway), decided from the same table route_request()
- * uses.  Returns 1 or 0.
+ * Whether fr is for a route that may write to the database: one that can
+ * take a number (RF_TAKES_NUMBER: the join, the gateway, the room in
+ * JSON mode) or an operator's route, decided from the same table
+ * route_request() uses.  Returns 1 or 0.
  */
 int	 route_writes(FCGX_Request *fr);
 /*

@@ -235,6 +235,18 @@ http_busy(struct req *r)
 }
 
 void
+http_take_refused(struct req *r, enum url_take v)
+{
+	if (v == URL_TAKE_NOT_DELIBERATE)
+		http_error(r, 403, "not_deliberate", "Only the visitor's own "
+		    "request takes a number: not a prefetch, prerender, HEAD "
+		    "or no-cors request.");
+	else
+		http_error(r, 403, "origin_not_allowed", "This origin may not "
+		    "take a number in this waiting room.");
+}
+
+void
 http_db_down(struct req *r)
 {
 	unavailable_json(r, HTTP_DOWN_RETRY_MIN_S, HTTP_DOWN_RETRY_MAX_S,

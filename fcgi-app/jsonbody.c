@@ -1,9 +1,9 @@
 /*
  * jsonbody.c - the strict JSON parser for request bodies and token parts:
- * json-c with JSON_TOKENER_STRICT, UTF-8 validation, a depth of
- * JSON_DEPTH, the parse end pinned to the end of the input, and a walk
- * that refuses what json-c still lets through (NaN, Infinity, NUL, and
- * duplicate member names).
+ * json-c with JSON_TOKENER_STRICT, a depth of JSON_DEPTH, the parse end
+ * pinned to the end of the input, and checks that refuse what json-c
+ * still lets through (bytes that are not well-formed UTF-8, escapes of
+ * unpaired surrogates, NaN, Infinity, NUL, and duplicate member names).
  */
 #include "config.h"
 
@@ -201,6 +201,75 @@ names_unique(const char *buf, size_t len, struct json_object *obj)
 }
 
 /*
+ * The value of the four hex digits at p (avail bytes there) into *u.
+ * Returns 0, or -1 when there are fewer than four or one is no hex
+ * digit.
+ */
+static int
+hex4(const char *p, size_t avail, unsigned int *u)
+{
+	size_t	 i;
+	int	 c;
+
+	if (avail < 4)
+		return -1;
+	*u = 0;
+	for (i = 0; i < 4; i++) {
+		c = (unsigned char)p[i];
+		if (c >= '0' && c <= '9')
+			c -= '0';
+		else if (c >= 'a' && c <= 'f')
+			c -= 'a' - 10;
+		else if (c >= 'A' && c <= 'F')
+			c -= 'A' - 10;
+		else
+			return -1;
+		*u = *u * 16 + (unsigned int)c;
+	}
+	return 0;
+}
+
+/*
+ * Whether every \u escape of buf (len bytes of text json-c has accepted
+ * as strict JSON: a backslash appears only inside a string and starts an
+ * escape) stands for a character: a high surrogate (D800 to DBFF) only
+ * when the very next escape is a low one (DC00 to DFFF), and no low
+ * surrogate on its own (RFC 8259 section 8.2).  "\\u" is an escaped
+ * backslash followed by the letter u, no escape.  This is a check over
+ * valid JSON, not a parser.  Returns 1 if so, 0 if not.
+ */
+static int
+escapes_ok(const char *buf, size_t len)
+{
+	size_t		 i;
+	unsigned int	 u;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != '\\')
+			continue;
+		if (i + 1 >= len)
+			return 0;
+		if (buf[i + 1] != 'u') {
+			i++;	/* the escaped character, maybe '\\' */
+			continue;
+		}
+		if (hex4(buf + i + 2, len - i - 2, &u) == -1)
+			return 0;
+		i += 5;		/* on the last hex digit */
+		if (u >= 0xdc00 && u <= 0xdfff)
+			return 0;
+		if (u < 0xd800 || u > 0xdbff)
+			continue;
+		if (len - i < 7 || buf[i + 1] != '\\' || buf[i + 2] != 'u' ||
+		    hex4(buf + i + 3, len - i - 3, &u) == -1 ||
+		    u < 0xdc00 || u > 0xdfff)
+			return 0;
+		i += 6;
+	}
+	return 1;
+}
+
+/*
  * Depth, as json-c counts it: the top-level value is at level 1 and every
  * value inside an array or object is one level deeper than its container.
  * No value may sit deeper than JSON_DEPTH.  So 16 nested empty arrays
@@ -217,23 +286,34 @@ names_unique(const char *buf, size_t len, struct json_object *obj)
  * feed and carriage return is refused: JSON allows none of them anywhere
  * (RFC 8259: only those three as white space, none raw inside strings),
  * json-c's strict mode takes them inside strings, and a NUL byte must
- * never end a body early.
+ * never end a body early.  So are bytes that are not well-formed UTF-8
+ * (RFC 8259 section 8.1): json-c's own JSON_TOKENER_VALIDATE_UTF8 only
+ * counts continuation bytes and lets overlong forms (C0 AF), encoded
+ * surrogates (ED A0 80) and lead bytes F5 to F7 through.
  */
 struct json_object *
-jsonbody_parse_strict(const char *buf, size_t len)
+jsonbody_parse(const char *buf, size_t len, enum jsonbody_err *why)
 {
 	struct json_tokener	*tok;
 	struct json_object	*obj;
 	enum json_tokener_error	 jerr;
+	enum jsonbody_err	 dummy;
 	size_t			 i;
 	unsigned char		 c;
 
+	if (why == NULL)
+		why = &dummy;
+	*why = JSONBODY_SYNTAX;
 	if (buf == NULL || len == 0 || len >= INT_MAX)
 		return NULL;
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)buf[i];
 		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
 			return NULL;
+	}
+	if (utf8_chars(buf, len) < 0) {
+		*why = JSONBODY_UNICODE;
+		return NULL;
 	}
 	if ((tok = json_tokener_new_ex(JSON_DEPTH)) == NULL)
 		return NULL;
@@ -261,7 +341,19 @@ jsonbody_parse_strict(const char *buf, size_t len)
 		json_object_put(obj);
 		return NULL;
 	}
+	if (!escapes_ok(buf, len)) {
+		json_object_put(obj);
+		*why = JSONBODY_UNICODE;
+		return NULL;
+	}
+	*why = JSONBODY_OK;
 	return obj;
+}
+
+struct json_object *
+jsonbody_parse_strict(const char *buf, size_t len)
+{
+	return jsonbody_parse(buf, len, NULL);
 }
 
 /*

@@ -2,7 +2,9 @@
  * jsonbody.h - the one strict JSON parser for every request body
  * (CASES C17): json-c with a small depth and JSON_TOKENER_STRICT, parse
  * end required at the body's end, no NaN/Infinity, no comments, no single
- * quotes, no trailing commas, no member name twice in one object.
+ * quotes, no trailing commas, no member name twice in one object, and
+ * nothing but Unicode: well-formed UTF-8 bytes, no unpaired surrogate
+ * escape.
  */
 #ifndef JSONBODY_H
 #define JSONBODY_H
@@ -14,13 +16,32 @@ struct json_object;
 
 #define JSON_DEPTH	16	/* nesting levels allowed */
 
+/* Why jsonbody_parse() refused a text. */
+enum jsonbody_err {
+	JSONBODY_OK = 0,	/* parsed */
+	JSONBODY_SYNTAX,	/* not strict JSON (or out of memory) */
+	JSONBODY_UNICODE,	/* not Unicode: bytes that are not UTF-8, or
+				   a \u escape of an unpaired surrogate */
+	JSONBODY__MAX
+};
+
 /*
  * Parse exactly len bytes of buf as one JSON value.  Returns a new
  * json-c object the caller releases with json_object_put(), or NULL when
  * the text is not strict JSON (trailing bytes, too deep, NaN, a member
- * name given twice in one object at any depth, ...).
- * Numbers that are not finite are refused.
+ * name given twice in one object at any depth, ...) or not Unicode:
+ * bytes that are not well-formed UTF-8 anywhere in the text
+ * (utf8_chars()), or a string escape that stands for no character (a
+ * high surrogate \uD800-\uDBFF not immediately followed by an escaped
+ * low surrogate \uDC00-\uDFFF, or a low one on its own; json-c would
+ * put U+FFFD in its place, so the text would be stored altered).
+ * Numbers that are not finite are refused.  When why is not NULL it
+ * gets the reason (JSONBODY_OK on success).
  */
+struct json_object *jsonbody_parse(const char *buf, size_t len,
+	    enum jsonbody_err *why);
+
+/* jsonbody_parse() without the reason. */
 struct json_object *jsonbody_parse_strict(const char *buf, size_t len);
 
 /*

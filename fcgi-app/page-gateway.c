@@ -6,13 +6,16 @@
  * so that the visitor keeps that place.  The return URL is checked
  * against the queue's shop domains; an invalid one is dropped.
  *
- * Only the visitor's own navigation takes a number: HEAD, prefetch,
- * prerender and fetches that are no top-level navigation get the room
- * without one.  Every Location stays within LOCATION_MAX bytes, so the
- * whole response head fits the smallest header buffer of a web server
- * in front (nginx: one 4 KB page by default, RFC 9110 section 15.4 puts
- * no limit on it): a return URL that would make it longer is dropped,
- * as an invalid one is, and the visitor lands on the target URL.
+ * Only the visitor's own navigation takes a number (url_take_number()):
+ * HEAD, prefetch, prerender and fetches that are no top-level navigation
+ * get the room without one; another site's request (a foreign Origin, or
+ * Sec-Fetch-Site cross-site on anything but a navigation) is refused
+ * with 403 origin_not_allowed.  Every Location stays within LOCATION_MAX
+ * bytes, so the whole response head fits the smallest header buffer of
+ * a web server in front (nginx: one 4 KB page by default, RFC 9110
+ * section 15.4 puts no limit on it): a return URL that would make it
+ * longer is dropped, as an invalid one is, and the visitor lands on the
+ * target URL.
  */
 #include "config.h"
 
@@ -61,7 +64,7 @@ page_gateway(struct req *r)
 	struct qentry		*e = r->qe;
 	struct field_val	*f = &r->fields[FIELD_RETURN];
 	struct buf		 room = { NULL, 0, 0 };
-	struct fetch_meta	 fm;
+	enum url_take		 take;
 	char			*ret = NULL, *token = NULL, *loc = NULL;
 	const char		*target;
 	char			 ticket[TICKET_LEN + 1];
@@ -80,13 +83,16 @@ page_gateway(struct req *r)
 	}
 	room_path(&room, r->base, e, ret);
 	/*
-	 * HEAD (link checkers, monitors), prefetch and prerender, fetches
-	 * from scripts, and a paused queue take no number.
+	 * Another site's request is refused; HEAD (link checkers,
+	 * monitors), prefetch and prerender, fetches from scripts, and a
+	 * paused queue take no number.
 	 */
-	req_fetch_meta(r, &fm);
-	if (!adm_active_at(&e->q->adm, r->now_ms) ||
-	    r->method == METHOD_HEAD ||
-	    !url_fetch_is_deliberate(&fm)) {
+	if ((take = req_take_number(r, URL_TAKE_NAVIGATION)) ==
+	    URL_TAKE_FOREIGN) {
+		http_take_refused(r, take);
+		goto out;
+	}
+	if (!adm_active_at(&e->q->adm, r->now_ms) || take != URL_TAKE_OK) {
 		http_redirect(r, room.p);
 		goto out;
 	}

@@ -22,17 +22,18 @@ page_join(struct req *r)
 {
 	struct qentry		*e = r->qe;
 	struct json_object	*body = NULL, *o = NULL;
-	struct fetch_meta	 fm;
+	enum url_take		 take;
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
 	int			 retry, admitted = 0;
 	enum visitor_err	 ve;
 
-	/* Another site's page may not make a visitor's browser join. */
-	req_fetch_meta(r, &fm);
-	if (!url_fetch_origin_ok(&fm, &e->domains)) {
-		http_error(r, 403, "origin_not_allowed",
-		    "This origin may not take a number in this waiting room.");
+	/*
+	 * Another site's page may not make a visitor's browser join, and
+	 * a prefetch or a request whose answer nobody reads takes nothing.
+	 */
+	if ((take = req_take_number(r, URL_TAKE_FETCH)) != URL_TAKE_OK) {
+		http_take_refused(r, take);
 		return;
 	}
 	if ((ve = visitor_body_json(r, &body, 0)) != VISITOR_OK) {

@@ -396,9 +396,12 @@ iso_time(int64_t t, char out[32])
 /*
  * JSON mode (ESA-style, for clients that are not browsers): the
  * WaitingRoom object of the visitor whose number the signed cookie
- * carries, taking a number first when there is none.  A queued answer
- * has the queue's JSON status (200, 202 or 429, with Retry-After); an
- * admitted one is 200 and carries the token and target URL.
+ * carries, taking a number first when there is none and the request is
+ * the client's own (req_take_number(): another site's request, a
+ * prefetch or a no-cors fetch get 403 and no cookie; a HEAD 405).  A
+ * queued answer has the queue's JSON status (200, 202 or 429, with
+ * Retry-After); an admitted one is 200 and carries the token and target
+ * URL.
  */
 static void
 room_json(struct req *r)
@@ -412,13 +415,19 @@ room_json(struct req *r)
 	int			 admitted = 0, status, expired;
 	const char		*https;
 	enum visitor_err	 ve;
+	enum url_take		 take;
 
 	http_header(r, "Vary", "Accept, Cookie");
-	if ((number = cookie_number(r, e)) == 0 && r->method == METHOD_HEAD) {
-		/* A HEAD takes no number. */
-		http_header(r, "Allow", "GET");
-		http_error(r, 405, "method_not_allowed", "JSON mode takes a "
-		    "number with GET.");
+	/* Without a number, only the visitor's own request takes one. */
+	if ((number = cookie_number(r, e)) == 0 &&
+	    (take = req_take_number(r, URL_TAKE_FETCH)) != URL_TAKE_OK) {
+		if (take == URL_TAKE_NOT_DELIBERATE &&
+		    r->method == METHOD_HEAD) {
+			http_header(r, "Allow", "GET");
+			http_error(r, 405, "method_not_allowed", "JSON mode "
+			    "takes a number with GET.");
+		} else
+			http_take_refused(r, take);
 		return;
 	}
 	if (number == 0) {

@@ -135,6 +135,8 @@ static const struct {
 	{ "forbidden", "this credential may not do this", 403 },
 	/* QOPS_R_KEY_NOT_FOUND */
 	{ "key_not_found", "no such API key", 404 },
+	/* QOPS_R_UNICODE */
+	{ "invalid_unicode", "a text setting is not valid UTF-8", 400 },
 };
 
 const char *
@@ -276,40 +278,13 @@ qops_spec_set(struct qops_spec *spec, enum qops_field f, const char *text,
 		else if (draw_parse_time(text, &v) == -1 || v <= 0)
 			return refuse(err, APP_INVALID, QOPS_R_INVALID, f);
 		*(int64_t *)(void *)(base + d->off) = v;
-	} else
+	} else if (utf8_chars(text, strlen(text)) < 0)
+		/* Every text setting is UTF-8, whatever its own rule. */
+		return refuse(err, APP_INVALID, QOPS_R_UNICODE, f);
+	else
 		*(const char **)(void *)(base + d->off) = text;
 	spec->set |= QOPS_BIT(f);
 	return APP_OK;
-}
-
-/* Number of UTF-8 characters of s, or -1 if s is not valid UTF-8. */
-static int64_t
-utf8_chars(const char *s)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	int64_t			 n = 0;
-	int			 k;
-
-	while (*p != '\0') {
-		if (*p < 0x80)
-			k = 0;
-		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			k = 1;
-		else if ((*p & 0xf0) == 0xe0)
-			k = 2;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			k = 3;
-		else
-			return -1;
-		p++;
-		while (k-- > 0) {
-			if ((*p & 0xc0) != 0x80)
-				return -1;
-			p++;
-		}
-		n++;
-	}
-	return n;
 }
 
 /*
@@ -341,7 +316,7 @@ qops_name_valid(const char *name)
 
 	if (name == NULL)
 		return 0;
-	chars = utf8_chars(name);
+	chars = utf8_chars(name, strlen(name));
 	if (chars < 1 || chars > NAME_MAX_CHARS)
 		return 0;
 	for (p = (const unsigned char *)name; *p != '\0'; p++) {
@@ -480,7 +455,7 @@ qops_message_valid(const char *text)
 	int64_t	 n;
 	size_t	 i;
 
-	if (text == NULL || (n = utf8_chars(text)) < 0 ||
+	if (text == NULL || (n = utf8_chars(text, strlen(text))) < 0 ||
 	    n > LOOK_MESSAGE_MAX)
 		return 0;
 	for (i = 0; text[i] != '\0'; i++) {

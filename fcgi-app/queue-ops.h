@@ -82,6 +82,7 @@ enum qops_reason {
 	QOPS_R_INTERNAL,	/* database, crypto or memory failure, logged */
 	QOPS_R_FORBIDDEN,	/* the principal may not do this (403) */
 	QOPS_R_KEY_NOT_FOUND,	/* no API key with this id (404) */
+	QOPS_R_UNICODE,		/* a text is not UTF-8 (field set; 400) */
 	QOPS_R__MAX
 };
 
@@ -125,7 +126,8 @@ int		 qops_field_find(const char *name);
  * Set field f of *spec from text (integers: decimal, parse_int64 rules,
  * within the field's range; strings: borrowed as they are, checked by
  * qops_create / qops_update).  Returns APP_OK, or APP_INVALID with
- * err->reason QOPS_R_INVALID and err->field f.
+ * err->field f and err->reason QOPS_R_UNICODE for a text that is not
+ * well-formed UTF-8 (utf8_chars()), else QOPS_R_INVALID.
  */
 enum app_err	 qops_spec_set(struct qops_spec *, enum qops_field f,
 		    const char *text, struct qops_err *err);

@@ -438,4 +438,15 @@ req_fetch_meta(const struct req *r, struct fetch_meta *m)
 		m->scheme = "https";
 	else
 		m->scheme = "http";
+	m->head = r->method == METHOD_HEAD;
+}
+
+enum url_take
+req_take_number(const struct req *r, enum url_take_kind kind)
+{
+	struct fetch_meta	 m;
+
+	req_fetch_meta(r, &m);
+	return url_take_number(&m, r->qe != NULL ? &r->qe->domains : NULL,
+	    kind);
 }

@@ -49,8 +49,13 @@ enum auth {
 #define RF_CORS		0x02	/* per-queue CORS, preflights answered */
 #define RF_VARY_ORIGIN	0x04	/* Vary: Origin on every answer */
 #define RF_STALE_OK	0x08	/* with the DB down, answer from the old row */
-#define RF_WRITES	0x10	/* may write (take a number): see pool_wait() */
+#define RF_WRITES	0x10	/* may write (operator changes): pool_wait() */
 #define RF_NO_KEY	0x20	/* AUTH_ADMIN, but never with an API key */
+/*
+ * Can take a number (a write too): the handler asks req_take_number()
+ * where it would take one, so that one rule decides on every such path.
+ */
+#define RF_TAKES_NUMBER	0x40
 
 typedef void (*route_fn)(struct req *);
 
@@ -84,13 +89,15 @@ static void	 healthz(struct req *);
 
 static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
-	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR, page_room },
-	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR | RF_WRITES,
+	/* The room's page; its JSON mode takes a number (takes_number()). */
+	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
+	    page_room },
+	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
 	    page_join },
 	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_status },
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
-	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_WRITES,
+	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
 	    page_gateway },
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
@@ -428,6 +435,20 @@ healthz(struct req *r)
 	    sizeof(body) - 1);
 }
 
+/*
+ * Whether a request to route rt with Accept header accept (may be NULL)
+ * can take a number: the route is marked RF_TAKES_NUMBER, and on the
+ * room's route only in JSON mode (the HTML page never takes one).
+ * Returns 1 or 0.
+ */
+static int
+takes_number(const struct route *rt, const char *accept)
+{
+	if (!(rt->flags & RF_TAKES_NUMBER))
+		return 0;
+	return rt->handler != page_room || page_room_is_json(accept);
+}
+
 int
 route_writes(FCGX_Request *fr)
 {
@@ -442,9 +463,8 @@ route_writes(FCGX_Request *fr)
 		if ((routes[i].methods & M(m)) &&
 		    route_match(routes[i].pattern, path, slug))
 			return (routes[i].flags & RF_WRITES) != 0 ||
-			    (routes[i].handler == page_room &&
-			    page_room_is_json(FCGX_GetParam("HTTP_ACCEPT",
-			    fr->envp)));
+			    takes_number(&routes[i],
+			    FCGX_GetParam("HTTP_ACCEPT", fr->envp));
 	return 0;
 }
 

@@ -604,20 +604,41 @@ present_not(const char *v, const char *want)
 	return n != strlen(want) || strncmp(v, want, n) != 0;
 }
 
-int
-url_fetch_is_deliberate(const struct fetch_meta *m)
+/*
+ * Whether m says prefetch or prerender: any non-blank Sec-Purpose
+ * (Fetch standard: "prefetch", "prefetch;prerender", ...), Purpose or
+ * X-Purpose "prefetch", "preview" or "prerender", X-Moz "prefetch".
+ * Returns 1 or 0.
+ */
+static int
+speculative(const struct fetch_meta *m)
 {
-	if (m == NULL)
-		return 0;
 	if (m->sec_purpose != NULL && m->sec_purpose[strspn(m->sec_purpose,
 	    " \t")] != '\0')
-		return 0;
-	if (has_word(m->purpose, "prefetch") ||
+		return 1;
+	return has_word(m->purpose, "prefetch") ||
 	    has_word(m->purpose, "preview") ||
 	    has_word(m->purpose, "prerender") ||
 	    has_word(m->x_purpose, "prefetch") ||
 	    has_word(m->x_purpose, "preview") ||
-	    has_word(m->x_moz, "prefetch"))
+	    has_word(m->x_moz, "prefetch");
+}
+
+/*
+ * Whether v (may be NULL) is, without surrounding white space, exactly
+ * want.  Returns 1 or 0.
+ */
+static int
+header_is(const char *v, const char *want)
+{
+	return v != NULL && v[strspn(v, " \t")] != '\0' &&
+	    !present_not(v, want);
+}
+
+int
+url_fetch_is_deliberate(const struct fetch_meta *m)
+{
+	if (m == NULL || speculative(m))
 		return 0;
 	if (present_not(m->mode, "navigate") ||
 	    present_not(m->dest, "document"))
@@ -663,4 +684,25 @@ url_fetch_origin_ok(const struct fetch_meta *m, const struct shop_domains *d)
 	}
 	/* No Origin: only a browser's own word can make it foreign. */
 	return m->site == NULL || strcmp(m->site, "cross-site") != 0;
+}
+
+enum url_take
+url_take_number(const struct fetch_meta *m, const struct shop_domains *d,
+    enum url_take_kind kind)
+{
+	int	 nav;
+
+	if (m == NULL || d == NULL)
+		return URL_TAKE_FOREIGN;
+	/* A top-level navigation, as far as the browser says. */
+	nav = kind == URL_TAKE_NAVIGATION && !present_not(m->mode,
+	    "navigate") && !present_not(m->dest, "document");
+	if (((m->origin != NULL && *m->origin != '\0') || !nav) &&
+	    !url_fetch_origin_ok(m, d))
+		return URL_TAKE_FOREIGN;
+	if (m->head || speculative(m) || header_is(m->mode, "no-cors"))
+		return URL_TAKE_NOT_DELIBERATE;
+	if (kind == URL_TAKE_NAVIGATION && !nav)
+		return URL_TAKE_NOT_DELIBERATE;
+	return URL_TAKE_OK;
 }

@@ -116,6 +116,7 @@ struct fetch_meta {
 	const char	*x_moz;		/* X-Moz */
 	const char	*scheme;	/* this request's "http" / "https" */
 	const char	*host;		/* Host, as sent ("host[:port]") */
+	int		 head;		/* the request is a HEAD */
 };
 
 /*
@@ -139,5 +140,44 @@ int	 url_fetch_is_deliberate(const struct fetch_meta *m);
  */
 int	 url_fetch_origin_ok(const struct fetch_meta *m,
 	    const struct shop_domains *d);
+
+/* What the deliberate-request rules say about taking a number. */
+enum url_take {
+	URL_TAKE_OK,		/* the visitor's own request: take one */
+	URL_TAKE_FOREIGN,	/* another site's: 403 origin_not_allowed */
+	URL_TAKE_NOT_DELIBERATE	/* nobody asked for it: no number */
+};
+
+/* How a route that takes a number is reached. */
+enum url_take_kind {
+	URL_TAKE_NAVIGATION,	/* a link the visitor follows (/enter) */
+	URL_TAKE_FETCH		/* a script or an API client (/join, JSON
+				   mode of the room) */
+};
+
+/*
+ * The one rule of every path that takes a number (SPEC section 4: only
+ * the visitor's own deliberate request takes one), for a request with
+ * fetch metadata m to a queue with shop domains d, reached as kind:
+ * - URL_TAKE_FOREIGN when url_fetch_origin_ok() refuses it: an Origin
+ *   that is neither a shop origin nor the request's own, or no Origin
+ *   and Sec-Fetch-Site "cross-site".  A top-level navigation of kind
+ *   URL_TAKE_NAVIGATION without an Origin is exempt: following a link
+ *   from a newsletter or another site is how the gateway is used (a
+ *   browser sends no Origin on a GET navigation).
+ * - else URL_TAKE_NOT_DELIBERATE for a HEAD, a prefetch or prerender
+ *   (any Sec-Purpose; Purpose or X-Purpose "prefetch", "preview" or
+ *   "prerender"; X-Moz "prefetch"), a Sec-Fetch-Mode "no-cors" request
+ *   (its caller cannot read the answer, so the number would be lost:
+ *   an image, a script tag, another site's simple request), and, for
+ *   URL_TAKE_NAVIGATION, anything url_fetch_is_deliberate() calls no
+ *   top-level navigation;
+ * - else URL_TAKE_OK.  The queue's shop origins, same-origin requests
+ *   and clients that send neither Origin nor fetch metadata (curl,
+ *   scripts, API clients) take numbers.
+ * Returns the verdict; URL_TAKE_FOREIGN when m or d is NULL.
+ */
+enum url_take url_take_number(const struct fetch_meta *m,
+	    const struct shop_domains *d, enum url_take_kind kind);
 
 #endif /* URLCHECK_H */

@@ -37,6 +37,8 @@ static const struct {
 	    "The request body is shorter than its Content-Length." },
 	{ 415, "unsupported_media_type", "Send the body as application/json." },
 	{ 400, "invalid_json", "The body must be one strict JSON object." },
+	{ 400, "invalid_unicode", "The body must be Unicode text: UTF-8 "
+	    "bytes, and no \\u escape of an unpaired surrogate." },
 	{ 404, "queue_not_found", "No such queue." },
 	{ 404, "number_not_found", "This number has not been issued." },
 	{ 503, "busy", NULL },				/* http_busy() */
@@ -163,7 +165,8 @@ visitor_status_fill(struct json_object *o, const struct qentry *e,
 enum visitor_err
 visitor_body_json(struct req *r, struct json_object **out, int required)
 {
-	const char	*ct;
+	const char		*ct;
+	enum jsonbody_err	 why;
 
 	*out = NULL;
 	switch (req_read_body(r)) {
@@ -185,11 +188,12 @@ visitor_body_json(struct req *r, struct json_object **out, int required)
 	ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
 	if (r->bodylen > 0 && !req_is_json(ct))
 		return VISITOR_MEDIA_TYPE;
-	if ((*out = jsonbody_parse_strict(r->body, r->bodylen)) == NULL ||
+	if ((*out = jsonbody_parse(r->body, r->bodylen, &why)) == NULL ||
 	    !json_object_is_type(*out, json_type_object)) {
 		json_object_put(*out);
 		*out = NULL;
-		return VISITOR_INVALID_JSON;
+		return why == JSONBODY_UNICODE ? VISITOR_INVALID_UNICODE :
+		    VISITOR_INVALID_JSON;
 	}
 	return VISITOR_OK;
 }

@@ -24,6 +24,7 @@ enum visitor_err {
 	VISITOR_INCOMPLETE,		/* 400 incomplete_body */
 	VISITOR_MEDIA_TYPE,		/* 415 unsupported_media_type */
 	VISITOR_INVALID_JSON,		/* 400 invalid_json */
+	VISITOR_INVALID_UNICODE,	/* 400 invalid_unicode */
 	VISITOR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
 	VISITOR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
 	VISITOR_BUSY,			/* 503 busy (paced look-ups used up) */
@@ -85,12 +86,12 @@ int64_t	 visitor_position(const struct qentry *e, int64_t number,
 
 /*
  * Read the request body (CASES C22) and, when there is one (or required
- * is set), parse it as one strict JSON object (CASES C17).  On success
- * returns VISITOR_OK with *out the object (NULL for an absent, not
- * required body; the caller releases it with json_object_put).
- * Otherwise *out is NULL and the error tells what to answer
- * (LENGTH_REQUIRED, BAD_LENGTH, TOO_LARGE, INCOMPLETE, MEDIA_TYPE,
- * INVALID_JSON, NOMEM).  Sends nothing.
+ * is set), parse it as one strict JSON object (CASES C17) of Unicode text
+ * (jsonbody_parse()).  On success returns VISITOR_OK with *out the object
+ * (NULL for an absent, not required body; the caller releases it with
+ * json_object_put).  Otherwise *out is NULL and the error tells what to
+ * answer (LENGTH_REQUIRED, BAD_LENGTH, TOO_LARGE, INCOMPLETE,
+ * MEDIA_TYPE, INVALID_JSON, INVALID_UNICODE, NOMEM).  Sends nothing.
  */
 enum visitor_err visitor_body_json(struct req *, struct json_object **out,
 	    int required);

@@ -1,6 +1,7 @@
 /*
  * wrappers.c - allocation wrappers (x*: exit on failure, try_*: return
- * NULL), the clock, strict integer parsing and rounding for display.
+ * NULL), the clock, strict integer parsing, rounding for display and the
+ * UTF-8 check.
  */
 #include "config.h"
 
@@ -141,4 +142,54 @@ double
 round_tenths(double x)
 {
 	return x <= 0 ? 0.0 : (double)(int64_t)(x * 10.0 + 0.5) / 10.0;
+}
+
+/*
+ * See aqueue.h.  Each lead byte says how many continuation bytes follow
+ * and the range the first of them must lie in (the rest are 80..BF):
+ * E0 needs A0..BF (else overlong), ED 80..9F (else a surrogate), F0
+ * 90..BF (else overlong), F4 80..8F (else above U+10FFFF); C0, C1 and
+ * F5..FF never start a character.
+ */
+int64_t
+utf8_chars(const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, k;
+	int64_t			 n = 0;
+	unsigned char		 c, lo, hi;
+
+	while (i < len) {
+		c = p[i++];
+		lo = 0x80;
+		hi = 0xbf;
+		if (c < 0x80)
+			k = 0;
+		else if (c >= 0xc2 && c <= 0xdf)
+			k = 1;
+		else if (c >= 0xe0 && c <= 0xef) {
+			k = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			k = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else
+			return -1;
+		if (len - i < k)
+			return -1;
+		for (; k > 0; k--, i++) {
+			if (p[i] < lo || p[i] > hi)
+				return -1;
+			lo = 0x80;
+			hi = 0xbf;
+		}
+		n++;
+	}
+	return n;
 }

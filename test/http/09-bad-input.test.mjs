@@ -67,8 +67,12 @@ const C17 = [
 	['raw control character in a string', '{"a":"x\u0001y"}'],
 	['trailing garbage after whitespace', '{"a":1} x'],
 	['TRUE', '{"a":TRUE}'],
+];
+// Text that is not Unicode has its own code (more in 09-bad-unicode).
+const NOT_UNICODE = [
 	['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22,
 	    0xff, 0xfe, 0x22, 0x7d])],
+	['an escaped lone surrogate', '{"a":"\\ud800"}'],
 ];
 
 test('C17 bodies on POST join: 400 invalid_json, nothing issued',
@@ -79,6 +83,15 @@ test('C17 bodies on POST join: 400 invalid_json, nothing issued',
 				const r = await postRaw(`/queue/${q.slug}/join`,
 				    body);
 				assertError(r, 'invalid_json', 400);
+			});
+		});
+	}
+	for (const [name, body] of NOT_UNICODE) {
+		await t.test(`${name}: 400 invalid_unicode`, async () => {
+			await noNumberUsed(q.slug, async () => {
+				const r = await postRaw(`/queue/${q.slug}/join`,
+				    body);
+				assertError(r, 'invalid_unicode', 400);
 			});
 		});
 	}

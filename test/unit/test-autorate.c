@@ -374,9 +374,38 @@ test_c40(void)
 	is_int(nr, 1000, "raise stops at max");
 }
 
+/*
+ * The settings' texts (health URL, rules) refuse bytes that are not
+ * UTF-8, naming the field; UTF-8 signs stay accepted.
+ */
+static void
+test_utf8_fields(void)
+{
+	struct ar_settings	 s;
+	struct ar_err		 err;
+	unsigned int		 bits = 0;
+
+	memset(&s, 0, sizeof(s));
+	is_int(ar_field_set(&s, &bits, AR_F_RULES,
+	    "responseTimeMs \xe2\x89\xa4 500", &err), APP_OK,
+	    "rules with U+2264 taken");
+	is_int(ar_field_set(&s, &bits, AR_F_RULES,
+	    "responseTimeMs \xed\xa0\x80 500", &err), APP_INVALID,
+	    "rules with an encoded surrogate refused");
+	is_str(err.code, "invalid_rules", "rules: code");
+	is_int(err.field, AR_F_RULES, "rules: field");
+	is_int(err.status, 422, "rules: 422");
+	is_int(ar_field_set(&s, &bits, AR_F_URL,
+	    "https://shop.example/\xc3\x28", &err), APP_INVALID,
+	    "health URL with C3 28 refused");
+	is_str(err.code, "invalid_health_url", "health URL: code");
+	is_int(bits, AR_BIT(AR_F_RULES), "only the good rules were set");
+}
+
 int
 main(void)
 {
+	test_utf8_fields();
 	test_rules();
 	test_c19();
 	test_c20();

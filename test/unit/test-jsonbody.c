@@ -1,7 +1,10 @@
 /*
  * test-jsonbody.c - unit tests for fcgi-app/jsonbody.c: every body of
  * CASES C17 is refused, the depth boundary (as json-c counts it, see
- * jsonbody.c) is exact, and json_get_int/json_get_str type their fields.
+ * jsonbody.c) is exact, json_get_int/json_get_str type their fields, and
+ * every string is Unicode: bytes that are not UTF-8 (utf8_chars()) and
+ * escapes of unpaired surrogates are refused with their own reason,
+ * valid pairs and U+FFFD are taken.
  */
 #include "config.h"
 
@@ -259,6 +262,184 @@ test_get_int(void)
 	json_object_put(o);
 }
 
+/* Why len bytes of s are refused (JSONBODY_OK: they parse). */
+static enum jsonbody_err
+why(const char *s, size_t len)
+{
+	struct json_object	*o;
+	enum jsonbody_err	 w = JSONBODY__MAX;
+
+	o = jsonbody_parse(s, len, &w);
+	if ((o == NULL) != (w != JSONBODY_OK))
+		return JSONBODY__MAX;	/* reason and result disagree */
+	json_object_put(o);
+	return w;
+}
+
+#define NOT_UNICODE(lit, what) \
+	is_int(why(lit, sizeof(lit) - 1), JSONBODY_UNICODE, \
+	    "refused as not Unicode: %s", what)
+#define UNICODE_OK(lit, what) \
+	is_int(why(lit, sizeof(lit) - 1), JSONBODY_OK, "accepted: %s", what)
+
+/*
+ * The string member "a" of the object text lit, checked against want
+ * (its bytes, wantlen of them).
+ */
+static void
+string_is(const char *lit, const char *want, size_t wantlen,
+    const char *what)
+{
+	struct json_object	*o = jsonbody_parse_strict(lit, strlen(lit));
+	const char		*s;
+	size_t			 len = 0;
+
+	s = jsonbody_get_str(o, "a", &len);
+	ok(s != NULL && len == wantlen && memcmp(s, want, wantlen) == 0,
+	    "%s", what);
+	json_object_put(o);
+}
+
+/*
+ * Well-formed UTF-8 by Unicode's table 3-7: the counts of characters,
+ * and every kind of ill-formed sequence refused.
+ */
+static void
+test_utf8(void)
+{
+	is_int(utf8_chars("", 0), 0, "utf8: empty, 0 characters");
+	is_int(utf8_chars("abc", 3), 3, "utf8: ASCII");
+	is_int(utf8_chars("a\0b", 3), 3, "utf8: NUL is a character");
+	is_int(utf8_chars("\xc3\xa9", 2), 1, "utf8: U+00E9");
+	is_int(utf8_chars("\xc2\x80", 2), 1, "utf8: U+0080, lowest 2-byte");
+	is_int(utf8_chars("\xdf\xbf", 2), 1, "utf8: U+07FF");
+	is_int(utf8_chars("\xe0\xa0\x80", 3), 1, "utf8: U+0800");
+	is_int(utf8_chars("\xed\x9f\xbf", 3), 1, "utf8: U+D7FF");
+	is_int(utf8_chars("\xee\x80\x80", 3), 1, "utf8: U+E000");
+	is_int(utf8_chars("\xef\xbf\xbd", 3), 1, "utf8: U+FFFD");
+	is_int(utf8_chars("\xef\xbf\xbf", 3), 1,
+	    "utf8: U+FFFF (a noncharacter, still a scalar value)");
+	is_int(utf8_chars("\xf0\x90\x80\x80", 4), 1, "utf8: U+10000");
+	is_int(utf8_chars("\xf0\x9f\x98\x80", 4), 1, "utf8: U+1F600");
+	is_int(utf8_chars("\xf4\x8f\xbf\xbf", 4), 1, "utf8: U+10FFFF");
+	is_int(utf8_chars("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z", 11),
+	    5, "utf8: mixed lengths");
+
+	is_int(utf8_chars("\xc3\x28", 2), -1, "utf8: C3 28 refused");
+	is_int(utf8_chars("\xc0\xaf", 2), -1, "utf8: overlong C0 AF refused");
+	is_int(utf8_chars("\xc1\xbf", 2), -1, "utf8: overlong C1 BF refused");
+	is_int(utf8_chars("\xe0\x80\xaf", 3), -1,
+	    "utf8: overlong E0 80 AF refused");
+	is_int(utf8_chars("\xe0\x9f\xbf", 3), -1,
+	    "utf8: overlong E0 9F BF refused");
+	is_int(utf8_chars("\xf0\x80\x80\xaf", 4), -1,
+	    "utf8: overlong F0 80 80 AF refused");
+	is_int(utf8_chars("\xf0\x8f\xbf\xbf", 4), -1,
+	    "utf8: overlong F0 8F BF BF refused");
+	is_int(utf8_chars("\xed\xa0\x80", 3), -1,
+	    "utf8: encoded surrogate ED A0 80 (U+D800) refused");
+	is_int(utf8_chars("\xed\xbf\xbf", 3), -1,
+	    "utf8: encoded surrogate ED BF BF (U+DFFF) refused");
+	is_int(utf8_chars("\xed\xa0\xbd\xed\xb8\x80", 6), -1,
+	    "utf8: an encoded surrogate pair (CESU-8) refused");
+	is_int(utf8_chars("\xf4\x90\x80\x80", 4), -1,
+	    "utf8: F4 90 80 80 (above U+10FFFF) refused");
+	is_int(utf8_chars("\xf5\x80\x80\x80", 4), -1, "utf8: F5 refused");
+	is_int(utf8_chars("\xf7\xbf\xbf\xbf", 4), -1, "utf8: F7 refused");
+	is_int(utf8_chars("\xf8\x88\x80\x80\x80", 5), -1,
+	    "utf8: five-byte form refused");
+	is_int(utf8_chars("\xfe", 1), -1, "utf8: FE refused");
+	is_int(utf8_chars("\xff", 1), -1, "utf8: FF refused");
+	is_int(utf8_chars("\x80", 1), -1, "utf8: a lone continuation refused");
+	is_int(utf8_chars("a\xbf", 2), -1,
+	    "utf8: a continuation after ASCII refused");
+	is_int(utf8_chars("\xc3", 1), -1, "utf8: C3 at the end refused");
+	is_int(utf8_chars("\xe2\x82", 2), -1,
+	    "utf8: E2 82 (3-byte cut short) refused");
+	is_int(utf8_chars("\xf0\x9f\x98", 3), -1,
+	    "utf8: F0 9F 98 (4-byte cut short) refused");
+	is_int(utf8_chars("\xe2\x82x", 3), -1,
+	    "utf8: E2 82 followed by ASCII refused");
+	/* The length bounds the check, not a NUL. */
+	is_int(utf8_chars("\xc3\xa9", 1), -1,
+	    "utf8: a sequence cut by len refused");
+}
+
+/*
+ * The issue's inputs (escaped unpaired surrogates, which json-c turns
+ * into U+FFFD, so the text would be stored altered), raw bytes that are
+ * not UTF-8, each refused with the reason JSONBODY_UNICODE; the valid
+ * controls accepted with their exact bytes.
+ */
+static void
+test_unicode(void)
+{
+	NOT_UNICODE("{\"a\":\"\\ud800\"}", "\\ud800 (a lone high surrogate)");
+	NOT_UNICODE("{\"a\":\"\\udc00\"}", "\\udc00 (a lone low surrogate)");
+	NOT_UNICODE("{\"a\":\"\\ud800x\"}", "\\ud800 then x");
+	NOT_UNICODE("{\"a\":\"\\ud800\\u0041\"}",
+	    "\\ud800 then \\u0041");
+	NOT_UNICODE("\"\\ud800\"", "a top-level \\ud800");
+	NOT_UNICODE("{\"name\":\"\\ud800\"}", "the issue's admin PATCH body");
+	NOT_UNICODE("{\"a\":\"\\uDBFF\"}", "\\uDBFF, upper case");
+	NOT_UNICODE("{\"a\":\"\\uDFFF\"}", "\\uDFFF, upper case");
+	NOT_UNICODE("{\"a\":\"\\ude00\\ud83d\"}", "a pair in the wrong order");
+	NOT_UNICODE("{\"a\":\"\\ud83d\\ud83d\\ude00\"}",
+	    "two highs, then one low");
+	NOT_UNICODE("{\"a\":\"\\ud83d\\\\ude00\"}",
+	    "a high, then an escaped backslash and \"ude00\"");
+	NOT_UNICODE("{\"a\":\"\\ud83d \\ude00\"}", "a high, a space, a low");
+	NOT_UNICODE("{\"\\ud800\":1}", "an unpaired surrogate in a name");
+	NOT_UNICODE("[\"ok\",{\"b\":[\"\\udfff\"]}]", "one deep in arrays");
+	NOT_UNICODE("{\"a\":\"\\\\\\ud800\"}",
+	    "an escaped backslash, then \\ud800");
+	NOT_UNICODE("{\"a\":\"\xc3\x28\"}", "raw C3 28");
+	NOT_UNICODE("{\"a\":\"\xc0\xaf\"}", "raw overlong C0 AF");
+	NOT_UNICODE("{\"a\":\"\xe0\x80\xaf\"}", "raw overlong E0 80 AF");
+	NOT_UNICODE("{\"a\":\"\xed\xa0\x80\"}",
+	    "raw ED A0 80 (an encoded surrogate)");
+	NOT_UNICODE("{\"a\":\"\xf5\x80\x80\x80\"}", "raw F5 80 80 80");
+	NOT_UNICODE("{\"a\":\"\xf4\x90\x80\x80\"}",
+	    "raw F4 90 80 80 (above U+10FFFF)");
+	NOT_UNICODE("{\"a\":\"\xc3\"}", "a raw two-byte sequence cut short");
+	NOT_UNICODE("{\"a\":\"\xe2\x82\"}",
+	    "a raw three-byte sequence cut short");
+	NOT_UNICODE("{\"a\":\"x\"}\xc3", "a raw lead byte after the value");
+	NOT_UNICODE("{\"\xc3\x28\":1}", "raw C3 28 in a name");
+	NOT_UNICODE("{\"a\":\"\xff\"}", "raw FF");
+
+	UNICODE_OK("{\"a\":\"\\ud83d\\ude00\"}", "a valid pair");
+	UNICODE_OK("{\"a\":\"\\uD83D\\uDE00\"}", "a valid pair, upper case");
+	UNICODE_OK("{\"a\":\"\\udbff\\udfff\"}", "U+10FFFF as a pair");
+	UNICODE_OK("{\"a\":\"\\ufffd\"}", "\\ufffd");
+	UNICODE_OK("{\"a\":\"\xef\xbf\xbd\"}", "U+FFFD written literally");
+	UNICODE_OK("{\"a\":\"\\\\ud800\"}",
+	    "\\\\ud800: an escaped backslash, then text");
+	UNICODE_OK("{\"a\":\"\\\\\\\\ud800\"}", "two escaped backslashes");
+	UNICODE_OK("{\"a\":\"\\ud7ff\\ue000\"}",
+	    "the scalar values around the surrogates");
+	UNICODE_OK("{\"a\":\"\xf0\x9f\x98\x80\"}", "raw U+1F600");
+	UNICODE_OK("{\"a\":\"\xf4\x8f\xbf\xbf\"}", "raw U+10FFFF");
+
+	string_is("{\"a\":\"\\ud83d\\ude00\"}", "\xf0\x9f\x98\x80", 4,
+	    "\\ud83d\\ude00 decodes to F0 9F 98 80");
+	string_is("{\"a\":\"\\ufffd\"}", "\xef\xbf\xbd", 3,
+	    "\\ufffd decodes to EF BF BD");
+	string_is("{\"a\":\"\\\\ud800\"}", "\\ud800", 6,
+	    "\\\\ud800 decodes to the six characters \\ud800");
+
+	/* Other refusals keep their reason. */
+	is_int(why("{\"a\":1,}", 8), JSONBODY_SYNTAX,
+	    "a trailing comma: JSONBODY_SYNTAX");
+	is_int(why("{\"a\":\"\\u0000\"}", 12), JSONBODY_SYNTAX,
+	    "an escaped NUL: JSONBODY_SYNTAX");
+	is_int(why("{\"a\":\"\\ud8\"}", 11), JSONBODY_SYNTAX,
+	    "a cut escape: JSONBODY_SYNTAX (json-c refuses it)");
+	is_int(why("{\"a\":1}", 7), JSONBODY_OK, "a plain object: JSONBODY_OK");
+	ok(jsonbody_parse("{\"a\":\"\\ud800\"}", 14, NULL) == NULL,
+	    "no reason asked for: still refused");
+}
+
 /* Runs every test; the exit status is TAP's. */
 /*
  * A member name given twice in one object, at any depth, is refused
@@ -301,5 +482,7 @@ main(void)
 	test_depth();
 	test_accepted();
 	test_get_int();
+	test_utf8();
+	test_unicode();
 	return done_testing();
 }

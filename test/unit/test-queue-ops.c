@@ -73,6 +73,16 @@ test_validators(void)
 	ok(!qops_name_valid("a\tb"), "name: tab refused");
 	ok(!qops_name_valid("\xc3("), "name: broken UTF-8 refused");
 	ok(!qops_name_valid("\xc0\xaf"), "name: overlong UTF-8 refused");
+	ok(!qops_name_valid("a\xe0\x80\xaf"),
+	    "name: overlong three-byte UTF-8 refused");
+	ok(!qops_name_valid("a\xed\xa0\x80"),
+	    "name: an encoded surrogate (ED A0 80) refused");
+	ok(!qops_name_valid("a\xf4\x90\x80\x80"),
+	    "name: above U+10FFFF (F4 90 80 80) refused");
+	ok(!qops_name_valid("a\xe2\x82"), "name: a cut sequence refused");
+	ok(qops_name_valid("a\xef\xbf\xbd"), "name: U+FFFD allowed");
+	ok(!qops_message_valid("x\xed\xbf\xbf"),
+	    "message: an encoded surrogate refused");
 	ok(!qops_name_valid("a\xc2\x85" "b"), "name: C1 NEL refused");
 	ok(!qops_name_valid("a\xc2\x9f"), "name: C1 U+009F refused");
 	ok(qops_name_valid("a\xc2\xa0" "b"), "name: U+00A0 allowed");
@@ -174,6 +184,24 @@ test_fields(void)
 	is_int(qops_spec_set(&s, QOPS_F_NAME, "x", &err), APP_OK,
 	    "name taken as text");
 	is_str(s.name, "x", "name borrowed");
+	/* Every text field refuses bytes that are not UTF-8. */
+	is_int(qops_spec_set(&s, QOPS_F_NAME, "y\xed\xa0\x80", &err),
+	    APP_INVALID, "name: an encoded surrogate refused");
+	is_int(err.reason, QOPS_R_UNICODE, "reason: not UTF-8");
+	is_int(err.field, QOPS_F_NAME, "field name");
+	is_str(qops_reason_code(err.reason), "invalid_unicode", "code");
+	is_int(qops_reason_status(err.reason), 400, "status 400");
+	is_str(s.name, "x", "the refused name leaves the spec as it was");
+	is_int(qops_spec_set(&s, QOPS_F_MESSAGE, "\xc3\x28", &err),
+	    APP_INVALID, "message: C3 28 refused");
+	is_int(err.reason, QOPS_R_UNICODE, "message: reason not UTF-8");
+	is_int(qops_spec_set(&s, QOPS_F_TARGET, "https://x.example/\xc0\xaf",
+	    &err), APP_INVALID, "target: overlong refused");
+	is_int(err.field, QOPS_F_TARGET, "field target");
+	is_int(qops_spec_set(&s, QOPS_F_DOMAINS, "\xff", &err), APP_INVALID,
+	    "domains: FF refused");
+	is_int(qops_spec_set(&s, QOPS_F_DISPLAY_NAME, "\xf0\x9f\x98\x80",
+	    &err), APP_OK, "display name: U+1F600 taken");
 	is_str(qops_reason_code(QOPS_R_NOT_FOUND), "queue_not_found",
 	    "not-found code");
 	is_int(qops_reason_status(QOPS_R_EXISTS), 409, "exists: 409");

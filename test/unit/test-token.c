@@ -781,6 +781,43 @@ test_duplicates(void)
 	free(c);
 }
 
+/*
+ * A header or claims that are not Unicode (an escaped unpaired
+ * surrogate, bytes that are not UTF-8) fail verification as malformed,
+ * even when correctly signed; a valid escaped pair does not.
+ */
+static void
+test_unicode(void)
+{
+	char	*c;
+
+	c = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"sale\","
+	    "\"qnr\":1,\"iat\":%lld,\"exp\":%lld,\"x\":\"\\ud83d\\ude00\"}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", c, SIG_HS256, 0,
+	    TOKEN_VALID, "control: an escaped pair in a claim is valid");
+	free(c);
+	c = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"sale\","
+	    "\"qnr\":1,\"iat\":%lld,\"exp\":%lld,\"x\":\"\\ud800\"}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\"}", c, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "\\ud800 in a claim: malformed");
+	free(c);
+	c = xasprintf("{\"iss\":\"aditus-queue\",\"aud\":\"sale\","
+	    "\"qnr\":1,\"iat\":%lld,\"exp\":%lld,\"x\":\"\xed\xa0\x80\"}",
+	    (long long)NOW, (long long)(NOW + 600));
+	forged_is("{\"alg\":\"HS256\"}", c, SIG_HS256, 0, TOKEN_MALFORMED,
+	    "raw ED A0 80 in a claim: malformed");
+	free(c);
+	c = claims_ok();
+	forged_is("{\"alg\":\"HS256\",\"typ\":\"J\\udc00\"}", c,
+	    SIG_HS256, 0, TOKEN_MALFORMED, "\\udc00 in the header: malformed");
+	forged_is("{\"alg\":\"HS256\",\"kid\":\"\xc0\xaf\"}", c,
+	    SIG_HS256, 0, TOKEN_MALFORMED,
+	    "overlong C0 AF in the header: malformed");
+	free(c);
+}
+
 /* Runs every test; the exit status is TAP's. */
 int
 main(void)
@@ -792,5 +829,6 @@ main(void)
 	test_c07();
 	test_ticket();
 	test_duplicates();
+	test_unicode();
 	return done_testing();
 }

@@ -677,6 +677,140 @@ test_fetch_origin(void)
 	is_int(url_fetch_origin_ok(&m, &shop), 0, "no Host: not same origin");
 }
 
+/*
+ * The one rule of every path that takes a number (url_take_number()),
+ * row by row: the request's headers, how the route is reached, and the
+ * verdict.  The rows are CASES C29's inputs, the cross-site requests of
+ * JSON mode, and the positive controls (shop origin, same origin, plain
+ * clients, a link followed from another site).
+ */
+static void
+test_take_number(void)
+{
+	static const struct {
+		const char		*what;
+		enum url_take_kind	 kind;
+		int			 head;
+		const char		*origin, *site, *mode, *dest;
+		const char		*sec_purpose, *purpose, *x_purpose;
+		const char		*x_moz;
+		enum url_take		 want;
+	} rows[] = {
+#define NAV	URL_TAKE_NAVIGATION
+#define FETCH	URL_TAKE_FETCH
+#define OK	URL_TAKE_OK
+#define FOREIGN	URL_TAKE_FOREIGN
+#define NOT	URL_TAKE_NOT_DELIBERATE
+		{ "C29: /enter, Sec-Purpose prefetch", NAV, 0, NULL, NULL,
+		    NULL, NULL, "prefetch", NULL, NULL, NULL, NOT },
+		{ "C29: /enter, Purpose prefetch", NAV, 0, NULL, NULL, NULL,
+		    NULL, NULL, "prefetch", NULL, NULL, NOT },
+		{ "C29: /enter, Sec-Purpose prefetch;prerender", NAV, 0,
+		    NULL, NULL, NULL, NULL, "prefetch;prerender", NULL, NULL,
+		    NULL, NOT },
+		{ "C29: /join from evil.test, cross-site", FETCH, 0,
+		    "https://evil.test", "cross-site", NULL, NULL, NULL, NULL,
+		    NULL, NULL, FOREIGN },
+		{ "JSON mode: evil.test, cross-site, no-cors", FETCH, 0,
+		    "https://evil.test", "cross-site", "no-cors", NULL, NULL,
+		    NULL, NULL, NULL, FOREIGN },
+		{ "JSON mode: the same with Sec-Purpose prefetch", FETCH, 0,
+		    "https://evil.test", "cross-site", "no-cors", NULL,
+		    "prefetch", NULL, NULL, NULL, FOREIGN },
+		{ "JSON mode: cross-site no-cors without Origin", FETCH, 0,
+		    NULL, "cross-site", "no-cors", "empty", NULL, NULL, NULL,
+		    NULL, FOREIGN },
+		{ "fetch: a shop origin's no-cors request", FETCH, 0,
+		    "https://shop.example", "cross-site", "no-cors", NULL,
+		    NULL, NULL, NULL, NULL, NOT },
+		{ "fetch: same-origin no-cors", FETCH, 0, NULL, "same-origin",
+		    "no-cors", "image", NULL, NULL, NULL, NULL, NOT },
+		{ "fetch: no-cors with blanks around it", FETCH, 0, NULL, NULL,
+		    " no-cors ", NULL, NULL, NULL, NULL, NULL, NOT },
+		{ "fetch: Sec-Purpose prefetch, no Origin", FETCH, 0, NULL,
+		    NULL, NULL, NULL, "prefetch", NULL, NULL, NULL, NOT },
+		{ "fetch: X-Purpose preview", FETCH, 0, NULL, NULL, NULL, NULL,
+		    NULL, NULL, "preview", NULL, NOT },
+		{ "fetch: X-Moz prefetch", FETCH, 0, NULL, NULL, NULL, NULL,
+		    NULL, NULL, NULL, "prefetch", NOT },
+		{ "fetch: Purpose prerender", FETCH, 0, NULL, NULL, NULL, NULL,
+		    NULL, "prerender", NULL, NULL, NOT },
+		{ "fetch: HEAD", FETCH, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+		    NULL, NULL, NOT },
+		{ "fetch: HEAD from evil.test", FETCH, 1, "https://evil.test",
+		    NULL, NULL, NULL, NULL, NULL, NULL, NULL, FOREIGN },
+		{ "fetch: Origin null", FETCH, 0, "null", "cross-site",
+		    "cors", NULL, NULL, NULL, NULL, NULL, FOREIGN },
+		{ "fetch: a plain client", FETCH, 0, NULL, NULL, NULL, NULL,
+		    NULL, NULL, NULL, NULL, OK },
+		{ "fetch: a shop origin, cors", FETCH, 0,
+		    "https://shop.example", "cross-site", "cors", "empty",
+		    NULL, NULL, NULL, NULL, OK },
+		{ "fetch: same origin, cors", FETCH, 0,
+		    "https://queue.example", "same-origin", "cors", "empty",
+		    NULL, NULL, NULL, NULL, OK },
+		{ "fetch: same-origin without Origin", FETCH, 0, NULL,
+		    "same-origin", "cors", "empty", NULL, NULL, NULL, NULL,
+		    OK },
+		{ "fetch: a navigation from another site is no join", FETCH,
+		    0, NULL, "cross-site", "navigate", "document", NULL, NULL,
+		    NULL, NULL, FOREIGN },
+		{ "/enter: a link followed from a mail", NAV, 0, NULL,
+		    "cross-site", "navigate", "document", NULL, NULL, NULL,
+		    NULL, OK },
+		{ "/enter: a typed URL", NAV, 0, NULL, "none", "navigate",
+		    "document", NULL, NULL, NULL, NULL, OK },
+		{ "/enter: a plain client", NAV, 0, NULL, NULL, NULL, NULL,
+		    NULL, NULL, NULL, NULL, OK },
+		{ "/enter: another site's prefetch of a link", NAV, 0, NULL,
+		    "cross-site", "navigate", "document", "prefetch", NULL,
+		    NULL, NULL, NOT },
+		{ "/enter: HEAD", NAV, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+		    NULL, NULL, NOT },
+		{ "/enter: a same-origin fetch", NAV, 0, NULL, "same-origin",
+		    "cors", "empty", NULL, NULL, NULL, NULL, NOT },
+		{ "/enter: another site's image", NAV, 0, NULL, "cross-site",
+		    "no-cors", "image", NULL, NULL, NULL, NULL, FOREIGN },
+		{ "/enter: another site's frame", NAV, 0, NULL, "cross-site",
+		    "navigate", "iframe", NULL, NULL, NULL, NULL, FOREIGN },
+		{ "/enter: a foreign Origin", NAV, 0, "https://evil.test",
+		    "cross-site", "cors", "empty", NULL, NULL, NULL, NULL,
+		    FOREIGN },
+		{ "/enter: a foreign Origin on a navigation", NAV, 0,
+		    "https://evil.test", "cross-site", "navigate", "document",
+		    NULL, NULL, NULL, NULL, FOREIGN },
+#undef NAV
+#undef FETCH
+#undef OK
+#undef FOREIGN
+#undef NOT
+	};
+	struct fetch_meta	 m;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		m.scheme = "https";
+		m.host = "queue.example";
+		m.head = rows[i].head;
+		m.origin = rows[i].origin;
+		m.site = rows[i].site;
+		m.mode = rows[i].mode;
+		m.dest = rows[i].dest;
+		m.sec_purpose = rows[i].sec_purpose;
+		m.purpose = rows[i].purpose;
+		m.x_purpose = rows[i].x_purpose;
+		m.x_moz = rows[i].x_moz;
+		is_int(url_take_number(&m, &shop, rows[i].kind), rows[i].want,
+		    "take a number: %s", rows[i].what);
+	}
+	is_int(url_take_number(NULL, &shop, URL_TAKE_FETCH), URL_TAKE_FOREIGN,
+	    "take a number: no metadata at all is refused");
+	memset(&m, 0, sizeof(m));
+	is_int(url_take_number(&m, NULL, URL_TAKE_FETCH), URL_TAKE_FOREIGN,
+	    "take a number: no queue is refused");
+}
+
 int
 main(void)
 {
@@ -697,5 +831,6 @@ main(void)
 	test_param_spelling();
 	test_fetch_deliberate();
 	test_fetch_origin();
+	test_take_number();
 	return done_testing();
 }
