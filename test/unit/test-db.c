@@ -203,7 +203,15 @@ test_join_mirror(struct db *db, const char *prefix)
 	is_int(insert(db, &q, slug, "mirror"), APP_OK, "insert queue row");
 	for (i = 0; i < 800 && bad < 5; i++) {
 		random_state(&a, &now);
-		if (dbtest_set_state(db_mysql(db), q.id, &a) == -1) {
+		/*
+		 * One transaction per state: the row stays locked from the
+		 * forced state to the read back, so that the stack's worker
+		 * (which applies due changes and closes pre-queues at the
+		 * real time) cannot touch it in between.
+		 */
+		if (db_begin(db) != APP_OK ||
+		    dbtest_set_state(db_mysql(db), q.id, &a) == -1) {
+			db_rollback(db);
 			bad++;
 			continue;
 		}
@@ -241,9 +249,11 @@ test_join_mirror(struct db *db, const char *prefix)
 				collecting++;
 		}
 		if (db_queue_state(db, q.id, &got) != APP_OK) {
+			db_rollback(db);
 			bad++;
 			continue;
 		}
+		db_commit(db);
 		if (want.anchor_time_ms == now && a.anchor_time_ms != now)
 			reanchored++;
 		if (!same_state(&got, &want)) {
