@@ -997,6 +997,49 @@ stack_down() {
 	db_stop "$var"
 }
 
+# stack_tmp_var LINK: make a new, empty VARDIR outside the repository and
+# point the symbolic link LINK at it; print its path.  For stacks whose
+# tests start servers that drop privileges: Apache's children and the
+# program mod_fcgid spawns (www-data), lighttpd (www-data), Galera nodes
+# (mysql) must reach their own folders and the stack's sockets, also when
+# the repository sits in a private directory (mode 0700, like root's
+# home).  The folder is /var/tmp/aqueue-stack.XXXXXX (/tmp when /var/tmp
+# is missing), mode 0711: every user may pass through it, nobody else may
+# list it.  What LINK pointed to before (such a folder, of this user) is
+# stopped with stack_down and removed first; so is a plain folder at LINK.
+# Returns 1 when the folder or the link cannot be made.
+stack_tmp_var() {
+	local link=${1:-} prev base var
+	if [ -z "$link" ]; then
+		_st_err "stack_tmp_var: no link given"
+		return 1
+	fi
+	if [ -L "$link" ]; then
+		prev=$(readlink -- "$link")
+		case ${prev##*/} in
+		aqueue-stack.??????)
+			if [ -d "$prev" ] && [ -O "$prev" ]; then
+				stack_down "$prev" >/dev/null
+				rm -rf -- "$prev"
+			fi
+			;;
+		esac
+		rm -f -- "$link" || return 1
+	elif [ -d "$link" ]; then
+		stack_down "$link" >/dev/null
+		rm -rf -- "$link" || return 1
+	fi
+	base=/var/tmp
+	[ -d "$base" ] && [ -w "$base" ] || base=/tmp
+	var=$(mktemp -d "$base/aqueue-stack.XXXXXX") || return 1
+	if ! chmod 0711 "$var" || ! mkdir -p "$(dirname "$link")" ||
+	    ! ln -s "$var" "$link"; then
+		rm -rf -- "$var"
+		return 1
+	fi
+	echo "$var"
+}
+
 # stack_status VARDIR: one line per service.
 stack_status() {
 	local var name match comm own
