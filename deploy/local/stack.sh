@@ -292,10 +292,27 @@ _st_pidof() {
 	return 1
 }
 
+# _st_execd PID CMD...: true once PID runs CMD: it is no longer the forked
+# copy of this shell nor setsid (CMD may rename itself, as nginx does), or
+# its command line is CMD.
+_st_execd() {
+	local pid=$1 exe
+	shift
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	if [ "$exe" != "$(readlink "/proc/$$/exe")" ] &&
+	    [ "$exe" != "$(command -v setsid)" ]; then
+		return 0
+	fi
+	[ "$(_st_cmdline "$pid")" = "$* " ]
+}
+
 # _st_start NAME VAR LOG CMD...: start CMD in its own session, stdin from
 # /dev/null, output appended to LOG; record its PID in VAR/pids/NAME.pid.
+# Returns once the PID runs CMD (or has exited), so that what follows
+# finds CMD's command line there, however long the fork and exec took
+# on a busy machine.
 _st_start() {
-	local name=$1 var=$2 log=$3 had_m=0 pid
+	local name=$1 var=$2 log=$3 had_m=0 pid n=0
 	shift 3
 	mkdir -p "$var/pids" "$(dirname "$log")" || return 1
 	# With job control on, "&" makes a group leader and setsid would
@@ -310,6 +327,14 @@ _st_start() {
 	pid=$!
 	[ "$had_m" = 1 ] && set -m
 	echo "$pid" >"$var/pids/$name.pid"
+	while _st_alive "$pid" && ! _st_execd "$pid" "$@"; do
+		if [ "$n" -ge 300 ]; then
+			_st_err "$name (pid $pid) did not start $1 in 30 s"
+			return 1
+		fi
+		sleep 0.1
+		n=$((n + 1))
+	done
 }
 
 # _st_stop NAME VAR MATCH COMM TIMEOUT [PROGRAM_PIDFILE]: stop the process
