@@ -457,6 +457,11 @@ innodb_buffer_pool_size = 128M
 innodb_log_file_size = 48M
 character-set-server = utf8mb4
 collation-server = utf8mb4_unicode_ci
+# Per-connection statement counts and client pids (performance_schema's
+# events_statements_summary_by_thread_by_event_name and
+# session_connect_attrs), for tests that count the statements of one
+# program's connections only; about 100 MB of memory.
+performance_schema = ON
 EOF
 	if _st_running mariadbd "$var" "$db/my.cnf" "" "$db/mysqld.pid"; then
 		if _st_sql "$var" 'SELECT 1' >/dev/null 2>&1; then
