@@ -292,10 +292,27 @@ _st_pidof() {
 	return 1
 }
 
+# _st_execd PID CMD...: true once PID runs CMD: it is no longer the forked
+# copy of this shell nor setsid (CMD may rename itself, as nginx does), or
+# its command line is CMD.
+_st_execd() {
+	local pid=$1 exe
+	shift
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	if [ "$exe" != "$(readlink "/proc/$$/exe")" ] &&
+	    [ "$exe" != "$(command -v setsid)" ]; then
+		return 0
+	fi
+	[ "$(_st_cmdline "$pid")" = "$* " ]
+}
+
 # _st_start NAME VAR LOG CMD...: start CMD in its own session, stdin from
 # /dev/null, output appended to LOG; record its PID in VAR/pids/NAME.pid.
+# Returns once the PID runs CMD (or has exited), so that what follows
+# finds CMD's command line there, however long the fork and exec took
+# on a busy machine.
 _st_start() {
-	local name=$1 var=$2 log=$3 had_m=0 pid
+	local name=$1 var=$2 log=$3 had_m=0 pid n=0
 	shift 3
 	mkdir -p "$var/pids" "$(dirname "$log")" || return 1
 	# With job control on, "&" makes a group leader and setsid would
@@ -310,6 +327,14 @@ _st_start() {
 	pid=$!
 	[ "$had_m" = 1 ] && set -m
 	echo "$pid" >"$var/pids/$name.pid"
+	while _st_alive "$pid" && ! _st_execd "$pid" "$@"; do
+		if [ "$n" -ge 300 ]; then
+			_st_err "$name (pid $pid) did not start $1 in 30 s"
+			return 1
+		fi
+		sleep 0.1
+		n=$((n + 1))
+	done
 }
 
 # _st_stop NAME VAR MATCH COMM TIMEOUT [PROGRAM_PIDFILE]: stop the process
@@ -432,6 +457,11 @@ innodb_buffer_pool_size = 128M
 innodb_log_file_size = 48M
 character-set-server = utf8mb4
 collation-server = utf8mb4_unicode_ci
+# Per-connection statement counts and client pids (performance_schema's
+# events_statements_summary_by_thread_by_event_name and
+# session_connect_attrs), for tests that count the statements of one
+# program's connections only; about 100 MB of memory.
+performance_schema = ON
 EOF
 	if _st_running mariadbd "$var" "$db/my.cnf" "" "$db/mysqld.pid"; then
 		if _st_sql "$var" 'SELECT 1' >/dev/null 2>&1; then
@@ -995,6 +1025,49 @@ stack_down() {
 	worker_stop "$var"
 	app_stop "$var"
 	db_stop "$var"
+}
+
+# stack_tmp_var LINK: make a new, empty VARDIR outside the repository and
+# point the symbolic link LINK at it; print its path.  For stacks whose
+# tests start servers that drop privileges: Apache's children and the
+# program mod_fcgid spawns (www-data), lighttpd (www-data), Galera nodes
+# (mysql) must reach their own folders and the stack's sockets, also when
+# the repository sits in a private directory (mode 0700, like root's
+# home).  The folder is /var/tmp/aqueue-stack.XXXXXX (/tmp when /var/tmp
+# is missing), mode 0711: every user may pass through it, nobody else may
+# list it.  What LINK pointed to before (such a folder, of this user) is
+# stopped with stack_down and removed first; so is a plain folder at LINK.
+# Returns 1 when the folder or the link cannot be made.
+stack_tmp_var() {
+	local link=${1:-} prev base var
+	if [ -z "$link" ]; then
+		_st_err "stack_tmp_var: no link given"
+		return 1
+	fi
+	if [ -L "$link" ]; then
+		prev=$(readlink -- "$link")
+		case ${prev##*/} in
+		aqueue-stack.??????)
+			if [ -d "$prev" ] && [ -O "$prev" ]; then
+				stack_down "$prev" >/dev/null
+				rm -rf -- "$prev"
+			fi
+			;;
+		esac
+		rm -f -- "$link" || return 1
+	elif [ -d "$link" ]; then
+		stack_down "$link" >/dev/null
+		rm -rf -- "$link" || return 1
+	fi
+	base=/var/tmp
+	[ -d "$base" ] && [ -w "$base" ] || base=/tmp
+	var=$(mktemp -d "$base/aqueue-stack.XXXXXX") || return 1
+	if ! chmod 0711 "$var" || ! mkdir -p "$(dirname "$link")" ||
+	    ! ln -s "$var" "$link"; then
+		rm -rf -- "$var"
+		return 1
+	fi
+	echo "$var"
 }
 
 # stack_status VARDIR: one line per service.

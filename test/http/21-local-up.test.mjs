@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join as pathJoin } from 'node:path';
 import { env, sleep, waitFor } from './lib.mjs';
 
-const PORT = 18585;
+// The next port after the test stack's, so that checkouts testing side
+// by side on their own AQ_TEST_PORT do not meet.
+const PORT = Number(process.env.AQ_PORT) + 1;
 const BASE = `http://127.0.0.1:${PORT}`;
 
 // ---- ensure_packages, with apt-get replaced by a function ------------

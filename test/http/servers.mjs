@@ -9,7 +9,12 @@
 // Apache runs as root with its children as www-data (as on Debian), so
 // the mod_fcgid-spawned program meets the shared-hosting permissions:
 // its configuration and key belong to www-data (0600) and the database
-// socket's folder must be searchable by it.
+// socket's folder must be searchable by it.  lighttpd drops to www-data
+// too.  So everything these servers read comes from dir (which must lie
+// in a folder www-data can pass through, as the stack's folder of
+// test/run does), never from the repository, which may sit in a private
+// directory: the static files, the templates, the migrations and
+// lighttpd's error pages are copied there, as an installation would.
 
 import { spawn, execFileSync } from 'node:child_process';
 import {
@@ -76,11 +81,11 @@ async function stop(child) {
 	clearTimeout(t);
 }
 
-// The stack's aqueue.conf keys a copy for another process needs.
+// The stack's aqueue.conf keys a copy for another process needs: its
+// database.
 function stackKeys() {
 	const text = readFileSync(`${env.vardir}/aqueue.conf`, 'utf8');
-	return text.split('\n').filter((l) =>
-	    /^\s*(db-[a-z-]+|templates-dir|migrations-dir)\s*=/.test(l));
+	return text.split('\n').filter((l) => /^\s*db-[a-z-]+\s*=/.test(l));
 }
 
 // startServers({port1, sock, dir, fcgiProgram}): Apache on port1
@@ -102,12 +107,17 @@ export async function startServers({ port1, sock, dir,
 	mkdirSync(`${dir}/log`, { recursive: true });
 	chmodSync(dir, 0o755);
 	chownSync(`${dir}/run/fcgid`, www.uid, www.gid);
+	// What make install puts under $(pkgdatadir), for the servers.
+	const share = `${dir}/share`;
+	cpSync(`${root}/static`, `${share}/static`, { recursive: true });
+	cpSync(`${root}/deploy/lighttpd/errors`, `${share}/lighttpd-errors`,
+	    { recursive: true });
 	const subst = (text) => text
 	    .replaceAll('/run/aqueue/fcgi.sock', sock)
 	    .replaceAll('/usr/local/share/aditus-queue/static',
-		`${root}/static`)
+		`${share}/static`)
 	    .replaceAll('/usr/local/share/aditus-queue/lighttpd-errors',
-		`${root}/deploy/lighttpd/errors`)
+		`${share}/lighttpd-errors`)
 	    .replaceAll('/home/shopuser/public_html/warteraum',
 		`${dir}/www/warteraum`)
 	    .replaceAll('/home/shopuser/aqueue', `${dir}/home/aqueue`)
@@ -120,9 +130,12 @@ export async function startServers({ port1, sock, dir,
 	mkdirSync(`${home}/bin`, { recursive: true });
 	copyFileSync(fcgiProgram, `${home}/bin/aqueue-fcgi`);
 	chmodSync(`${home}/bin/aqueue-fcgi`, 0o755);
+	// The account's copy of the templates and migrations, where the
+	// shipped configuration names them.
+	for (const d of ['templates', 'migrations'])
+		cpSync(`${root}/${d}`, `${home}/share/${d}`, { recursive: true });
 	const shipped = readFileSync(`${root}/deploy/apache-shared/aqueue.conf`,
-	    'utf8').split('\n').filter((l) =>
-	    !/^\s*(db-[a-z-]+|templates-dir|migrations-dir)\s*=/.test(l));
+	    'utf8').split('\n').filter((l) => !/^\s*db-[a-z-]+\s*=/.test(l));
 	writeFileSync(`${home}/aqueue.conf`, subst(shipped.join('\n')) +
 	    `\n${stackKeys().join('\n')}\n${extraConf}\n`, { mode: 0o600 });
 	copyFileSync(`${env.vardir}/master.key`, `${home}/master.key`);
