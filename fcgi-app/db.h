@@ -74,6 +74,62 @@ struct db *db_open(const struct cfg *);
  */
 void	 db_limit_statements(struct db *);
 
+/*
+ * Non-blocking mode, for the pool's processes (call before the first
+ * statement): every call on the database ends with its caller's time
+ * (db_deadline(), else db_statement_ms() per statement), through
+ * MariaDB's non-blocking API and poll(2), however the server or the
+ * network hang.  Answered as APP_DB_DOWN then, a statement is not cut
+ * off: it stays in flight and is finished between requests
+ * (db_idle()), its late result dropped, a join's outcome kept
+ * (db_late_join()); meanwhile the connection takes nothing else (a new
+ * statement waits for it within its own time, but not at all once it
+ * has been in flight half a second), and after a minute without an
+ * answer it is closed.  Inside a transaction, and for connects, the
+ * connection is closed instead (the server rolls back).  The CLI and the
+ * worker keep the blocking calls with db-timeout.  Can't fail.
+ */
+void	 db_nonblocking(struct db *);
+
+/*
+ * The time of each statement when no deadline is set: ms (0: db-timeout
+ * seconds, the default).  Can't fail.
+ */
+void	 db_statement_ms(struct db *, int64_t ms);
+
+/*
+ * From now on, until the next call, the database calls of this handle
+ * together may take ms milliseconds (0: each statement its own time,
+ * see db_statement_ms()).  Returns the deadline in force before, for
+ * db_deadline_restore().  Effective in non-blocking mode; in blocking
+ * mode only the join's server-side bound follows it.  Can't fail.
+ */
+int64_t	 db_deadline(struct db *, int64_t ms);
+void	 db_deadline_restore(struct db *, int64_t saved);
+
+/*
+ * Whether a statement given up on is still in flight (non-blocking
+ * mode).  Then db_inflight_fd() returns the connection's socket and the
+ * poll(2) events it waits for (*events), for a loop that waits for
+ * other things too; it returns -1 when nothing is in flight.
+ */
+int	 db_inflight(const struct db *);
+int	 db_inflight_fd(const struct db *, short *events);
+
+/*
+ * Between requests: take whatever has arrived for the statement in
+ * flight, without waiting; close its connection after a minute without
+ * an answer (logged).  Can't fail.
+ */
+void	 db_idle(struct db *);
+
+/*
+ * How many calls the database has answered on this handle so far (on
+ * any connection): a reader that gave up can tell whether the database
+ * has answered anything since.  Can't fail.
+ */
+uint64_t db_answers(const struct db *);
+
 /* Disconnect and free.  Accepts NULL. */
 void	 db_close(struct db *);
 
@@ -128,7 +184,13 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
  * The join: one atomic UPDATE that re-anchors when the clamp is the
  * smaller term and issues the next number (see adm_join() for the exact
  * rule it mirrors) at now_ms, or at the database's clock when now_ms is
- * DB_NOW (production; an explicit time is for the tests).  On APP_OK
+ * DB_NOW (production; an explicit time is for the tests).  It takes
+ * effect only while the database's clock is within the caller's time
+ * (db_deadline(), as db_clock_ms() estimates it): a statement the server
+ * gets to later (a lock held long, a server stopped meanwhile) issues
+ * nothing, and answers APP_DB_DOWN.  One whose answer comes after the
+ * caller's time is APP_DB_DOWN too; its outcome is learnt later
+ * (db_late_join()).  On APP_OK
  * sets *number (1 to ADM_NUMBER_MAX), *admitted (1 when number <=
  * serving at that instant, else 0) and *growth (adm_join_growth() of
  * the new state), all from the statement itself.  Returns
@@ -150,6 +212,23 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
 #define DB_JOIN_RETRIES	3
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
 	    int64_t *number, int *admitted, int64_t *growth);
+
+/*
+ * A join whose caller gave up on it (answered 503) and whose outcome
+ * came later (non-blocking mode, see db_nonblocking()).
+ */
+struct db_late_join {
+	int64_t	 queue_id;
+	int64_t	 number;	/* issued all the same, or 0: none */
+	int	 unknown;	/* the connection broke first: unknown */
+};
+
+/*
+ * Take the oldest late join outcome into *out.  Returns 1, or 0 when
+ * there is none.  Only outcomes that issued a number or are unknown are
+ * kept.  Can't fail.
+ */
+int	 db_late_join(struct db *, struct db_late_join *out);
 
 /*
  * The database's clock, Unix ms (SELECT NOW(3)), into *out; also learns
@@ -262,6 +341,10 @@ const char *db_charset(struct db *);
  * Read queue id (db_queue_get by id).  Returns as db_queue_get().
  */
 enum app_err db_queue_get_id(struct db *, int64_t id, struct queue **out);
+
+/* The same, locking the row (inside the caller's transaction). */
+enum app_err db_queue_get_id_locked(struct db *, int64_t id,
+	    struct queue **out);
 
 /*
  * At most limit (1..1000) queues with an id above after_id, by id: *out
