@@ -56,6 +56,28 @@ static struct qbucket	 forced_bucket, miss_bucket;
 static int		 frozen;	/* see qcache_freeze() */
 
 /*
+ * Whether e's row is not to be read again yet: a read failed less than
+ * RETRY_MS ago (the database is down, or hangs: a read waits for it at
+ * most its request's time, and once a statement has been in flight half
+ * a second not at all, see db_nonblocking()), and the database has
+ * answered nothing since.  Can't fail.
+ */
+static int
+holding_off(const struct req *r, const struct qentry *e, int64_t now)
+{
+	return now < e->retry_ms && now + RETRY_MS >= e->retry_ms &&
+	    db_answers(r->db) == e->retry_answers;
+}
+
+/* A read of e's row failed: hold further reads off (holding_off()). */
+static void
+hold_off(const struct req *r, struct qentry *e, int64_t now)
+{
+	e->retry_ms = now + RETRY_MS;
+	e->retry_answers = db_answers(r->db);
+}
+
+/*
  * Take one token from b, refilled at rate per second up to rate tokens.
  * Returns 1 when one was taken, 0 when the bucket is empty.
  */
@@ -244,11 +266,11 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	 * hangs on a lock): answer from the old one without waiting on
 	 * the database again for a second.
 	 */
-	if (e != NULL && now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
+	if (e != NULL && holding_off(r, e, now))
 		return APP_DB_DOWN;
 	er = db_queue_get(r->db, slug, &q);
 	if ((er == APP_DB_DOWN || er == APP_DB) && e != NULL)
-		e->retry_ms = now + RETRY_MS;
+		hold_off(r, e, now);
 	/* The read taught us the database's clock: take time from it. */
 	if (er == APP_OK || er == APP_NOTFOUND)
 		r->now_ms = db_clock_ms(r->db);
@@ -294,6 +316,9 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	int64_t			 now = r->now_ms;
 
 	*done = 0;
+	/* As in qcache_get(): no read while the database does not answer. */
+	if (holding_off(r, e, now))
+		return APP_DB_DOWN;
 	if (limited) {
 		if (!bucket_take(&e->forced, FORCED_PER_S, now))
 			return APP_BUSY;
@@ -302,8 +327,11 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 			return APP_BUSY;
 		}
 	}
-	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
+	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK) {
+		if (er == APP_DB_DOWN || er == APP_DB)
+			hold_off(r, e, now);
 		return er;
+	}
 	r->now_ms = db_clock_ms(r->db);
 	qcache_set_state(e, &a, now);
 	*done = 1;

@@ -252,7 +252,12 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 		return APP_BUSY;
 	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted,
 	    &growth);
-	writers_leave();
+	/*
+	 * A join given up on (answered 503) may still write: its slot is
+	 * kept until it is done (the child's loop gives it back).
+	 */
+	if (!db_inflight(r->db))
+		writers_leave();
 	if (er == APP_NOTFOUND) {
 		/* Paused (or gone): look again to say which. */
 		er = qcache_refresh(r, e, 0, &done);
