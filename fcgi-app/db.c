@@ -1276,6 +1276,20 @@ db_deadline_restore(struct db *db, int64_t saved)
 }
 
 int64_t
+db_deadline_pause(const struct db *db)
+{
+	(void)db;
+	return mono_ms();
+}
+
+void
+db_deadline_resume(struct db *db, int64_t paused)
+{
+	if (db->deadline != 0)
+		db->deadline += mono_ms() - paused;
+}
+
+int64_t
 db_time_left_ms(struct db *db)
 {
 	if (db->deadline == 0)

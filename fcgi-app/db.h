@@ -108,6 +108,16 @@ int64_t	 db_deadline(struct db *, int64_t ms);
 void	 db_deadline_restore(struct db *, int64_t saved);
 
 /*
+ * Time spent waiting for something else than the database (a client's
+ * request body) does not count against the deadline: what
+ * db_deadline_pause() returns before, passed to db_deadline_resume()
+ * after, moves the deadline in force later by the time in between.
+ * Can't fail.
+ */
+int64_t	 db_deadline_pause(const struct db *);
+void	 db_deadline_resume(struct db *, int64_t paused);
+
+/*
  * Whether a statement given up on is still in flight (non-blocking
  * mode).  Then db_inflight_fd() returns the connection's socket and the
  * poll(2) events it waits for (*events), for a loop that waits for
