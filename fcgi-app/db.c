@@ -1313,10 +1313,10 @@ db_inflight_fd(const struct db *db, short *events)
 }
 
 void
-db_idle(struct db *db)
+db_idle(struct db *db, int64_t wait_ms)
 {
 	if (db->op != OP_NONE)
-		(void)bg_run(db, 0);
+		(void)bg_run(db, wait_ms > 0 ? mono_ms() + wait_ms : 0);
 }
 
 uint64_t

@@ -128,10 +128,10 @@ int	 db_inflight_fd(const struct db *, short *events);
 
 /*
  * Between requests: take whatever has arrived for the statement in
- * flight, without waiting; close its connection after a minute without
- * an answer (logged).  Can't fail.
+ * flight, waiting for more at most wait_ms (0: not at all); close its
+ * connection after a minute without an answer (logged).  Can't fail.
  */
-void	 db_idle(struct db *);
+void	 db_idle(struct db *, int64_t wait_ms);
 
 /*
  * How many calls the database has answered on this handle so far (on

@@ -181,16 +181,16 @@ between_requests(struct db *db)
 
 /*
  * Between requests: take what has arrived for a statement given up on
- * (db_idle()); once none is in flight, give back the write slot a join
- * kept for it (writers.c: the slot stays held while its statement may
- * still write), and void the numbers issued for joins answered 503.
- * Can't fail.
+ * (db_idle(), waiting up to wait_ms for more); once none is in flight,
+ * give back the write slot a join kept for it (writers.c: the slot stays
+ * held while its statement may still write), and void the numbers
+ * issued for joins answered 503.  Can't fail.
  */
 static void
-late_work(struct db *db)
+late_work(struct db *db, int64_t wait_ms)
 {
 	between_requests(db);
-	db_idle(db);
+	db_idle(db, wait_ms);
 	if (!db_inflight(db))
 		writers_leave();
 	visitor_join_late(db);
@@ -256,7 +256,7 @@ child_main(int fd, const struct cfg *c)
 			answer_parked();
 			continue;
 		}
-		late_work(db);
+		late_work(db, 0);
 		/* First tokens not yet written wait at most a second. */
 		due = fair_served_due_ms();
 		nfd = 1;
@@ -300,7 +300,11 @@ child_main(int fd, const struct cfg *c)
 		fair_served_flush(db, 0);
 		request_timer(0);
 	}
-	late_work(db);
+	/*
+	 * A join given up on may still bring a number to void: its answer
+	 * is on the way, or the server finds its deadline passed.
+	 */
+	late_work(db, child_cfg->db_visitor_timeout_ms);
 	between_requests(db);
 	fair_served_flush(db, 1);
 	FCGX_Free(&fr, 1);
@@ -565,7 +569,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			cfg_free(c);
 			*c = nc;
 		}
-		db_idle(mdb);
+		db_idle(mdb, 0);
 		/* The poll documents, about twice a second. */
 		if (c->state_dir[0] != '\0' && now_ms() - state_ms >= 450) {
 			(void)statedoc_write_all(c, mdb);

@@ -397,7 +397,7 @@ settle(struct db *db, int64_t ms)
 	int64_t	 end = now_ms() + ms;
 
 	for (;;) {
-		db_idle(db);
+		db_idle(db, 0);
 		if (!db_inflight(db))
 			return 1;
 		if (now_ms() >= end)
