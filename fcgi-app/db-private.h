@@ -142,12 +142,6 @@ void	 db_track(struct db *, int64_t arg);
 int	 db_late_take(struct db *, int64_t *arg, int64_t *affected,
 	    int64_t *insert_id, int *unknown);
 
-/*
- * Milliseconds left of the caller's time (db_deadline()), or the time of
- * one statement when none is set.  Can't fail.
- */
-int64_t	 db_time_left_ms(struct db *);
-
 /* Rows changed by the last db_run() of s, and the LAST_INSERT_ID of it. */
 int64_t	 db_affected(struct db *, enum stmt s);
 int64_t	 db_insert_id(struct db *, enum stmt s);

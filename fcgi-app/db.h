@@ -108,6 +108,12 @@ int64_t	 db_deadline(struct db *, int64_t ms);
 void	 db_deadline_restore(struct db *, int64_t saved);
 
 /*
+ * Milliseconds left of the caller's time (db_deadline()), or the time of
+ * one statement when none is set.  Can't fail.
+ */
+int64_t	 db_time_left_ms(struct db *);
+
+/*
  * Time spent waiting for something else than the database (a client's
  * request body) does not count against the deadline: what
  * db_deadline_pause() returns before, passed to db_deadline_resume()

@@ -56,17 +56,27 @@ static struct qbucket	 forced_bucket, miss_bucket;
 static int		 frozen;	/* see qcache_freeze() */
 
 /*
- * Whether e's row is not to be read again yet: a read failed less than
- * RETRY_MS ago (the database is down, or hangs: a read waits for it at
- * most its request's time, and once a statement has been in flight half
- * a second not at all, see db_nonblocking()), and the database has
- * answered nothing since.  Can't fail.
+ * Whether request r is not to read e's row again yet: r has only a
+ * cache reader's time for the database (db-status-timeout-ms: status,
+ * info, verify, the poll document), a read of the row failed less than
+ * RETRY_MS ago (the database is down, or hangs, or was just slow), and
+ * the database has answered nothing since, or less than status-cache-ms
+ * has passed (so that a late answer does not turn every poll into a
+ * read).  Requests with more time (a join, a token) may try: once the
+ * connection has a statement in flight for half a second they fail at
+ * once anyway (db_nonblocking()).  Can't fail.
  */
 static int
 holding_off(const struct req *r, const struct qentry *e, int64_t now)
 {
-	return now < e->retry_ms && now + RETRY_MS >= e->retry_ms &&
-	    db_answers(r->db) == e->retry_answers;
+	int64_t	 since = now - e->retry_ms + RETRY_MS;
+	int64_t	 gap = r->cfg->status_cache_ms;
+
+	if (db_time_left_ms(r->db) > r->cfg->db_status_timeout_ms)
+		return 0;
+	if (now >= e->retry_ms || since < 0)
+		return 0;
+	return db_answers(r->db) == e->retry_answers || since < gap;
 }
 
 /* A read of e's row failed: hold further reads off (holding_off()). */
