@@ -63,7 +63,7 @@ static const struct cfg_key keys[] = {
 	{ "db-lock-timeout", I(db_lock_timeout_s), "1", 1, 59 },
 	{ "db-statement-timeout-ms", I(db_statement_timeout_ms), "1000", 100,
 	    59000 },
-	{ "db-status-timeout-ms", I(db_status_timeout_ms), "30", 5, 1000 },
+	{ "db-status-timeout-ms", I(db_status_timeout_ms), "50", 5, 1000 },
 	{ "db-visitor-timeout-ms", I(db_visitor_timeout_ms), "1000", 100,
 	    10000 },
 	{ "token-state-ms", I(token_state_ms), "100", 0, 1000 },
