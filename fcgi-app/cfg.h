@@ -34,6 +34,8 @@ struct cfg {
 	char	*web_server_addrs;	/* IPv4 allowlist "a,b", or "" */
 	int64_t	 db_lock_timeout_s;	/* server-side lock waits, seconds */
 	int64_t	 db_statement_timeout_ms; /* server-side statement time */
+	int64_t	 db_status_timeout_ms;	/* pool: a cache read may wait */
+	int64_t	 db_visitor_timeout_ms;	/* pool: a visitor's DB work */
 	int64_t	 token_state_ms;	/* /token trusts state this long */
 	int64_t	 health_connect_timeout_ms;	/* auto-rate: connect */
 	int64_t	 health_timeout_ms;	/* auto-rate: whole request */

@@ -125,6 +125,23 @@ enum app_err db_run(struct db *, enum stmt s, MYSQL_BIND *param,
 enum app_err db_run_each(struct db *, enum stmt s, MYSQL_BIND *param,
 	    MYSQL_BIND *res, int (*row)(void *arg), void *arg);
 
+/*
+ * Mark the statements run from now on (until db_track(db, 0)) as ones
+ * whose outcome matters when their caller gives up on them (non-
+ * blocking mode): when such a statement finishes later, or its
+ * connection breaks first, db_late_take() hands out arg with what it
+ * did.  Can't fail.
+ */
+void	 db_track(struct db *, int64_t arg);
+
+/*
+ * Take the oldest late outcome of a tracked statement: *arg as given to
+ * db_track(), *affected rows and *insert_id, or *unknown 1 when its
+ * connection broke first.  Returns 1, or 0 when there is none.
+ */
+int	 db_late_take(struct db *, int64_t *arg, int64_t *affected,
+	    int64_t *insert_id, int *unknown);
+
 /* Rows changed by the last db_run() of s, and the LAST_INSERT_ID of it. */
 int64_t	 db_affected(struct db *, enum stmt s);
 int64_t	 db_insert_id(struct db *, enum stmt s);

@@ -4,10 +4,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <errmsg.h>
 #include <mysql.h>
@@ -28,6 +31,8 @@
 #define DBNOW_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 /* The same in microseconds, for the processes' estimate of that clock. */
 #define DBNOW_US_SQL "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
+/* The database's clock when evaluated (SYSDATE(): per row, not fixed). */
+#define SYSNOW_SQL "CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)"
 /* "now" of a write: the bound time, or the database's when NULL. */
 #define NOW_SQL "COALESCE(?, " DBNOW_SQL ")"
 
@@ -140,9 +145,15 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 *    caller needs no second round trip.  Numbers stay below 2^40.
 	 * Refused (no row) while paused and when a scheduled change is due:
 	 * the caller applies it (db_queue_materialize) and joins again.
-	 * Parameters: now, id, now.
+	 * And only until the caller's deadline (the last parameter, Unix ms
+	 * of the database's clock): SYSDATE(), unlike NOW(), is read when
+	 * the condition is evaluated, after the row lock was granted, so a
+	 * statement the server takes up only after the client gave up on it
+	 * (a lock held long, a server that was stopped) changes nothing and
+	 * issues no number.
+	 * Parameters: now, id, now, deadline.
 	 */
-	[STMT_QUEUE_JOIN] = { 3, 0,
+	[STMT_QUEUE_JOIN] = { 4, 0,
 	    "UPDATE queue SET "
 	    "state_ms = " NOW_SQL ", "
 	    "claim_front1 = IF(" GNOW_SQL " > claim_grid, IF(" GNOW_SQL
@@ -173,7 +184,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "(NOT " HELD_SQL("state_ms") " AND last_number + 1 <= "
 	    SERVING_SQL("state_ms") ")) DIV 2 "
 	    "WHERE id = ? AND active = 1 AND (pend_at_ms = 0 OR "
-	    "pend_at_ms > " NOW_SQL ")" },
+	    "pend_at_ms > " NOW_SQL ") AND " SYSNOW_SQL " <= ?" },
 	[STMT_QUEUE_INSERT] = { 30, 0,
 	    "INSERT INTO queue (slug, name, target_url, shop_domains, "
 	    "token_ttl_s, secret_sealed, ticket_key_sealed, "
@@ -566,6 +577,35 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	"ERROR_FOR_DIVISION_BY_ZERO,NO_ZERO_DATE,NO_ZERO_IN_DATE," \
 	"NO_ENGINE_SUBSTITUTION', time_zone = '+00:00'"
 
+/*
+ * What a connection in non-blocking mode is doing (db_nonblocking()):
+ * the call of MariaDB's non-blocking API whose _start returned a wait,
+ * until its _cont says it is done.
+ */
+enum op {
+	OP_NONE,
+	OP_CONNECT,	/* mysql_real_connect */
+	OP_QUERY,	/* mysql_real_query (db_exec_static) */
+	OP_RESULT,	/* mysql_store_result (db_exec_static) */
+	OP_PREPARE,	/* mysql_stmt_prepare of op_st */
+	OP_EXECUTE,	/* mysql_stmt_execute of op_st */
+	OP_STORE	/* mysql_stmt_store_result of op_st */
+};
+
+/*
+ * The late outcome of a tracked statement (db_track()): its caller gave
+ * up on it, and then it finished (affected rows, insert id) or its
+ * connection broke first (unknown).
+ */
+struct late {
+	int64_t	 arg;
+	int64_t	 affected;
+	int64_t	 insert_id;
+	int	 unknown;
+};
+
+#define DB_LATE_MAX	8
+
 struct db {
 	const struct cfg	*cfg;
 	MYSQL			*my;
@@ -582,6 +622,24 @@ struct db {
 	int64_t			 failback_ms;	/* next try to go back */
 	int64_t			 failback_iv;	/* ms between tries */
 	int			 in_tx;	/* between db_begin and commit */
+	/* Non-blocking mode (db_nonblocking()); times are monotonic ms. */
+	int			 nonblock;
+	int64_t			 deadline;	/* the caller's, or 0 */
+	int64_t			 stmt_ms;	/* else each statement's time */
+	int64_t			 until;		/* the running call's end */
+	enum op			 op;		/* in flight, or OP_NONE */
+	int			 op_wait;	/* MYSQL_WAIT_* it waits for */
+	int64_t			 op_since;	/* when it was sent */
+	MYSQL_STMT		*op_st;		/* its statement */
+	enum stmt		 op_s;		/* OP_PREPARE: table entry */
+	int			 op_ret;	/* what an int call returned */
+	MYSQL			*op_my;		/* what the connect returned */
+	MYSQL_RES		*op_res;	/* what store_result returned */
+	int64_t			 track;		/* see db_track() */
+	int64_t			 op_track;	/* track of the one in flight */
+	uint64_t		 answers;	/* statements answered */
+	struct late		 late[DB_LATE_MAX];
+	size_t			 nlate;
 };
 
 /*
@@ -592,6 +650,27 @@ struct db {
 #define DB_FAILBACK_MS		5000
 #define DB_FAILBACK_MAX_MS	60000
 
+/*
+ * A statement given up on is finished in the background (db_idle()) for
+ * at most DB_INFLIGHT_MAX_MS; then its connection is closed.  One in
+ * flight for DB_STUCK_MS or longer means the database is stuck: a new
+ * statement is refused at once instead of waiting for it (below that it
+ * waits for it within its caller's time: on a loaded machine a read
+ * given up on by a caller with a short time may just be a little late).
+ */
+#define DB_INFLIGHT_MAX_MS	60000
+#define DB_STUCK_MS		500
+
+/* Monotonic milliseconds. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct db *
 db_open(const struct cfg *c)
 {
@@ -599,6 +678,7 @@ db_open(const struct cfg *c)
 
 	db->cfg = c;
 	db->node = -1;
+	db->stmt_ms = c->db_timeout_s * 1000;
 	return db;
 }
 
@@ -608,21 +688,41 @@ db_config(const struct db *db)
 	return db->cfg;
 }
 
-/* Drop the connection and its statements. */
+static void	 late_push(struct db *, int);
+
+/*
+ * Drop the connection and its statements.  With an operation in flight,
+ * the socket is shut down first (mariadb_cancel()): nothing then waits
+ * for the server, and the session ends on the server (a transaction is
+ * rolled back); a tracked statement's outcome becomes unknown.
+ */
 static void
 disconnect(struct db *db)
 {
 	size_t	 i;
 
+	if (db->op != OP_NONE) {
+		if (db->op_track != 0)
+			late_push(db, 1);
+		if (db->my != NULL)
+			(void)mariadb_cancel(db->my);
+	}
+	/* After mysql_close() a statement close only frees memory. */
+	if (db->my != NULL) {
+		mysql_close(db->my);
+		db->my = NULL;
+	}
+	if (db->op == OP_PREPARE && db->op_st != NULL)
+		mysql_stmt_close(db->op_st);
 	for (i = 0; i < STMT__MAX; i++)
 		if (db->st[i] != NULL) {
 			mysql_stmt_close(db->st[i]);
 			db->st[i] = NULL;
 		}
-	if (db->my != NULL) {
-		mysql_close(db->my);
-		db->my = NULL;
-	}
+	db->op = OP_NONE;
+	db->op_wait = 0;
+	db->op_st = NULL;
+	db->op_track = 0;
 }
 
 void
@@ -645,6 +745,360 @@ conn_lost(unsigned int e)
 	    e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
 	    e == CR_SERVER_LOST_EXTENDED || e == ER_CONNECTION_KILLED ||
 	    e == ER_SERVER_SHUTDOWN || e == CR_COMMANDS_OUT_OF_SYNC;
+}
+
+/* The poll(2) events for what the library waits for (MYSQL_WAIT_*). */
+static short
+wait_events(int w)
+{
+	short	 ev = 0;
+
+	if (w & MYSQL_WAIT_READ)
+		ev |= POLLIN;
+	if (w & MYSQL_WAIT_WRITE)
+		ev |= POLLOUT;
+	if (w & MYSQL_WAIT_EXCEPT)
+		ev |= POLLPRI;
+	return ev;
+}
+
+/*
+ * What poll(2) found (revents) as MYSQL_WAIT_* for the library, which
+ * waited for w: an error or hang-up is reported as everything it waited
+ * for, so that its next read or write meets the error.
+ */
+static int
+wait_ready(short re, int w)
+{
+	int	 ev = 0;
+
+	if (re & POLLIN)
+		ev |= MYSQL_WAIT_READ;
+	if (re & POLLOUT)
+		ev |= MYSQL_WAIT_WRITE;
+	if (re & POLLPRI)
+		ev |= MYSQL_WAIT_EXCEPT;
+	ev &= w;
+	if (ev == 0)
+		ev = w & (MYSQL_WAIT_READ | MYSQL_WAIT_WRITE |
+		    MYSQL_WAIT_EXCEPT);
+	return ev;
+}
+
+/*
+ * Start operation op (not OP_CONNECT) on the connection: sql for
+ * OP_QUERY and OP_PREPARE, st for the statement operations.  Its wait
+ * is in db->op_wait (0: done at once).  Can't fail (the outcome is in
+ * db->op_ret / db->op_res).
+ */
+static void
+op_begin(struct db *db, enum op op, MYSQL_STMT *st, const char *sql)
+{
+	db->op = op;
+	db->op_st = st;
+	db->op_since = mono_ms();
+	db->op_wait = 0;
+	switch (op) {
+	case OP_QUERY:
+		db->op_wait = mysql_real_query_start(&db->op_ret, db->my, sql,
+		    strlen(sql));
+		break;
+	case OP_RESULT:
+		db->op_wait = mysql_store_result_start(&db->op_res, db->my);
+		break;
+	case OP_PREPARE:
+		db->op_wait = mysql_stmt_prepare_start(&db->op_ret, st, sql,
+		    strlen(sql));
+		break;
+	case OP_EXECUTE:
+		db->op_wait = mysql_stmt_execute_start(&db->op_ret, st);
+		break;
+	case OP_STORE:
+		db->op_wait = mysql_stmt_store_result_start(&db->op_ret, st);
+		break;
+	case OP_CONNECT:
+	case OP_NONE:
+		break;
+	}
+}
+
+/* Continue the operation in flight with the events ev.  Can't fail. */
+static void
+op_step(struct db *db, int ev)
+{
+	switch (db->op) {
+	case OP_CONNECT:
+		db->op_wait = mysql_real_connect_cont(&db->op_my, db->my, ev);
+		break;
+	case OP_QUERY:
+		db->op_wait = mysql_real_query_cont(&db->op_ret, db->my, ev);
+		break;
+	case OP_RESULT:
+		db->op_wait = mysql_store_result_cont(&db->op_res, db->my, ev);
+		break;
+	case OP_PREPARE:
+		db->op_wait = mysql_stmt_prepare_cont(&db->op_ret, db->op_st,
+		    ev);
+		break;
+	case OP_EXECUTE:
+		db->op_wait = mysql_stmt_execute_cont(&db->op_ret, db->op_st,
+		    ev);
+		break;
+	case OP_STORE:
+		db->op_wait = mysql_stmt_store_result_cont(&db->op_ret,
+		    db->op_st, ev);
+		break;
+	case OP_NONE:
+		db->op_wait = 0;
+		break;
+	}
+}
+
+/*
+ * Wait for the operation in flight until it is done or until the
+ * monotonic time until, whichever comes first; a timeout the library
+ * asks for itself (the connect timeout) is honoured too.  Returns 0
+ * when done (db->op is then still set: the caller takes the outcome),
+ * or -1 when until came first (it stays in flight).
+ */
+static int
+op_wait(struct db *db, int64_t until)
+{
+	struct pollfd	 pfd;
+	int64_t		 left;
+	unsigned int	 lib;
+	int		 n, tmo, by_lib;
+
+	while (db->op_wait != 0) {
+		if ((left = until - mono_ms()) <= 0)
+			return -1;
+		tmo = left > INT_MAX ? INT_MAX : (int)left;
+		by_lib = 0;
+		if (db->op_wait & MYSQL_WAIT_TIMEOUT) {
+			lib = mysql_get_timeout_value_ms(db->my);
+			if (lib < (unsigned int)tmo) {
+				tmo = (int)lib;
+				by_lib = 1;
+			}
+		}
+		pfd.fd = (int)mysql_get_socket(db->my);
+		pfd.events = wait_events(db->op_wait);
+		pfd.revents = 0;
+		n = poll(&pfd, 1, tmo);
+		if (n > 0)
+			op_step(db, wait_ready(pfd.revents, db->op_wait));
+		else if (n == 0 && by_lib)
+			op_step(db, MYSQL_WAIT_TIMEOUT);
+		else if (n == -1 && errno != EINTR) {
+			log_warn("db poll");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Keep a tracked statement's late outcome for db_late_take(): what it
+ * did (the statement in flight has just finished), or unknown (its
+ * connection is being closed first).  Can't fail (a full list drops
+ * it, logged).
+ */
+static void
+late_push(struct db *db, int unknown)
+{
+	struct late	*l;
+
+	if (unknown)
+		log_warnx("db: the connection closes before the outcome of a "
+		    "statement given up on arrived (for %lld)",
+		    (long long)db->op_track);
+	if (db->nlate == DB_LATE_MAX) {
+		log_warnx("db: late outcome for %lld dropped",
+		    (long long)db->op_track);
+		return;
+	}
+	l = &db->late[db->nlate++];
+	l->arg = db->op_track;
+	l->unknown = unknown;
+	l->affected = unknown || db->op_st == NULL ? 0 :
+	    (int64_t)mysql_stmt_affected_rows(db->op_st);
+	l->insert_id = unknown || db->op_st == NULL ? 0 :
+	    (int64_t)mysql_stmt_insert_id(db->op_st);
+}
+
+/*
+ * The caller's time ran out while operation what was in flight (non-
+ * blocking mode).  Inside a transaction, for a connect or a plain query,
+ * and for a prepare outside the statement table, the connection is
+ * closed (the server rolls back); a statement otherwise stays in flight
+ * and is finished in the background (see bg_run()), so that a write the
+ * server still does is not cut off half way and its outcome can be
+ * learnt (db_track()).  Returns APP_DB_DOWN.
+ */
+static enum app_err
+give_up(struct db *db, const char *what)
+{
+	db->last_errno = 0;
+	if (db->in_tx || db->op == OP_CONNECT || db->op == OP_QUERY ||
+	    db->op == OP_RESULT ||
+	    (db->op == OP_PREPARE && db->op_s == STMT__MAX)) {
+		log_warnx("db %s: no answer in time; closing the connection",
+		    what);
+		disconnect(db);
+		db->next_try_ms = now_ms() + 1000;
+		return APP_DB_DOWN;
+	}
+	db->op_track = db->track;
+	log_info("db %s: no answer in time; finishing it in the background",
+	    what);
+	return APP_DB_DOWN;
+}
+
+/*
+ * The connection of the abandoned operation broke, or (hold set) it has
+ * taken longer than DB_INFLIGHT_MAX_MS: close it (a tracked outcome is
+ * unknown); the next statement connects again, at once after a break,
+ * else not within a second.
+ */
+static void
+bg_lost(struct db *db, const char *why, int hold)
+{
+	log_warnx("db: %s; closing the connection", why);
+	disconnect(db);
+	db->next_try_ms = hold ? now_ms() + 1000 : 0;
+}
+
+/*
+ * The abandoned operation finished its step: take its outcome, start
+ * the next step (a result set is read to its end and dropped), or free
+ * the connection (db->op becomes OP_NONE).  Can't fail.
+ */
+static void
+bg_finish(struct db *db)
+{
+	MYSQL_STMT	*st = db->op_st;
+	int64_t		 since = db->op_since;
+	unsigned int	 e;
+
+	switch (db->op) {
+	case OP_PREPARE:
+		e = db->op_ret != 0 ? mysql_stmt_errno(st) : 0;
+		if (e == 0 && db->st[db->op_s] == NULL &&
+		    mysql_stmt_param_count(st) == stmts[db->op_s].params) {
+			db->st[db->op_s] = st;
+			db->answers++;
+		} else if (conn_lost(e)) {
+			bg_lost(db, "the connection broke during a prepare",
+			    0);
+			return;
+		} else
+			mysql_stmt_close(st);
+		break;
+	case OP_EXECUTE:
+		if (db->op_ret != 0) {
+			e = mysql_stmt_errno(st);
+			if (conn_lost(e)) {
+				bg_lost(db, "the connection broke before a "
+				    "statement given up on was answered", 0);
+				return;
+			}
+			log_info("db: a statement given up on failed after "
+			    "all: %u %s", e, mysql_stmt_error(st));
+			break;
+		}
+		db->answers++;
+		if (mysql_stmt_field_count(st) > 0) {
+			op_begin(db, OP_STORE, st, NULL);
+			db->op_since = since;
+			return;
+		}
+		if (db->op_track != 0)
+			late_push(db, 0);
+		break;
+	case OP_STORE:
+		if (db->op_ret != 0 && conn_lost(mysql_stmt_errno(st))) {
+			bg_lost(db, "the connection broke while the rows of a "
+			    "read given up on came in", 0);
+			return;
+		}
+		mysql_stmt_free_result(st);
+		break;
+	default:
+		/* A connect or a query is never left in flight. */
+		break;
+	}
+	db->op = OP_NONE;
+	db->op_st = NULL;
+	db->op_track = 0;
+}
+
+/*
+ * Drive the abandoned operation on, waiting for the server at most
+ * until the monotonic time until (now or earlier: not at all).  One in
+ * flight longer than DB_INFLIGHT_MAX_MS has its connection closed.
+ * Returns 1 when the connection is free (or closed), 0 while the
+ * operation is still in flight.
+ */
+static int
+bg_run(struct db *db, int64_t until)
+{
+	struct pollfd	 pfd;
+	int64_t		 now, left, max;
+	int		 n;
+
+	for (;;) {
+		while (db->op != OP_NONE && db->op_wait == 0)
+			bg_finish(db);
+		if (db->op == OP_NONE)
+			return 1;
+		now = mono_ms();
+		if ((max = db->op_since + DB_INFLIGHT_MAX_MS - now) <= 0) {
+			bg_lost(db, "a statement given up on has had no answer "
+			    "for a minute", 1);
+			return 1;
+		}
+		left = until - now;
+		if (left < 0)
+			left = 0;
+		if (left > max)
+			left = max;
+		pfd.fd = (int)mysql_get_socket(db->my);
+		pfd.events = wait_events(db->op_wait);
+		pfd.revents = 0;
+		n = poll(&pfd, 1, (int)(left > INT_MAX ? INT_MAX : left));
+		if (n > 0)
+			op_step(db, wait_ready(pfd.revents, db->op_wait));
+		else if (n == 0 && left == 0)
+			return 0;
+		else if (n == -1 && errno != EINTR) {
+			log_warn("db poll");
+			return 0;
+		}
+	}
+}
+
+/*
+ * Before anything is sent on the connection: an operation given up on
+ * earlier must be done first.  It is waited for within the caller's
+ * time until it has been in flight DB_STUCK_MS (a read given up on by a
+ * short-lived caller may just be late on a loaded machine), not at all
+ * after that.  Returns APP_OK when the connection is free, else
+ * APP_DB_DOWN (nothing sent).
+ */
+static enum app_err
+conn_free(struct db *db)
+{
+	int64_t	 until;
+
+	if (db->op == OP_NONE)
+		return APP_OK;
+	until = db->until;
+	if (until > db->op_since + DB_STUCK_MS)
+		until = db->op_since + DB_STUCK_MS;
+	if (bg_run(db, until))
+		return APP_OK;
+	db->last_errno = 0;
+	return APP_DB_DOWN;
 }
 
 /*
@@ -785,7 +1239,10 @@ db_hosts_entry(const char **list, int64_t defport, char *host, size_t sz,
 
 /*
  * Connect to host:port (or the unix socket sock) with the session
- * settings.  Returns APP_OK or APP_DB_DOWN (logged).
+ * settings.  In non-blocking mode the connect ends with the caller's
+ * time (never left in flight), and there are no read or write timeouts:
+ * statements end with their caller's time (see give_up()).  Returns
+ * APP_OK or APP_DB_DOWN (logged).
  */
 static enum app_err
 connect_to(struct db *db, const char *host, unsigned int port,
@@ -793,6 +1250,7 @@ connect_to(struct db *db, const char *host, unsigned int port,
 {
 	const struct cfg	*c = db->cfg;
 	my_bool			 no = 0;
+	MYSQL			*ok;
 
 	if ((db->my = mysql_init(NULL)) == NULL) {
 		log_warnx("mysql_init failed");
@@ -800,12 +1258,38 @@ connect_to(struct db *db, const char *host, unsigned int port,
 	}
 	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &to);
-	mysql_options(db->my, MYSQL_OPT_READ_TIMEOUT, &to);
-	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &to);
+	if (!db->nonblock) {
+		mysql_options(db->my, MYSQL_OPT_READ_TIMEOUT, &to);
+		mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &to);
+	}
 	mysql_options(db->my, MYSQL_OPT_RECONNECT, &no);
 	mysql_options(db->my, MYSQL_INIT_COMMAND, INIT_SQL);
-	if (mysql_real_connect(db->my, host, c->db_user, c->db_password,
-	    c->db_name, port, sock, 0) == NULL) {
+	if (db->nonblock) {
+		if (mysql_options(db->my, MYSQL_OPT_NONBLOCK, 0) != 0) {
+			log_warnx("db: no non-blocking mode: %s",
+			    mysql_error(db->my));
+			disconnect(db);
+			return APP_DB_DOWN;
+		}
+		db->op = OP_CONNECT;
+		db->op_st = NULL;
+		db->op_since = mono_ms();
+		db->op_my = NULL;
+		db->op_wait = mysql_real_connect_start(&db->op_my, db->my, host,
+		    c->db_user, c->db_password, c->db_name, port, sock, 0);
+		if (op_wait(db, db->until) == -1) {
+			log_warnx("db connect%s%s: no answer in time",
+			    host != NULL ? " to " : "",
+			    host != NULL ? host : "");
+			disconnect(db);
+			return APP_DB_DOWN;
+		}
+		db->op = OP_NONE;
+		ok = db->op_my;
+	} else
+		ok = mysql_real_connect(db->my, host, c->db_user,
+		    c->db_password, c->db_name, port, sock, 0);
+	if (ok == NULL) {
 		log_warnx("db connect%s%s: %s", host != NULL ? " to " : "",
 		    host != NULL ? host : "", mysql_error(db->my));
 		disconnect(db);
@@ -818,6 +1302,105 @@ void
 db_limit_statements(struct db *db)
 {
 	db->limits = 1;
+}
+
+void
+db_nonblocking(struct db *db)
+{
+	db->nonblock = 1;
+}
+
+void
+db_statement_ms(struct db *db, int64_t ms)
+{
+	db->stmt_ms = ms > 0 ? ms : db->cfg->db_timeout_s * 1000;
+}
+
+int64_t
+db_deadline(struct db *db, int64_t ms)
+{
+	int64_t	 was = db->deadline;
+
+	db->deadline = ms > 0 ? mono_ms() + ms : 0;
+	return was;
+}
+
+void
+db_deadline_restore(struct db *db, int64_t saved)
+{
+	db->deadline = saved;
+}
+
+int64_t
+db_deadline_pause(const struct db *db)
+{
+	(void)db;
+	return mono_ms();
+}
+
+void
+db_deadline_resume(struct db *db, int64_t paused)
+{
+	if (db->deadline != 0)
+		db->deadline += mono_ms() - paused;
+}
+
+int64_t
+db_time_left_ms(struct db *db)
+{
+	if (db->deadline == 0)
+		return db->stmt_ms;
+	return db->deadline - mono_ms();
+}
+
+int
+db_inflight(const struct db *db)
+{
+	return db->op != OP_NONE;
+}
+
+int
+db_inflight_fd(const struct db *db, short *events)
+{
+	if (db->op == OP_NONE || db->my == NULL)
+		return -1;
+	*events = wait_events(db->op_wait);
+	return (int)mysql_get_socket(db->my);
+}
+
+void
+db_idle(struct db *db, int64_t wait_ms)
+{
+	if (db->op != OP_NONE)
+		(void)bg_run(db, wait_ms > 0 ? mono_ms() + wait_ms : 0);
+}
+
+uint64_t
+db_answers(const struct db *db)
+{
+	return db->answers;
+}
+
+void
+db_track(struct db *db, int64_t arg)
+{
+	db->track = arg;
+}
+
+int
+db_late_take(struct db *db, int64_t *arg, int64_t *affected,
+    int64_t *insert_id, int *unknown)
+{
+	if (db->nlate == 0)
+		return 0;
+	*arg = db->late[0].arg;
+	*affected = db->late[0].affected;
+	*insert_id = db->late[0].insert_id;
+	*unknown = db->late[0].unknown;
+	memmove(&db->late[0], &db->late[1],
+	    (db->nlate - 1) * sizeof(db->late[0]));
+	db->nlate--;
+	return 1;
 }
 
 /*
@@ -854,14 +1437,33 @@ session_limits(struct db *db)
 	return run_once(db, STMT_SESSION_STATEMENT_TIME, p, NULL, NULL);
 }
 
-enum app_err
-db_ensure(struct db *db)
+/*
+ * The time of a call (a statement, with its connect and prepare) that
+ * starts now: until the caller's deadline, or its own statement time.
+ * Sets db->until.
+ */
+static void
+call_begin(struct db *db)
 {
-	int64_t	 now = now_ms();
+	db->until = db->deadline != 0 ? db->deadline : mono_ms() +
+	    db->stmt_ms;
+}
 
+/*
+ * db_ensure() within the running call's time: the connection free (see
+ * conn_free()), else connected now.
+ */
+static enum app_err
+ensure(struct db *db)
+{
+	int64_t		 now = now_ms();
+	enum app_err	 er;
+
+	if ((er = conn_free(db)) != APP_OK)
+		return er;
 	if (db->my != NULL)
 		return APP_OK;
-	if (now < db->next_try_ms)
+	if (now < db->next_try_ms || (db->nonblock && mono_ms() >= db->until))
 		return APP_DB_DOWN;
 	if (connect_db(db) != APP_OK ||
 	    (db->limits && session_limits(db) != APP_OK)) {
@@ -871,6 +1473,13 @@ db_ensure(struct db *db)
 	}
 	db->next_try_ms = 0;
 	return APP_OK;
+}
+
+enum app_err
+db_ensure(struct db *db)
+{
+	call_begin(db);
+	return ensure(db);
 }
 
 /*
@@ -918,19 +1527,51 @@ fail(struct db *db, unsigned int e, const char *what, const char *msg)
 	return APP_DB;
 }
 
+/*
+ * Whether the caller's deadline (db_deadline()) has passed: then nothing
+ * more is sent (the answer could not be waited for).
+ */
+static int
+no_time(struct db *db)
+{
+	return db->nonblock && db->deadline != 0 && mono_ms() >= db->deadline;
+}
+
 enum app_err
 db_exec_static(struct db *db, const char *sql)
 {
 	enum app_err	 er;
 	MYSQL_RES	*res;
 
-	if ((er = db_ensure(db)) != APP_OK)
+	call_begin(db);
+	if (no_time(db))
+		return APP_DB_DOWN;
+	if ((er = ensure(db)) != APP_OK)
 		return er;
-	if (mysql_real_query(db->my, sql, strlen(sql)) != 0)
+	if (!db->nonblock) {
+		if (mysql_real_query(db->my, sql, strlen(sql)) != 0)
+			return fail(db, mysql_errno(db->my), "query",
+			    mysql_error(db->my));
+		if ((res = mysql_store_result(db->my)) != NULL)
+			mysql_free_result(res);
+		db->answers++;
+		return APP_OK;
+	}
+	op_begin(db, OP_QUERY, NULL, sql);
+	if (op_wait(db, db->until) == -1)
+		return give_up(db, "query");
+	db->op = OP_NONE;
+	if (db->op_ret != 0)
 		return fail(db, mysql_errno(db->my), "query",
 		    mysql_error(db->my));
-	if ((res = mysql_store_result(db->my)) != NULL)
-		mysql_free_result(res);
+	op_begin(db, OP_RESULT, NULL, NULL);
+	if (op_wait(db, db->until) == -1)
+		return give_up(db, "query result");
+	db->op = OP_NONE;
+	if (db->op_res != NULL)
+		mysql_free_result(db->op_res);
+	db->op_res = NULL;
+	db->answers++;
 	return APP_OK;
 }
 
@@ -954,30 +1595,52 @@ db_commit(struct db *db)
 void
 db_rollback(struct db *db)
 {
+	int	 was = db->in_tx;
+
 	db->in_tx = 0;
-	if (db->my != NULL)
-		(void)db_exec_static(db, "ROLLBACK");
+	if (db->my == NULL)
+		return;
+	/* No time left to wait for it: the server rolls back on close. */
+	if (was && no_time(db)) {
+		disconnect(db);
+		return;
+	}
+	(void)db_exec_static(db, "ROLLBACK");
 }
 
 /*
  * Prepare sql on the connection into *out and check that it takes
- * exactly nparams parameters.  Returns APP_OK, APP_DB (logged; also for
- * a count mismatch, which is a bug in the statement table) or
- * APP_DB_DOWN.
+ * exactly nparams parameters.  In non-blocking mode a prepare the
+ * caller's time ran out on is finished in the background, and kept as
+ * statement s of the table (STMT__MAX: dropped).  Returns APP_OK,
+ * APP_DB (logged; also for a count mismatch, which is a bug in the
+ * statement table) or APP_DB_DOWN.
  */
 static enum app_err
-prepare(struct db *db, const char *sql, unsigned int nparams,
+prepare(struct db *db, enum stmt s, const char *sql, unsigned int nparams,
     MYSQL_STMT **out)
 {
 	MYSQL_STMT	*st;
 	enum app_err	 er;
 	unsigned long	 n;
+	int		 rc;
 
 	*out = NULL;
 	if ((st = mysql_stmt_init(db->my)) == NULL)
 		return fail(db, mysql_errno(db->my), "stmt init",
 		    mysql_error(db->my));
-	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0) {
+	if (db->nonblock) {
+		op_begin(db, OP_PREPARE, st, sql);
+		if (op_wait(db, db->until) == -1) {
+			db->op_s = s;
+			return give_up(db, "prepare");
+		}
+		db->op = OP_NONE;
+		db->op_st = NULL;
+		rc = db->op_ret;
+	} else
+		rc = mysql_stmt_prepare(st, sql, strlen(sql));
+	if (rc != 0) {
 		er = fail(db, mysql_stmt_errno(st), "prepare",
 		    mysql_stmt_error(st));
 		/* fail() may have closed the connection, not the statement. */
@@ -991,6 +1654,7 @@ prepare(struct db *db, const char *sql, unsigned int nparams,
 		mysql_stmt_close(st);
 		return APP_DB;
 	}
+	db->answers++;
 	*out = st;
 	return APP_OK;
 }
@@ -1003,7 +1667,7 @@ db_prepare_check(struct db *db, const char *sql, unsigned int nparams)
 
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
-	if ((er = prepare(db, sql, nparams, &st)) == APP_OK)
+	if ((er = prepare(db, STMT__MAX, sql, nparams, &st)) == APP_OK)
 		mysql_stmt_close(st);
 	return er;
 }
@@ -1017,8 +1681,8 @@ db_prepare_all(struct db *db)
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
 	for (i = 0; i < STMT__MAX; i++)
-		if (db->st[i] == NULL && (er = prepare(db, stmts[i].sql,
-		    stmts[i].params, &db->st[i])) != APP_OK)
+		if (db->st[i] == NULL && (er = prepare(db, (enum stmt)i,
+		    stmts[i].sql, stmts[i].params, &db->st[i])) != APP_OK)
 			return er;
 	return APP_OK;
 }
@@ -1032,6 +1696,8 @@ prepared(struct db *db, enum stmt s)
 {
 	enum app_err	 er;
 
+	if ((er = conn_free(db)) != APP_OK)
+		return er;
 	/*
 	 * A connection found dead before anything is sent is replaced at
 	 * once: nothing of this statement can have run.
@@ -1052,18 +1718,62 @@ prepared(struct db *db, enum stmt s)
 		disconnect(db);
 		db->next_try_ms = 0;
 	}
-	if ((er = db_ensure(db)) != APP_OK)
+	if ((er = ensure(db)) != APP_OK)
 		return er;
 	if (db->st[s] == NULL)
-		return prepare(db, stmts[s].sql, stmts[s].params, &db->st[s]);
+		return prepare(db, s, stmts[s].sql, stmts[s].params,
+		    &db->st[s]);
 	return APP_OK;
 }
 
 /*
- * Prepare statement s on first use, bind param (when not NULL), execute,
- * and bind res (when not NULL) for the fetches.  Returns APP_OK with *stp
- * set, else what fail() says (a failed result binding freed while still
- * connected).
+ * Execute st (its parameters bound) and, for a statement with a result
+ * set, read the whole result into the client (mysql_stmt_store_result),
+ * so that fetching it never waits for the server.  In non-blocking mode
+ * both end with the caller's time (give_up()).  Returns APP_OK, else
+ * what fail() or give_up() say.
+ */
+static enum app_err
+exec_store(struct db *db, MYSQL_STMT *st)
+{
+	enum app_err	 er;
+
+	if (!db->nonblock) {
+		if (mysql_stmt_execute(st) != 0)
+			return fail(db, mysql_stmt_errno(st), "execute",
+			    mysql_stmt_error(st));
+		if (mysql_stmt_field_count(st) > 0 &&
+		    mysql_stmt_store_result(st) != 0)
+			goto store_failed;
+		return APP_OK;
+	}
+	op_begin(db, OP_EXECUTE, st, NULL);
+	if (op_wait(db, db->until) == -1)
+		return give_up(db, "execute");
+	db->op = OP_NONE;
+	if (db->op_ret != 0)
+		return fail(db, mysql_stmt_errno(st), "execute",
+		    mysql_stmt_error(st));
+	if (mysql_stmt_field_count(st) == 0)
+		return APP_OK;
+	op_begin(db, OP_STORE, st, NULL);
+	if (op_wait(db, db->until) == -1)
+		return give_up(db, "read");
+	db->op = OP_NONE;
+	if (db->op_ret == 0)
+		return APP_OK;
+store_failed:
+	er = fail(db, mysql_stmt_errno(st), "read", mysql_stmt_error(st));
+	if (db->my != NULL)
+		mysql_stmt_free_result(st);
+	return er;
+}
+
+/*
+ * Prepare statement s on first use, bind param (when not NULL), execute
+ * (its rows, if any, read into the client), and bind res (when not NULL)
+ * for the fetches.  Returns APP_OK with *stp set, else what fail() says
+ * (a failed result binding freed while still connected).
  */
 static enum app_err
 execute(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
@@ -1072,15 +1782,17 @@ execute(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	MYSQL_STMT	*st;
 	enum app_err	 er;
 
+	if (no_time(db))
+		return APP_DB_DOWN;
 	if ((er = prepared(db, s)) != APP_OK)
 		return er;
 	st = *stp = db->st[s];
 	if (param != NULL && mysql_stmt_bind_param(st, param) != 0)
 		return fail(db, mysql_stmt_errno(st), "bind",
 		    mysql_stmt_error(st));
-	if (mysql_stmt_execute(st) != 0)
-		return fail(db, mysql_stmt_errno(st), "execute",
-		    mysql_stmt_error(st));
+	if ((er = exec_store(db, st)) != APP_OK)
+		return er;
+	db->answers++;
 	if (res != NULL && mysql_stmt_bind_result(st, res) != 0) {
 		er = fail(db, mysql_stmt_errno(st), "bind result",
 		    mysql_stmt_error(st));
@@ -1103,8 +1815,15 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	int		 rc;
 
 	db->last_errno = 0;
-	if ((er = execute(db, s, param, res, &st)) != APP_OK || res == NULL)
+	call_begin(db);
+	if ((er = execute(db, s, param, res, &st)) != APP_OK)
 		return er;
+	if (res == NULL) {
+		/* A statement with rows nobody asked for: drop them. */
+		if (mysql_stmt_field_count(st) > 0)
+			mysql_stmt_free_result(st);
+		return APP_OK;
+	}
 	rc = mysql_stmt_fetch(st);
 	if (rc == 1) {
 		er = fail(db, mysql_stmt_errno(st), "fetch",
@@ -1120,10 +1839,20 @@ run_once(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 		return APP_DB;
 	}
 	*has_row = rc == 0;
-	while (rc == 0)
-		rc = mysql_stmt_fetch(st);
 	mysql_stmt_free_result(st);
 	return APP_OK;
+}
+
+/*
+ * Whether a read that failed with APP_DB_DOWN may run again at once:
+ * its connection was lost (closed now), outside a transaction, with
+ * time left.
+ */
+static int
+may_retry(struct db *db, int was_connected, enum stmt s)
+{
+	return was_connected && db->my == NULL && stmts[s].reads &&
+	    !db->in_tx && !no_time(db);
 }
 
 enum app_err
@@ -1134,7 +1863,7 @@ db_run(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	int		 was_connected = db->my != NULL;
 
 	er = run_once(db, s, param, res, has_row);
-	if (er == APP_DB_DOWN && was_connected && stmts[s].reads) {
+	if (er == APP_DB_DOWN && may_retry(db, was_connected, s)) {
 		db->next_try_ms = 0;
 		er = run_once(db, s, param, res, has_row);
 	}
@@ -1154,6 +1883,8 @@ run_each_once(struct db *db, enum stmt s, MYSQL_BIND *param,
 	int		 rc;
 
 	*rows = 0;
+	db->last_errno = 0;
+	call_begin(db);
 	if ((er = execute(db, s, param, res, &st)) != APP_OK)
 		return er;
 	/* After a refused row, the rest is still fetched (and dropped). */
@@ -1184,8 +1915,8 @@ db_run_each(struct db *db, enum stmt s, MYSQL_BIND *param, MYSQL_BIND *res,
 	size_t		 rows;
 
 	er = run_each_once(db, s, param, res, row, arg, &rows);
-	if (er == APP_DB_DOWN && was_connected && stmts[s].reads &&
-	    rows == 0) {
+	if (er == APP_DB_DOWN && rows == 0 &&
+	    may_retry(db, was_connected, s)) {
 		db->next_try_ms = 0;
 		er = run_each_once(db, s, param, res, row, arg, &rows);
 	}

@@ -74,6 +74,78 @@ struct db *db_open(const struct cfg *);
  */
 void	 db_limit_statements(struct db *);
 
+/*
+ * Non-blocking mode, for the pool's processes (call before the first
+ * statement): every call on the database ends with its caller's time
+ * (db_deadline(), else db_statement_ms() per statement), through
+ * MariaDB's non-blocking API and poll(2), however the server or the
+ * network hang.  Answered as APP_DB_DOWN then, a statement is not cut
+ * off: it stays in flight and is finished between requests
+ * (db_idle()), its late result dropped, a join's outcome kept
+ * (db_late_join()); meanwhile the connection takes nothing else (a new
+ * statement waits for it within its own time, but not at all once it
+ * has been in flight half a second), and after a minute without an
+ * answer it is closed.  Inside a transaction, and for connects, the
+ * connection is closed instead (the server rolls back).  The CLI and the
+ * worker keep the blocking calls with db-timeout.  Can't fail.
+ */
+void	 db_nonblocking(struct db *);
+
+/*
+ * The time of each statement when no deadline is set: ms (0: db-timeout
+ * seconds, the default).  Can't fail.
+ */
+void	 db_statement_ms(struct db *, int64_t ms);
+
+/*
+ * From now on, until the next call, the database calls of this handle
+ * together may take ms milliseconds (0: each statement its own time,
+ * see db_statement_ms()).  Returns the deadline in force before, for
+ * db_deadline_restore().  Effective in non-blocking mode; in blocking
+ * mode only the join's server-side bound follows it.  Can't fail.
+ */
+int64_t	 db_deadline(struct db *, int64_t ms);
+void	 db_deadline_restore(struct db *, int64_t saved);
+
+/*
+ * Milliseconds left of the caller's time (db_deadline()), or the time of
+ * one statement when none is set.  Can't fail.
+ */
+int64_t	 db_time_left_ms(struct db *);
+
+/*
+ * Time spent waiting for something else than the database (a client's
+ * request body) does not count against the deadline: what
+ * db_deadline_pause() returns before, passed to db_deadline_resume()
+ * after, moves the deadline in force later by the time in between.
+ * Can't fail.
+ */
+int64_t	 db_deadline_pause(const struct db *);
+void	 db_deadline_resume(struct db *, int64_t paused);
+
+/*
+ * Whether a statement given up on is still in flight (non-blocking
+ * mode).  Then db_inflight_fd() returns the connection's socket and the
+ * poll(2) events it waits for (*events), for a loop that waits for
+ * other things too; it returns -1 when nothing is in flight.
+ */
+int	 db_inflight(const struct db *);
+int	 db_inflight_fd(const struct db *, short *events);
+
+/*
+ * Between requests: take whatever has arrived for the statement in
+ * flight, waiting for more at most wait_ms (0: not at all); close its
+ * connection after a minute without an answer (logged).  Can't fail.
+ */
+void	 db_idle(struct db *, int64_t wait_ms);
+
+/*
+ * How many calls the database has answered on this handle so far (on
+ * any connection): a reader that gave up can tell whether the database
+ * has answered anything since.  Can't fail.
+ */
+uint64_t db_answers(const struct db *);
+
 /* Disconnect and free.  Accepts NULL. */
 void	 db_close(struct db *);
 
@@ -121,6 +193,10 @@ enum app_err db_queue_get_locked(struct db *, const char *slug,
  */
 enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
 
+/* db_queue_state() with the row locked (inside a transaction). */
+enum app_err db_queue_state_locked(struct db *, int64_t id,
+	    struct adm_queue *adm);
+
 /* Pass as a time to have the database stamp its own clock. */
 #define DB_NOW	(-1)
 
@@ -130,13 +206,18 @@ const struct cfg *db_config(const struct db *);
 /*
  * Issue the next number of queue id in one atomic statement (adm_join()
  * is the rule it mirrors) at now_ms, or at the database's clock when
- * now_ms is DB_NOW (production; an explicit time is for the tests).  On
- * APP_OK sets *number (1 to ADM_NUMBER_MAX) and *admitted (1 when the
- * number is admitted at that instant, else 0), both from the statement
- * itself.  Returns APP_NOTFOUND when the statement matched no row: the
- * queue is paused or gone, or a scheduled change is due (nothing
- * changed; see db_queue_materialize()), APP_DB (also for an answer
- * without a number) or APP_DB_DOWN on failure.
+ * now_ms is DB_NOW (production; an explicit time is for the tests).  It
+ * takes effect only while the database's clock is within the caller's
+ * time (db_deadline(), as db_clock_ms() estimates it): a statement the
+ * server gets to later (a lock held long, a server stopped meanwhile)
+ * issues nothing, and answers APP_DB_DOWN.  One whose answer comes after
+ * the caller's time is APP_DB_DOWN too; its outcome is learnt later
+ * (db_late_join()).  On APP_OK sets *number (1 to ADM_NUMBER_MAX) and
+ * *admitted (1 when the number is admitted at that instant, else 0),
+ * both from the statement itself.  Returns APP_NOTFOUND when the
+ * statement matched no row: the queue is paused or gone, or a scheduled
+ * change is due (nothing changed; see db_queue_materialize()), APP_DB
+ * (also for an answer without a number) or APP_DB_DOWN on failure.
  * Retried (at most DB_JOIN_RETRIES times) only when the statement
  * certainly did not take effect: the connection was gone before the
  * statement was sent (found dead, or CR_SERVER_GONE_ERROR 2006 on
@@ -152,6 +233,23 @@ const struct cfg *db_config(const struct db *);
 #define DB_JOIN_RETRIES	3
 enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
 	    int64_t *number, int *admitted);
+
+/*
+ * A join whose caller gave up on it (answered 503) and whose outcome
+ * came later (non-blocking mode, see db_nonblocking()).
+ */
+struct db_late_join {
+	int64_t	 queue_id;
+	int64_t	 number;	/* issued all the same, or 0: none */
+	int	 unknown;	/* the connection broke first: unknown */
+};
+
+/*
+ * Take the oldest late join outcome into *out.  Returns 1, or 0 when
+ * there is none.  Only outcomes that issued a number or are unknown are
+ * kept.  Can't fail.
+ */
+int	 db_late_join(struct db *, struct db_late_join *out);
 
 /*
  * The database's clock, Unix ms (SELECT NOW(3)), into *out; also learns

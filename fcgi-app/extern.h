@@ -96,6 +96,8 @@ struct qentry {
 						   process issued */
 	int64_t			 used_ms;	/* last use, for eviction */
 	int64_t			 retry_ms;	/* no re-read before (failed) */
+	uint64_t		 retry_answers;	/* ... unless db_answers()
+						   moved on from this */
 	struct qbucket		 forced;	/* this queue's forced reads */
 	uint8_t			 draw_seed[32];	/* the opening's draw seed */
 	int			 have_draw_seed;	/* draw_seed is set */
@@ -471,8 +473,10 @@ int	 writers_init(size_t workers);
  * waits (at most 500 ms, answering other requests meanwhile through
  * pool_wait()) for one to free up, unless the holders have all been in
  * the database for 500 ms or more (stuck: a locked row, a hanging
- * server).  Returns APP_OK (call writers_leave() after the write) or
- * APP_BUSY (answer 503 busy with Retry-After; nothing was written).
+ * server).  Returns APP_OK (call writers_leave() after the write; a
+ * write given up on keeps the slot until its statement is done: see
+ * db_inflight()) or APP_BUSY (answer 503 busy with Retry-After; nothing
+ * was written).  A worker that still holds its slot gets APP_OK at once.
  * Without writers_init(), always APP_OK.
  */
 enum app_err writers_enter(void);

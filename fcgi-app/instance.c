@@ -53,7 +53,9 @@ struct inst_shm {
 	struct {
 		atomic_llong	 queue_id;	/* 0: free */
 		atomic_ullong	 n;
+		atomic_ullong	 voided;	/* late joins voided */
 	}		 tokens[INST_TOKEN_SLOTS];
+	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
 };
 
 static struct inst_shm	*shm;
@@ -360,43 +362,84 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 	}
 }
 
+/*
+ * The slot of queue_id in the per-queue table (taken for it now when
+ * take is set and a slot is free), or -1 when it has none.
+ */
+static ssize_t
+queue_slot(int64_t queue_id, int take)
+{
+	size_t		 i, k;
+	long long	 want, id;
+
+	if (shm == NULL || queue_id <= 0)
+		return -1;
+	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
+		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
+		id = atomic_load(&shm->tokens[i].queue_id);
+		if (id == queue_id)
+			return (ssize_t)i;
+		if (id != 0)
+			continue;
+		if (!take)
+			return -1;
+		want = 0;
+		if (atomic_compare_exchange_strong(&shm->tokens[i].queue_id,
+		    &want, queue_id) || want == queue_id)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
 void
 instance_token_issued(int64_t queue_id)
 {
-	size_t		 i, k;
-	long long	 want;
+	ssize_t	 i;
 
-	if (shm == NULL || queue_id <= 0)
-		return;
-	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
-		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
-		want = 0;
-		if (atomic_load(&shm->tokens[i].queue_id) == queue_id ||
-		    atomic_compare_exchange_strong(&shm->tokens[i].queue_id,
-		    &want, queue_id) || want == queue_id) {
-			atomic_fetch_add(&shm->tokens[i].n, 1);
-			return;
-		}
-	}
+	if ((i = queue_slot(queue_id, 1)) >= 0)
+		atomic_fetch_add(&shm->tokens[i].n, 1);
 }
 
 uint64_t
 instance_tokens(int64_t queue_id)
 {
-	size_t		 i, k;
-	long long	 id;
+	ssize_t	 i;
 
-	if (shm == NULL || queue_id <= 0)
+	if ((i = queue_slot(queue_id, 0)) < 0)
 		return 0;
-	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
-		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
-		id = atomic_load(&shm->tokens[i].queue_id);
-		if (id == queue_id)
-			return atomic_load(&shm->tokens[i].n);
-		if (id == 0)
-			return 0;
-	}
-	return 0;
+	return atomic_load(&shm->tokens[i].n);
+}
+
+void
+instance_join_voided(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 1)) >= 0)
+		atomic_fetch_add(&shm->tokens[i].voided, 1);
+}
+
+uint64_t
+instance_joins_voided(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 0)) < 0)
+		return 0;
+	return atomic_load(&shm->tokens[i].voided);
+}
+
+void
+instance_join_unknown(void)
+{
+	if (shm != NULL)
+		atomic_fetch_add(&shm->join_unknown, 1);
+}
+
+uint64_t
+instance_joins_unknown(void)
+{
+	return shm != NULL ? atomic_load(&shm->join_unknown) : 0;
 }
 
 struct json_object *

@@ -122,6 +122,17 @@ void		 instance_token_issued(int64_t queue_id);
 uint64_t	 instance_tokens(int64_t queue_id);
 
 /*
+ * Late joins (join-void.c): numbers issued for joins answered 503 and
+ * voided, per queue in the same table as the tokens; and joins whose
+ * outcome stayed unknown (their connection broke first), for the
+ * whole pool.  Counting and reading as for the tokens; can't fail.
+ */
+void		 instance_join_voided(int64_t queue_id);
+uint64_t	 instance_joins_voided(int64_t queue_id);
+void		 instance_join_unknown(void);
+uint64_t	 instance_joins_unknown(void);
+
+/*
  * CPU time (user + system, clock ticks as in /proc/<pid>/stat) and
  * resident memory (KiB) of the processes pids[0..n-1], summed; pids
  * that are gone or 0 are skipped.  Linux /proc(5).  Can't fail.

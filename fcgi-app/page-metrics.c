@@ -4,9 +4,10 @@
  * version=1.0.0; charset=utf-8, "# EOF" last).  Per queue: waiting,
  * serving, issued, rate (gauges, read from the queue rows at the
  * database's now), joins and tokens (counters: numbers issued since the
- * queue was made; tokens issued by this pool since it started).  Per
- * pool (the one answering the scrape): requests by endpoint and status,
- * a latency histogram by endpoint, workers and busy workers.  Only for
+ * queue was made; tokens issued and late joins voided by this pool
+ * since it started).  Per pool (the one answering the scrape): requests
+ * by endpoint and status, a latency histogram by endpoint, joins whose
+ * outcome stayed unknown, workers and busy workers.  Only for
  * clients in metrics-allow, or with "Authorization: Bearer
  * <metrics-token>".
  */
@@ -171,6 +172,14 @@ page_metrics(struct req *r)
 		buf_printf(&b, "aqueue_queue_tokens_total{queue=\"%s\"} "
 		    "%llu\n", qs[i]->slug,
 		    (unsigned long long)instance_tokens(qs[i]->id));
+	family(&b, "aqueue_queue_joins_voided", "counter",
+	    "Numbers issued for joins that this pool had answered 503 (the "
+	    "database answered too late), voided since it started: each "
+	    "one's place is given back.");
+	for (i = 0; i < n; i++)
+		buf_printf(&b, "aqueue_queue_joins_voided_total{queue=\"%s\"} "
+		    "%llu\n", qs[i]->slug,
+		    (unsigned long long)instance_joins_voided(qs[i]->id));
 	qops_list_free(qs, n);
 
 	pool = instance_counts(&c);
@@ -211,6 +220,11 @@ page_metrics(struct req *r)
 		buf_printf(&b, "aqueue_http_request_duration_seconds_sum{"
 		    "endpoint=\"%s\"} %.6f\n", ep, (double)c.sum_us[e] / 1e6);
 	}
+	family(&b, "aqueue_joins_outcome_unknown", "counter",
+	    "Joins this pool answered 503 whose database connection broke "
+	    "before their outcome arrived (a number may have been issued).");
+	buf_printf(&b, "aqueue_joins_outcome_unknown_total %llu\n",
+	    (unsigned long long)instance_joins_unknown());
 	family(&b, "aqueue_workers", "gauge",
 	    "Worker processes of this pool.");
 	buf_printf(&b, "aqueue_workers %lld\n", (long long)r->cfg->workers);

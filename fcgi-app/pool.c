@@ -32,6 +32,7 @@
 #include "extern.h"
 #include "fairness.h"
 #include "instance.h"
+#include "join-void.h"
 #include "log.h"
 #include "statedoc.h"
 
@@ -168,9 +169,39 @@ answer_parked(void)
 }
 
 /*
+ * Between requests: give the database work done here (the late outcome
+ * of a statement given up on, the first tokens' batch) a visitor's time.
+ * Can't fail.
+ */
+static void
+between_requests(struct db *db)
+{
+	(void)db_deadline(db, child_cfg->db_visitor_timeout_ms);
+}
+
+/*
+ * Between requests: take what has arrived for a statement given up on
+ * (db_idle(), waiting up to wait_ms for more); once none is in flight,
+ * give back the write slot a join kept for it (writers.c: the slot stays
+ * held while its statement may still write), and void the numbers
+ * issued for joins answered 503.  Can't fail.
+ */
+static void
+late_work(struct db *db, int64_t wait_ms)
+{
+	between_requests(db);
+	db_idle(db, wait_ms);
+	if (!db_inflight(db))
+		writers_leave();
+	visitor_join_late(db);
+}
+
+/*
  * A child: accept and answer requests until told to stop.  Signals are
  * blocked while a request is answered and only delivered inside ppoll(),
- * so a SIGTERM never cuts a response short (drain).
+ * so a SIGTERM never cuts a response short (drain).  While a statement
+ * given up on is in flight, its socket is polled too, so that it is
+ * finished as soon as the database answers.
  */
 static void
 child_main(int fd, const struct cfg *c)
@@ -179,9 +210,10 @@ child_main(int fd, const struct cfg *c)
 	struct db		*db;
 	struct sigaction	 sa;
 	sigset_t		 block, wait_mask;
-	struct pollfd		 pfd;
+	struct pollfd		 pfd[2];
 	struct timespec		 ts;
 	int			 rc, due;
+	nfds_t			 nfd;
 	size_t			 i;
 
 	memset(&sa, 0, sizeof(sa));
@@ -204,34 +236,48 @@ child_main(int fd, const struct cfg *c)
 	sigdelset(&wait_mask, SIGTERM);
 	sigdelset(&wait_mask, SIGINT);
 
+	child_fd = fd;
+	child_cfg = c;
 	db = db_open(c);
 	db_limit_statements(db);
+	db_nonblocking(db);
 	db_allow_failback(db);
+	between_requests(db);
 	(void)db_ensure(db);
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	for (i = 0; i < PARK_MAX; i++)
 		FCGX_InitRequest(&parked[i], fd, FCGI_FAIL_ACCEPT_ON_INTR);
-	child_fd = fd;
-	child_cfg = c;
 	child_db = db;
-	pfd.fd = fd;
-	pfd.events = POLLIN;
+	pfd[0].fd = fd;
+	pfd[0].events = POLLIN;
 	while (!child_stop || nparked > 0) {
 		/* Requests parked while a write waited come first. */
 		if (nparked > 0) {
 			answer_parked();
 			continue;
 		}
+		late_work(db, 0);
 		/* First tokens not yet written wait at most a second. */
 		due = fair_served_due_ms();
+		nfd = 1;
+		pfd[0].revents = 0;
+		if ((pfd[1].fd = db_inflight_fd(db, &pfd[1].events)) >= 0) {
+			pfd[1].revents = 0;
+			nfd = 2;
+			/* Now and then: has it taken too long? */
+			if (due < 0 || due > 1000)
+				due = 1000;
+		}
 		ts.tv_sec = due / 1000;
 		ts.tv_nsec = (long)(due % 1000) * 1000 * 1000;
-		rc = ppoll(&pfd, 1, due < 0 ? NULL : &ts, &wait_mask);
+		rc = ppoll(pfd, nfd, due < 0 ? NULL : &ts, &wait_mask);
 		if (child_stop)
 			break;
-		if (rc == 0)
+		if (rc == 0) {
+			between_requests(db);
 			fair_served_flush(db, 0);
-		if (rc <= 0)
+		}
+		if (rc <= 0 || pfd[0].revents == 0)
 			continue;
 		/* Another child may have taken it: then EAGAIN, poll again. */
 		request_timer(c->request_timeout_s);
@@ -250,9 +296,16 @@ child_main(int fd, const struct cfg *c)
 		fr.keepConnection = 0;
 		FCGX_Finish_r(&fr);
 		/* Answered: now is the time for writes nobody waits for. */
+		between_requests(db);
 		fair_served_flush(db, 0);
 		request_timer(0);
 	}
+	/*
+	 * A join given up on may still bring a number to void: its answer
+	 * is on the way, or the server finds its deadline passed.
+	 */
+	late_work(db, child_cfg->db_visitor_timeout_ms);
+	between_requests(db);
 	fair_served_flush(db, 1);
 	FCGX_Free(&fr, 1);
 	for (i = 0; i < PARK_MAX; i++)
@@ -453,6 +506,15 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	mdb = db_open(c);
 	db_limit_statements(mdb);
 	/*
+	 * Never blocked long by a hanging database: each statement has a
+	 * visitor's time, and after one is given up on the others fail at
+	 * once until the database answers again, so the master keeps
+	 * respawning workers and nginx keeps serving the poll documents
+	 * (which then age: clients fall back to /status).
+	 */
+	db_nonblocking(mdb);
+	db_statement_ms(mdb, c->db_visitor_timeout_ms);
+	/*
 	 * Its only session state, the samplers' named lock, is checked
 	 * before every sample (stats_try_lock), so it may move back to the
 	 * designated writer like the workers.
@@ -507,6 +569,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			cfg_free(c);
 			*c = nc;
 		}
+		db_idle(mdb, 0);
 		/* The poll documents, about twice a second. */
 		if (c->state_dir[0] != '\0' && now_ms() - state_ms >= 450) {
 			(void)statedoc_write_all(c, mdb);

@@ -63,6 +63,38 @@ static struct qbucket	 forced_bucket, miss_bucket;
 static int		 frozen;	/* see qcache_freeze() */
 
 /*
+ * Whether request r is not to read e's row again yet: r has only a
+ * cache reader's time for the database (db-status-timeout-ms: status,
+ * info, verify, the poll document), a read of the row failed less than
+ * RETRY_MS ago (the database is down, or hangs, or was just slow), and
+ * the database has answered nothing since, or less than status-cache-ms
+ * has passed (so that a late answer does not turn every poll into a
+ * read).  Requests with more time (a join, a token) may try: once the
+ * connection has a statement in flight for half a second they fail at
+ * once anyway (db_nonblocking()).  Can't fail.
+ */
+static int
+holding_off(const struct req *r, const struct qentry *e, int64_t now)
+{
+	int64_t	 since = now - e->retry_ms + RETRY_MS;
+	int64_t	 gap = r->cfg->status_cache_ms;
+
+	if (db_time_left_ms(r->db) > r->cfg->db_status_timeout_ms)
+		return 0;
+	if (now >= e->retry_ms || since < 0)
+		return 0;
+	return db_answers(r->db) == e->retry_answers || since < gap;
+}
+
+/* A read of e's row failed: hold further reads off (holding_off()). */
+static void
+hold_off(const struct req *r, struct qentry *e, int64_t now)
+{
+	e->retry_ms = now + RETRY_MS;
+	e->retry_answers = db_answers(r->db);
+}
+
+/*
  * Take one token from b, refilled at rate per second up to rate tokens.
  * Returns 1 when one was taken, 0 when the bucket is empty.
  */
@@ -260,11 +292,11 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 	 * hangs on a lock): answer from the old one without waiting on
 	 * the database again for a second.
 	 */
-	if (e != NULL && now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
+	if (e != NULL && holding_off(r, e, now))
 		return APP_DB_DOWN;
 	er = db_queue_get(r->db, slug, &q);
 	if ((er == APP_DB_DOWN || er == APP_DB) && e != NULL)
-		e->retry_ms = now + RETRY_MS;
+		hold_off(r, e, now);
 	/* The read taught us the database's clock: take time from it. */
 	if (er == APP_OK || er == APP_NOTFOUND)
 		r->now_ms = db_clock_ms(r->db);
@@ -303,24 +335,17 @@ qcache_get(struct req *r, const char *slug, struct qentry **out)
 }
 
 /*
- * Read e's admission state again for qcache_get(): not within RETRY_MS
- * of a failed read (the database is down or hangs: the caller answers
- * from the old state, marked stale).  Returns APP_OK or as
+ * Read e's admission state again for qcache_get(), unless the database
+ * did not answer lately (qcache_refresh()'s hold-off: the caller then
+ * answers from the old state, marked stale).  Returns as
  * qcache_refresh().
  */
 static enum app_err
 state_refresh(struct req *r, struct qentry *e)
 {
-	enum app_err	 er;
-	int64_t		 now = r->now_ms;
-	int		 done;
+	int	 done;
 
-	if (now < e->retry_ms && now + RETRY_MS >= e->retry_ms)
-		return APP_DB_DOWN;
-	er = qcache_refresh(r, e, 0, &done);
-	if (er == APP_DB_DOWN || er == APP_DB)
-		e->retry_ms = now + RETRY_MS;
-	return er;
+	return qcache_refresh(r, e, 0, &done);
 }
 
 enum app_err
@@ -331,6 +356,9 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 	int64_t			 now = r->now_ms;
 
 	*done = 0;
+	/* As in qcache_get(): no read while the database does not answer. */
+	if (holding_off(r, e, now))
+		return APP_DB_DOWN;
 	if (limited) {
 		if (!bucket_take(&e->forced, FORCED_PER_S, now))
 			return APP_BUSY;
@@ -339,8 +367,11 @@ qcache_refresh(struct req *r, struct qentry *e, int limited, int *done)
 			return APP_BUSY;
 		}
 	}
-	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK)
+	if ((er = db_queue_state(r->db, e->q->id, &a)) != APP_OK) {
+		if (er == APP_DB_DOWN || er == APP_DB)
+			hold_off(r, e, now);
 		return er;
+	}
 	r->now_ms = db_clock_ms(r->db);
 	qcache_set_state(e, &a, now);
 	*done = 1;

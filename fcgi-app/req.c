@@ -370,16 +370,21 @@ enum body_err
 req_read_body(struct req *r)
 {
 	enum body_err	 er;
-	int64_t		 len;
+	int64_t		 len, paused;
 	int		 absent, got;
 
 	er = req_content_length(FCGX_GetParam("CONTENT_LENGTH",
 	    r->fcgx->envp), r->cfg->max_body, &len, &absent);
 	if (er != BODY_OK)
 		return er;
+	/* A slow client's time is not the database's (db_deadline()). */
+	paused = r->db != NULL ? db_deadline_pause(r->db) : 0;
 	if (absent) {
 		/* Bytes on stdin without a length: refuse (411). */
-		if (FCGX_GetChar(r->fcgx->in) != EOF)
+		got = FCGX_GetChar(r->fcgx->in);
+		if (r->db != NULL)
+			db_deadline_resume(r->db, paused);
+		if (got != EOF)
 			return BODY_LENGTH_REQUIRED;
 		/*
 		 * EOF with an error: the connection went before the web
@@ -393,6 +398,8 @@ req_read_body(struct req *r)
 	if ((r->body = try_malloc((size_t)len + 1)) == NULL)
 		return BODY_NOMEM;
 	got = len > 0 ? FCGX_GetStr(r->body, (int)len, r->fcgx->in) : 0;
+	if (r->db != NULL)
+		db_deadline_resume(r->db, paused);
 	if (got < 0 || got != len)
 		return BODY_INCOMPLETE;
 	r->body[len] = '\0';

@@ -56,6 +56,7 @@ enum auth {
  * where it would take one, so that one rule decides on every such path.
  */
 #define RF_TAKES_NUMBER	0x40
+#define RF_QUICK	0x80	/* from the cache: db-status-timeout-ms */
 
 typedef void (*route_fn)(struct req *);
 
@@ -99,7 +100,8 @@ static const struct route routes[] = {
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
 	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
 	    page_gateway },
-	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR, page_verify },
+	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR | RF_QUICK,
+	    page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_info },
 	/* The operator console (console.c, page-console.c). */
@@ -425,6 +427,25 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 	page_room_unknown(r, slug);
 }
 
+/*
+ * How long route rt may wait for the database in all (the pool's
+ * connections are non-blocking, see db_nonblocking()): what answers from
+ * the cache (status, info, verify, the poll document) at most
+ * db-status-timeout-ms, so that it never waits behind a hanging
+ * database; the rest of the visitor path (join, token, the room, the
+ * gateway) db-visitor-timeout-ms, so that its 503 goes out within about
+ * a second; operators 0, i.e. db-timeout for each statement.
+ */
+static int64_t
+db_budget_ms(const struct route *rt, const struct cfg *c)
+{
+	if (rt->flags & (RF_STALE_OK | RF_QUICK))
+		return c->db_status_timeout_ms;
+	if (rt->flags & RF_QUEUE)
+		return c->db_visitor_timeout_ms;
+	return 0;
+}
+
 /* GET /queue/healthz: liveness, no database. */
 static void
 healthz(struct req *r)
@@ -479,6 +500,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	enum app_err		 er;
 	enum inst_ep		 ep = INST_EP_OTHER;
 	struct timespec		 t0, t1;
+	int64_t			 saved = 0;
+	int			 timed = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	instance_request_begin();
@@ -523,6 +546,9 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		    "This endpoint takes %s.", allow);
 		goto out;
 	}
+	/* Restored at the end: this may be answered inside a wait. */
+	saved = db_deadline(db, db_budget_ms(rt, c));
+	timed = 1;
 	if (rt->flags & RF_QUEUE) {
 		if (!db_queue_slug_valid(slug)) {
 			queue_not_found(&r, rt->handler, slug);
@@ -571,6 +597,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		goto out;
 	(*rt->handler)(&r);
 out:
+	if (timed)
+		db_deadline_restore(db, saved);
 	if (!r.responded)
 		http_error(&r, 500, "internal_error", "Internal error.");
 	clock_gettime(CLOCK_MONOTONIC, &t1);

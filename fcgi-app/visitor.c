@@ -309,7 +309,12 @@ again:
 	if (writers_enter() != APP_OK)
 		return APP_BUSY;
 	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
-	writers_leave();
+	/*
+	 * A join given up on (answered 503) may still write: its slot is
+	 * kept until it is done (the child's loop gives it back).
+	 */
+	if (!db_inflight(r->db))
+		writers_leave();
 	if (er == APP_NOTFOUND) {
 		/* Paused, gone, or a scheduled change is due: look again. */
 		er = qcache_refresh(r, e, 0, &done);

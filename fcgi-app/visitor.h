@@ -152,10 +152,12 @@ enum visitor_err visitor_claim(struct req *, int64_t number, int *expired);
  * with the row and is not read again (admission.h).
  * Returns APP_OK with *number and *admitted set, APP_INVALID when the
  * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
- * database does not answer (or gave up on the statement: nothing was
- * issued; also for an answer without a number), APP_BUSY when the
- * writes of the pool are stuck on the database (writers.c: answer 503
- * busy at once, nothing was issued).  Sends nothing.
+ * database does not answer within the request's time (or gave up on the
+ * statement: nothing was issued; also for an answer without a number;
+ * a number the statement issues after all is voided, join-void.h),
+ * APP_BUSY when the writes of the pool are stuck on the database
+ * (writers.c: answer 503 busy at once, nothing was issued).  Sends
+ * nothing.
  */
 enum app_err visitor_join(struct req *, int64_t *number, int *admitted);
 

@@ -50,3 +50,16 @@ dbtest_set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 		mysql_stmt_close(st);
 	return rc ? 0 : -1;
 }
+
+int
+dbtest_kill(MYSQL *my, unsigned long id)
+{
+	char	 sql[64];
+
+	snprintf(sql, sizeof(sql), "KILL %lu", id);
+	if (mysql_query(my, sql) != 0) {
+		printf("# dbtest_kill: %s\n", mysql_error(my));
+		return -1;
+	}
+	return 0;
+}

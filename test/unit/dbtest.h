@@ -18,4 +18,11 @@
  */
 int	 dbtest_set_state(MYSQL *, int64_t, const struct adm_queue *);
 
+/*
+ * End the server session with thread id (KILL), as a server restart or
+ * a network failure would end it for its client (test only).  Returns 0,
+ * or -1 (the error printed as a TAP diagnostic).
+ */
+int	 dbtest_kill(MYSQL *, unsigned long id);
+
 #endif /* DBTEST_H */

@@ -3,14 +3,18 @@
  * starts; its config file is named by AQ_TEST_CONF, else the test is
  * skipped as a whole).  Checks that the join statement does exactly what
  * adm_join() does over many states, that utf8mb4 text round-trips
- * byte-exactly (CASES C25), and that strict mode refuses over-long
- * values instead of truncating them.
+ * byte-exactly (CASES C25), that strict mode refuses over-long values
+ * instead of truncating them, and that in non-blocking mode a statement
+ * ends with its caller's time and is finished later: a join the server
+ * gets to after its deadline issues nothing, one that issues a number
+ * after its caller gave up is handed out to be voided (CASES C31).
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mysql.h>
 
@@ -20,6 +24,7 @@
 #include "db.h"
 #include "db-private.h"
 #include "dbtest.h"
+#include "join-void.h"
 #include "tap.h"
 
 static uint64_t	 rng = 0x9e3779b97f4a7c15ULL;
@@ -424,6 +429,184 @@ test_clock_filter(struct db *db)
 	    (long long)d, (long long)rtt1, (long long)rtt2);
 }
 
+/* Sleep ms milliseconds. */
+static void
+nap(int64_t ms)
+{
+	struct timespec	 ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1)
+		continue;
+}
+
+/*
+ * Finish what is in flight on db (db_idle() between naps), for at most
+ * ms.  Returns 1 when nothing is in flight any more.
+ */
+static int
+settle(struct db *db, int64_t ms)
+{
+	int64_t	 end = now_ms() + ms;
+
+	for (;;) {
+		db_idle(db, 0);
+		if (!db_inflight(db))
+			return 1;
+		if (now_ms() >= end)
+			return 0;
+		nap(10);
+	}
+}
+
+/* Lock queue id's row in a transaction of holder.  Returns 0 or -1. */
+static int
+hold_row(struct db *holder, int64_t id)
+{
+	struct adm_queue	 a;
+
+	if (db_begin(holder) != APP_OK)
+		return -1;
+	return db_queue_state_locked(holder, id, &a) == APP_OK ? 0 : -1;
+}
+
+/*
+ * Non-blocking mode (db_nonblocking()) against a row another session
+ * holds locked: every call ends with its caller's time; what was given
+ * up on is finished later, the connection taking nothing else
+ * meanwhile; a join the server gets to after its deadline issues
+ * nothing (SYSDATE in its WHERE, read after the lock is granted); one
+ * that issues a number after its caller gave up is handed out by
+ * db_late_join() and voided by visitor_join_void(); a join whose
+ * connection breaks is unknown.  The other session (holder) keeps the
+ * blocking calls.
+ */
+static void
+test_hang(const struct cfg *c, const char *prefix)
+{
+	struct db		*holder = db_open(c), *nb = db_open(c);
+	struct db_late_join	 l;
+	struct queue		 q;
+	struct adm_queue	 a, b, st;
+	char			 slug[64];
+	int64_t			 t0, ms, number = 0, t;
+	uint64_t		 answers;
+	int			 admitted = 0;
+	enum app_err		 er;
+
+	db_nonblocking(nb);
+	snprintf(slug, sizeof(slug), "%shang", prefix);
+	is_int(insert(holder, &q, slug, "hang"), APP_OK, "insert queue row");
+	(void)db_deadline(nb, 1000);
+	is_int(db_queue_state(nb, q.id, &a), APP_OK, "non-blocking: a read");
+	ok(db_answers(nb) > 0, "answers counted (%llu)",
+	    (unsigned long long)db_answers(nb));
+
+	/* 1. A join behind a held lock: 503 at its deadline, no number. */
+	ok(hold_row(holder, q.id) == 0, "another session holds the row");
+	(void)db_deadline(nb, 300);
+	t0 = now_ms();
+	er = db_queue_join(nb, q.id, DB_NOW, &number, &admitted);
+	ms = now_ms() - t0;
+	is_int(er, APP_DB_DOWN, "join behind the lock: APP_DB_DOWN");
+	ok(ms >= 290 && ms < 1500, "... at its deadline (300 ms): %lld ms",
+	    (long long)ms);
+	ok(db_inflight(nb), "... and still in flight");
+	(void)db_deadline(nb, 1000);
+	t0 = now_ms();
+	is_int(db_queue_state(nb, q.id, &b), APP_DB_DOWN,
+	    "a read meanwhile: APP_DB_DOWN (the connection is busy)");
+	ms = now_ms() - t0;
+	ok(ms < 500, "... without waiting for the lock: %lld ms",
+	    (long long)ms);
+	nap(300);
+	is_int(db_commit(holder), APP_OK, "the lock goes, after the deadline");
+	ok(settle(nb, 5000), "the join is finished in the background");
+	ok(!db_late_join(nb, &l), "taken up after its deadline: no number "
+	    "to void");
+	is_int(db_queue_state(holder, q.id, &b), APP_OK, "state read");
+	is_int(b.last_number, a.last_number, "nothing issued");
+	(void)db_deadline(nb, 1000);
+	is_int(db_queue_join(nb, q.id, DB_NOW, &number, &admitted),
+	    APP_OK, "the next join works");
+	is_int(number, a.last_number + 1, "... with the next number");
+
+	/*
+	 * 2. The server's deadline later than ours (our estimate of its
+	 * clock 5 s ahead): the join commits after we gave up, and its
+	 * number is handed out to be voided.
+	 */
+	ok(hold_row(holder, q.id) == 0, "the row held again");
+	t = now_ms();
+	db_clock_sample(nb, t, t + 5000);
+	(void)db_deadline(nb, 300);
+	is_int(db_queue_join(nb, q.id, DB_NOW, &number, &admitted),
+	    APP_DB_DOWN, "a join given up on");
+	nap(200);
+	is_int(db_commit(holder), APP_OK, "the lock goes");
+	ok(settle(nb, 5000), "the join is finished in the background");
+	ok(db_late_join(nb, &l) == 1 && !l.unknown && l.queue_id == q.id &&
+	    l.number == a.last_number + 2, "its late number is handed out "
+	    "(queue %lld number %lld unknown %d)", (long long)l.queue_id,
+	    (long long)l.number, l.unknown);
+	ok(!db_late_join(nb, &l), "... once");
+	is_int(db_queue_state(holder, q.id, &a), APP_OK, "state read");
+	(void)db_deadline(nb, 0);
+	is_int(visitor_join_void(nb, q.id, a.last_number), APP_OK,
+	    "the number is voided");
+	is_int(db_queue_state(holder, q.id, &b), APP_OK, "state read");
+	adm_settled(&b, &st);
+	is_int(st.skip, a.skip + 1, "its place is given back: skip + 1, "
+	    "scheduled a tick ahead");
+	is_int(b.last_number, a.last_number, "no number taken by that");
+	ok(adm_serving(&b, now_ms()) >= adm_serving(&a, now_ms()),
+	    "serving never goes back");
+
+	/* 3. A locking read given up on: its late rows are dropped. */
+	ok(hold_row(holder, q.id) == 0, "the row held again");
+	(void)db_deadline(nb, 200);
+	answers = db_answers(nb);
+	is_int(db_queue_state_locked(nb, q.id, &st), APP_DB_DOWN,
+	    "a locking read given up on");
+	ok(db_answers(nb) == answers, "no answer counted");
+	is_int(db_commit(holder), APP_OK, "the lock goes");
+	ok(settle(nb, 5000), "the read is finished in the background");
+	ok(db_answers(nb) > answers, "its answer counted");
+	(void)db_deadline(nb, 1000);
+	is_int(db_queue_state(nb, q.id, &a), APP_OK, "the connection reads "
+	    "again");
+	is_int(a.last_number, b.last_number, "... the right row");
+
+	/* 4. No time left: nothing is sent. */
+	(void)db_deadline(nb, 1);
+	nap(5);
+	answers = db_answers(nb);
+	is_int(db_queue_state(nb, q.id, &a), APP_DB_DOWN, "no time left: "
+	    "APP_DB_DOWN");
+	ok(!db_inflight(nb) && db_answers(nb) == answers, "... nothing sent");
+
+	/* 5. The connection of a join in flight breaks: unknown. */
+	ok(hold_row(holder, q.id) == 0, "the row held again");
+	(void)db_deadline(nb, 200);
+	is_int(db_queue_join(nb, q.id, DB_NOW, &number, &admitted),
+	    APP_DB_DOWN, "a join given up on");
+	ok(db_mysql(nb) != NULL && dbtest_kill(db_mysql(holder),
+	    mysql_thread_id(db_mysql(nb))) == 0, "its session is killed");
+	ok(settle(nb, 5000), "the broken connection is closed");
+	ok(db_late_join(nb, &l) == 1 && l.unknown && l.queue_id == q.id,
+	    "its outcome is unknown (queue %lld unknown %d)",
+	    (long long)l.queue_id, l.unknown);
+	db_rollback(holder);
+	(void)db_deadline(nb, 1000);
+	is_int(db_queue_join(nb, q.id, DB_NOW, &number, &admitted),
+	    APP_OK, "a new connection joins");
+	is_int(db_queue_state(holder, q.id, &b), APP_OK, "state read");
+	is_int(number, b.last_number, "... with the last number");
+	db_close(nb);
+	db_close(holder);
+}
+
 int
 main(void)
 {
@@ -449,6 +632,7 @@ main(void)
 	test_db_time(db, prefix);
 	test_clock_filter(db);
 	test_text(db, prefix);
+	test_hang(&c, prefix);
 	if (db_mysql(db) != NULL)
 		drop(db_mysql(db), prefix);
 	db_close(db);
