@@ -21,11 +21,13 @@
 #include "statedoc.h"
 
 struct json_object *
-statedoc_new(const struct queue *q, int64_t now)
+statedoc_new(const struct queue *q, int64_t issued, int64_t now)
 {
 	struct json_object	*o = json_object_new_object();
 	int64_t			 serving = adm_serving(&q->adm, now), p;
 
+	if (issued < q->adm.last_number)
+		issued = q->adm.last_number;
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "active",
 	    json_object_new_boolean(adm_active_at(&q->adm, now)));
@@ -33,9 +35,9 @@ statedoc_new(const struct queue *q, int64_t now)
 	json_object_object_add(o, "ratePerMinute",
 	    json_object_new_int64(adm_rate_at(&q->adm, now)));
 	json_object_object_add(o, "lastNumber",
-	    json_object_new_int64(q->adm.last_number));
+	    json_object_new_int64(issued));
 	json_object_object_add(o, "waiting",
-	    json_object_new_int64(adm_waiting(&q->adm, now)));
+	    json_object_new_int64(issued > serving ? issued - serving : 0));
 	/*
 	 * A scheduled opening: pre-queue numbers are admitted by their drawn
 	 * position, which only /status computes (the seed stays secret
@@ -57,7 +59,8 @@ statedoc_new(const struct queue *q, int64_t now)
 void
 page_state(struct req *r)
 {
-	struct json_object	*o = statedoc_new(r->qe->q, r->now_ms);
+	struct json_object	*o = statedoc_new(r->qe->q,
+	    qcache_issued(r->qe), r->now_ms);
 
 	http_header(r, "Cache-Control", "public, max-age=1");
 	http_json(r, 200, o);
@@ -148,7 +151,7 @@ statedoc_write_all(const struct cfg *c, struct db *db)
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		o = statedoc_new(qs[i], now);
+		o = statedoc_new(qs[i], 0, now);
 		if (write_one(c->state_dir, qs[i]->slug, o) == 0)
 			written++;
 		else if (!failing++)

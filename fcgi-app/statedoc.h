@@ -23,9 +23,11 @@ struct req;
  * The document of q at now (Unix ms, the database's clock) as a new
  * object (caller releases with json_object_put): {queue, active,
  * serving, ratePerMinute, lastNumber, waiting, updatedAt (Unix ms),
- * refreshSeconds}.  Can't fail.
+ * refreshSeconds}.  lastNumber is the larger of q's and issued (what
+ * this process issued since it read q).  Can't fail.
  */
-struct json_object *statedoc_new(const struct queue *q, int64_t now);
+struct json_object *statedoc_new(const struct queue *q, int64_t issued,
+	    int64_t now);
 
 /* GET /queue/<slug>/state.json from the cached row (max-age 1 s). */
 void	 page_state(struct req *);
