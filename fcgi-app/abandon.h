@@ -18,12 +18,12 @@
  *  - was looked at before, had a presence then, and has been silent
  *    since before t - g (its row is marked counted).
  * Each number is counted at most once.  The count k is added to skip
- * after re-anchoring at t (A := serving - skip, T := t), so serving
- * jumps by k and never goes backward.  Lenient: nothing is revoked; a
- * counted number that comes back is admitted when serving reaches it,
- * as any other.  Numbers admitted by such a jump have their admission
- * time estimated up to k * 60 / r s early (admission.h,
- * adm_admitted_at()), which shortens their claim window by as much.
+ * as a scheduled change (adm_schedule(): in effect ADM_TICK_MS after
+ * t), so serving jumps by k and never goes backward.  Lenient: nothing
+ * is revoked; a counted number that comes back is admitted when serving
+ * reaches it, as any other, and a number the jump admits claims its
+ * token for its whole claim window from the jump on (the claim history,
+ * admission.h).
  */
 #ifndef ABANDON_H
 #define ABANDON_H

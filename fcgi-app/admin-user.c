@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <argon2.h>
+#include <json-c/json.h>
 #include <openssl/evp.h>
 
 #include "admin-user.h"
@@ -322,4 +323,21 @@ admin_csrf_ok(const struct admin_session *s, const char *token)
 	    strlen(s->csrf) != ADMIN_CSRF_LEN)
 		return 0;
 	return crypto_ct_equal(s->csrf, token, ADMIN_CSRF_LEN);
+}
+
+struct json_object *
+admin_user_json(const struct admin_user *u)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	/* Never the password hash. */
+	json_object_object_add(o, "id", json_object_new_int64(u->id));
+	json_object_object_add(o, "name", json_object_new_string(u->name));
+	json_object_object_add(o, "disabled",
+	    json_object_new_boolean(u->disabled != 0));
+	json_object_object_add(o, "createdAt", u->created_ms != 0 ?
+	    json_object_new_int64(u->created_ms) : NULL);
+	return o;
 }

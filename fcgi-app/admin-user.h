@@ -121,4 +121,12 @@ enum app_err admin_logout(struct db *, const struct cfg *, const char *sid);
  */
 int	 admin_csrf_ok(const struct admin_session *s, const char *token);
 
+/*
+ * User u as the admin API and the CLI show it: id, name, disabled,
+ * createdAt (Unix ms), never the password hash.  A new object; NULL
+ * when memory ran out.
+ */
+struct json_object;
+struct json_object *admin_user_json(const struct admin_user *u);
+
 #endif /* ADMIN_USER_H */

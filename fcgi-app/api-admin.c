@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "admin-user.h"
 #include "admission.h"
 #include "api-admin.h"
 #include "aqueue.h"
@@ -87,35 +88,6 @@ field_error(struct req *r, const char *field, const char *msg)
 	json_object_put(x);
 }
 
-/*
- * The site object of q at now: the settings under their API names
- * (qops_queue_fields()), id, slug, the times of creation and of the
- * last operator change (Unix ms) and the live numbers.  A new object;
- * NULL when memory ran out.
- */
-static struct json_object *
-site_json(struct db *db, const struct queue *q, int64_t now)
-{
-	struct json_object	*o;
-	int64_t			 serving, created = 0, changed = 0;
-
-	if ((o = qops_queue_fields(q)) == NULL)
-		return NULL;
-	if (db_queue_times(db, q->id, &created, &changed) != APP_OK)
-		created = changed = 0;
-	put(o, "createdAt", created > 0 ? json_object_new_int64(created) :
-	    NULL);
-	put(o, "updatedAt", json_object_new_int64(changed > created ?
-	    changed : created));
-	serving = adm_serving(&q->adm, now);
-	put(o, "id", json_object_new_int64(q->id));
-	put(o, "slug", json_object_new_string(q->slug));
-	put(o, "serving", json_object_new_int64(serving));
-	put(o, "lastNumber", json_object_new_int64(q->adm.last_number));
-	put(o, "waiting", json_object_new_int64(adm_waiting(&q->adm, now)));
-	return o;
-}
-
 /* Send o with status and release it; 500 when o is NULL. */
 static void
 send_json(struct req *r, int status, struct json_object *o)
@@ -178,7 +150,7 @@ site_answer(struct req *r, int status)
 
 	if (site_load(r, &q) == -1)
 		return;
-	send_json(r, status, site_json(r->db, q, qops_now(r->db)));
+	send_json(r, status, qops_site_json(r->db, q, qops_now(r->db)));
 	qops_queue_free(q);
 }
 
@@ -255,7 +227,7 @@ sites_list(struct req *r)
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (i = 0; i < n && i < (size_t)limit; i++)
-		json_object_array_add(a, site_json(r->db, qs[i], now));
+		json_object_array_add(a, qops_site_json(r->db, qs[i], now));
 	put(o, "sites", a);
 	put(o, "next", next_json(n > (size_t)limit,
 	    n > (size_t)limit ? qs[limit - 1]->id : 0));
@@ -264,59 +236,6 @@ sites_list(struct req *r)
 	else
 		qops_list_free(qs, n);
 	send_json(r, 200, o);
-}
-
-/*
- * Set field f of *spec from JSON value v (a string field takes a string,
- * targetUrl also null for none; an integer field a JSON integer in its
- * range; a yes/no field a boolean; a time Unix ms or an ISO 8601 string,
- * null for unchanged).  Returns 0, or -1 with *err filled.
- */
-static int
-spec_from_json(struct qops_spec *spec, enum qops_field f,
-    struct json_object *v, struct qops_err *err)
-{
-	char	 num[24];
-
-	if (qops_field_is_int(f)) {
-		if (!json_object_is_type(v, json_type_int)) {
-			err->reason = QOPS_R_INVALID;
-			err->field = (int)f;
-			return -1;
-		}
-		snprintf(num, sizeof(num), "%lld",
-		    (long long)json_object_get_int64(v));
-		return qops_spec_set(spec, f, num, err) == APP_OK ? 0 : -1;
-	}
-	/* A switch is a JSON boolean, nothing else ("on", 1: 422). */
-	if (qops_field_is_bool(f)) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			err->reason = QOPS_R_INVALID;
-			err->field = (int)f;
-			return -1;
-		}
-		return qops_spec_set(spec, f, json_object_get_boolean(v) ?
-		    "1" : "0", err) == APP_OK ? 0 : -1;
-	}
-	/* A time: Unix ms or ISO 8601; null: none (cancels one). */
-	if (qops_field_is_time(f) && v == NULL)
-		return qops_spec_set(spec, f, "none", err) == APP_OK ? 0 : -1;
-	if (qops_field_is_time(f) && json_object_is_type(v, json_type_int)) {
-		snprintf(num, sizeof(num), "%lld",
-		    (long long)json_object_get_int64(v));
-		return qops_spec_set(spec, f, num, err) == APP_OK ? 0 : -1;
-	}
-	if (v == NULL && f == QOPS_F_TARGET)
-		return qops_spec_set(spec, f, "", err) == APP_OK ? 0 : -1;
-	if (!json_object_is_type(v, json_type_string) ||
-	    strlen(json_object_get_string(v)) !=
-	    (size_t)json_object_get_string_len(v)) {
-		err->reason = QOPS_R_INVALID;
-		err->field = (int)f;
-		return -1;
-	}
-	return qops_spec_set(spec, f, json_object_get_string(v), err) ==
-	    APP_OK ? 0 : -1;
 }
 
 /*
@@ -336,7 +255,8 @@ spec_from_body(struct req *r, struct json_object *body,
 		if (!json_object_object_get_ex(body,
 		    qops_field_key((enum qops_field)f), &v))
 			continue;
-		if (spec_from_json(spec, (enum qops_field)f, v, &err) == -1) {
+		if (qops_spec_json(spec, (enum qops_field)f, v, &err) !=
+		    APP_OK) {
 			qops_answer(r, &err);
 			return -1;
 		}
@@ -389,7 +309,7 @@ site_create(struct req *r)
 		goto out;
 	}
 	o = json_object_new_object();
-	put(o, "site", site_json(r->db, q, qops_now(r->db)));
+	put(o, "site", qops_site_json(r->db, q, qops_now(r->db)));
 	put(o, "secret", json_object_new_string(secret));
 	send_json(r, 201, o);
 out:
@@ -421,9 +341,6 @@ api_site_patch(struct req *r)
 	struct qops_err		 err;
 	struct queue		*q = NULL;
 	enum visitor_err	 ve;
-	enum app_err		 er = APP_OK;
-	int64_t			 rate = 0;
-	int			 active = -1;
 
 	if (site_load(r, &q) == -1)
 		return;
@@ -439,30 +356,11 @@ api_site_patch(struct req *r)
 		    "or send it as it is");
 		goto out;
 	}
-	if (json_object_object_get_ex(body, "active", &v)) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			field_error(r, "active", "active must be true or "
-			    "false");
-			goto out;
-		}
-		active = json_object_get_boolean(v);
-	}
+	/* Every field in one change: all of it, or nothing. */
 	if (spec_from_body(r, body, &spec) == -1)
 		goto out;
-	/* The rate through qops_set_rate(), as the CLI's set-rate. */
-	if (spec.set & QOPS_BIT(QOPS_F_RATE)) {
-		rate = spec.rate;
-		spec.set &= ~QOPS_BIT(QOPS_F_RATE);
-	}
-	if (spec.set != 0)
-		er = qops_update(r->db, q->slug, &spec, &err, &r->who);
-	if (er == APP_OK && rate != 0 && rate != adm_settled_rate(&q->adm))
-		er = qops_set_rate(r->db, q->slug, rate, &err, &r->who);
-	if (er == APP_OK && active == 0 && adm_settled_active(&q->adm))
-		er = qops_pause(r->db, q->slug, &err, &r->who);
-	if (er == APP_OK && active == 1 && !adm_settled_active(&q->adm))
-		er = qops_resume(r->db, q->slug, &err, &r->who);
-	if (er != APP_OK) {
+	if (spec.set != 0 &&
+	    qops_update(r->db, q->slug, &spec, &err, &r->who) != APP_OK) {
 		qops_answer(r, &err);
 		goto out;
 	}
@@ -562,29 +460,6 @@ api_site_rotate(struct req *r)
 	qops_queue_free(q);
 }
 
-/* A time in DB ms as JSON: null for 0. */
-static struct json_object *
-ms_json(int64_t ms)
-{
-	return ms == 0 ? NULL : json_object_new_int64(ms);
-}
-
-/* The JSON of API key k (never the key itself). */
-static struct json_object *
-key_json(const struct api_key *k)
-{
-	struct json_object	*o = json_object_new_object();
-
-	put(o, "id", json_object_new_int64(k->id));
-	put(o, "siteId", json_object_new_int64(k->queue_id));
-	put(o, "name", json_object_new_string(k->name));
-	put(o, "prefix", json_object_new_string(k->prefix));
-	put(o, "createdAt", ms_json(k->created_ms));
-	put(o, "lastUsedAt", ms_json(k->last_used_ms));
-	put(o, "revokedAt", ms_json(k->revoked_ms));
-	return o;
-}
-
 /* POST /sites/<id>/keys {"name"}: a new key, shown once (201). */
 static void
 key_create(struct req *r, const struct queue *q)
@@ -617,7 +492,7 @@ key_create(struct req *r, const struct queue *q)
 	if (qops_key_list(r->db, q->slug, &k, &n, &err, &r->who) == APP_OK)
 		for (i = 0; i < n; i++)
 			if (k[i].id == id)
-				put(o, "apiKey", key_json(&k[i]));
+				put(o, "apiKey", qops_key_json(&k[i]));
 	put(o, "key", json_object_new_string(key));
 	send_json(r, 201, o);
 	free(k);
@@ -656,7 +531,7 @@ api_site_keys(struct req *r)
 			continue;
 		if (shown == (size_t)limit)
 			break;
-		json_object_array_add(a, key_json(&k[i]));
+		json_object_array_add(a, qops_key_json(&k[i]));
 		shown++;
 	}
 	put(o, "keys", a);
@@ -681,29 +556,6 @@ api_key_revoke(struct req *r)
 		qops_answer(r, &err);
 	else
 		http_send(r, 204, NULL, NULL, 0);
-}
-
-/* The JSON of one audit row. */
-static struct json_object *
-audit_json(const struct audit_entry *e)
-{
-	struct json_object	*o = json_object_new_object();
-
-	put(o, "id", json_object_new_int64(e->id));
-	put(o, "at", json_object_new_int64(e->at_ms));
-	put(o, "actorKind", json_object_new_string(e->actor_kind));
-	put(o, "actor", json_object_new_string(e->actor_name));
-	put(o, "siteId", e->queue_id != 0 ?
-	    json_object_new_int64(e->queue_id) : NULL);
-	put(o, "slug", e->queue_slug[0] != '\0' ?
-	    json_object_new_string(e->queue_slug) : NULL);
-	put(o, "action", json_object_new_string(e->action));
-	put(o, "before", e->before_json != NULL ?
-	    json_tokener_parse(e->before_json) : NULL);
-	put(o, "after", e->after_json != NULL ?
-	    json_tokener_parse(e->after_json) : NULL);
-	put(o, "clientAddr", json_object_new_string(e->client_addr));
-	return o;
 }
 
 /*
@@ -751,7 +603,7 @@ audit_answer(struct req *r, int64_t queue_id)
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (i = 0; i < n && i < (size_t)limit; i++)
-		json_object_array_add(a, audit_json(&e[i]));
+		json_object_array_add(a, qops_audit_json(&e[i]));
 	put(o, "entries", a);
 	put(o, "next", next_json(n > (size_t)limit,
 	    n > (size_t)limit ? e[limit - 1].id : 0));
@@ -809,7 +661,7 @@ void
 api_users(struct req *r)
 {
 	struct admin_user	*u = NULL;
-	struct json_object	*o, *a, *x;
+	struct json_object	*o, *a;
 	size_t			 n = 0, i, shown = 0;
 	int64_t			 limit, cursor;
 
@@ -828,13 +680,7 @@ api_users(struct req *r)
 			continue;
 		if (shown == (size_t)limit)
 			break;
-		/* Never the password hash. */
-		x = json_object_new_object();
-		put(x, "id", json_object_new_int64(u[i].id));
-		put(x, "name", json_object_new_string(u[i].name));
-		put(x, "disabled", json_object_new_boolean(u[i].disabled != 0));
-		put(x, "createdAt", ms_json(u[i].created_ms));
-		json_object_array_add(a, x);
+		json_object_array_add(a, admin_user_json(&u[i]));
 		shown++;
 	}
 	put(o, "users", a);

@@ -35,6 +35,8 @@ void	*xcalloc(size_t, size_t);
 char	*xstrdup(const char *);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	*try_malloc(size_t);
+void	*try_calloc(size_t, size_t);
+char	*try_strdup(const char *);
 char	*try_strndup(const char *, size_t);
 
 /*

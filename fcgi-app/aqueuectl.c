@@ -324,56 +324,6 @@ cmd_state(struct db *db, const struct cfg *c, const char *slug,
 	return 0;
 }
 
-/* A queue's settings and live state at now as a new JSON object. */
-static struct json_object *
-queue_json(const struct queue *q, int64_t now)
-{
-	struct json_object	*o = json_object_new_object();
-
-	json_object_object_add(o, "id", json_object_new_int64(q->id));
-	json_object_object_add(o, "slug", json_object_new_string(q->slug));
-	json_object_object_add(o, "name", json_object_new_string(q->name));
-	json_object_object_add(o, "targetUrl", q->target_url ?
-	    json_object_new_string(q->target_url) : NULL);
-	json_object_object_add(o, "shopDomains",
-	    json_object_new_string(q->shop_domains));
-	json_object_object_add(o, "ratePerMinute",
-	    json_object_new_int64(adm_settled_rate(&q->adm)));
-	json_object_object_add(o, "burst",
-	    json_object_new_int64(adm_burst(&q->adm)));
-	json_object_object_add(o, "active",
-	    json_object_new_boolean(adm_settled_active(&q->adm)));
-	json_object_object_add(o, "lastNumber",
-	    json_object_new_int64(q->adm.last_number));
-	json_object_object_add(o, "serving",
-	    json_object_new_int64(adm_serving(&q->adm, now)));
-	json_object_object_add(o, "tokenTtlSeconds",
-	    json_object_new_int64(q->token_ttl_s));
-	json_object_object_add(o, "claimWindowSeconds",
-	    json_object_new_int64(q->adm.claim_window_s));
-	json_object_object_add(o, "headerImageUrl",
-	    json_object_new_string(q->header_image_url));
-	json_object_object_add(o, "displayName",
-	    json_object_new_string(q->display_name));
-	json_object_object_add(o, "message",
-	    json_object_new_string(q->message));
-	json_object_object_add(o, "accentColor",
-	    json_object_new_string(q->accent));
-	json_object_object_add(o, "jsonQueuedStatus",
-	    json_object_new_int64(q->json_queued_status));
-	json_object_object_add(o, "jsonCookieSuffix",
-	    json_object_new_string(q->json_cookie));
-	/* Scheduled opening (the seed itself only in the room's info). */
-	draw_info_json(o, q, NULL, 0, now);
-	if (q->abandon_grace_s > 0) {
-		json_object_object_add(o, "abandonment",
-		    json_object_new_boolean(1));
-		json_object_object_add(o, "abandonGraceSeconds",
-		    json_object_new_int64(q->abandon_grace_s));
-	}
-	return o;
-}
-
 /* Print o pretty-printed and release it. */
 static void
 print_json(struct json_object *o)
@@ -405,7 +355,7 @@ cmd_show(struct db *db, const char *slug, int exists_only)
 	}
 	if (er != APP_OK)
 		return report(&err, slug);
-	print_json(queue_json(q, qops_now(db)));
+	print_json(qops_site_json(db, q, qops_now(db)));
 	qops_queue_free(q);
 	return 0;
 }
@@ -464,7 +414,8 @@ cmd_list(struct db *db, int argc, char *argv[])
 	if (json) {
 		a = json_object_new_array();
 		for (i = 0; i < n; i++)
-			json_object_array_add(a, queue_json(qs[i], now));
+			json_object_array_add(a,
+			    qops_site_json(db, qs[i], now));
 		print_json(a);
 		qops_list_free(qs, n);
 		return 0;
@@ -535,13 +486,6 @@ cli_principal(struct principal *who)
 		    (unsigned long)getuid());
 }
 
-/* A time in DB ms as a JSON value: null for 0. */
-static struct json_object *
-ms_json(int64_t ms)
-{
-	return ms == 0 ? NULL : json_object_new_int64(ms);
-}
-
 /* Print o on one line and release it. */
 static void
 print_line(struct json_object *o)
@@ -551,31 +495,14 @@ print_line(struct json_object *o)
 	json_object_put(o);
 }
 
-/* Print the keys k[0..n) as JSON lines. */
+/* Print the keys k[0..n) as JSON lines (the admin API's objects). */
 static void
 print_keys(const struct api_key *k, size_t n)
 {
-	struct json_object	*o;
-	size_t			 i;
+	size_t	 i;
 
-	for (i = 0; i < n; i++) {
-		o = json_object_new_object();
-		json_object_object_add(o, "id",
-		    json_object_new_int64(k[i].id));
-		json_object_object_add(o, "queue",
-		    json_object_new_string(k[i].queue_slug));
-		json_object_object_add(o, "name",
-		    json_object_new_string(k[i].name));
-		json_object_object_add(o, "prefix",
-		    json_object_new_string(k[i].prefix));
-		json_object_object_add(o, "createdMs",
-		    ms_json(k[i].created_ms));
-		json_object_object_add(o, "lastUsedMs",
-		    ms_json(k[i].last_used_ms));
-		json_object_object_add(o, "revokedMs",
-		    ms_json(k[i].revoked_ms));
-		print_line(o);
-	}
+	for (i = 0; i < n; i++)
+		print_line(qops_key_json(&k[i]));
 }
 
 /*
@@ -631,34 +558,14 @@ cmd_key(struct db *db, int argc, char *argv[])
 	return EXIT_USAGE;
 }
 
-/* Print the audit rows e[0..n) as JSON lines. */
+/* Print the audit rows e[0..n) as JSON lines (the API's objects). */
 static void
 print_audit(const struct audit_entry *e, size_t n)
 {
-	struct json_object	*o;
-	size_t			 i;
+	size_t	 i;
 
-	for (i = 0; i < n; i++) {
-		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int64(e[i].id));
-		json_object_object_add(o, "atMs",
-		    json_object_new_int64(e[i].at_ms));
-		json_object_object_add(o, "actorKind",
-		    json_object_new_string(e[i].actor_kind));
-		json_object_object_add(o, "actor",
-		    json_object_new_string(e[i].actor_name));
-		json_object_object_add(o, "queue", e[i].queue_slug[0] ?
-		    json_object_new_string(e[i].queue_slug) : NULL);
-		json_object_object_add(o, "action",
-		    json_object_new_string(e[i].action));
-		json_object_object_add(o, "before", e[i].before_json ?
-		    json_tokener_parse(e[i].before_json) : NULL);
-		json_object_object_add(o, "after", e[i].after_json ?
-		    json_tokener_parse(e[i].after_json) : NULL);
-		json_object_object_add(o, "clientAddr",
-		    json_object_new_string(e[i].client_addr));
-		print_line(o);
-	}
+	for (i = 0; i < n; i++)
+		print_line(qops_audit_json(&e[i]));
 }
 
 /*

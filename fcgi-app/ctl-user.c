@@ -120,7 +120,7 @@ static int
 user_list(struct db *db, int json)
 {
 	struct admin_user	*u;
-	struct json_object	*a, *o;
+	struct json_object	*a;
 	size_t			 n, i;
 	enum app_err		 er;
 
@@ -128,16 +128,8 @@ user_list(struct db *db, int json)
 		return failed(er, "");
 	if (json) {
 		a = json_object_new_array();
-		for (i = 0; i < n; i++) {
-			o = json_object_new_object();
-			json_object_object_add(o, "name",
-			    json_object_new_string(u[i].name));
-			json_object_object_add(o, "createdMs",
-			    json_object_new_int64(u[i].created_ms));
-			json_object_object_add(o, "disabled",
-			    json_object_new_boolean(u[i].disabled != 0));
-			json_object_array_add(a, o);
-		}
+		for (i = 0; i < n; i++)
+			json_object_array_add(a, admin_user_json(&u[i]));
 		puts(json_object_to_json_string_ext(a,
 		    JSON_C_TO_STRING_PLAIN));
 		json_object_put(a);

@@ -12,36 +12,6 @@
 #include "aqueue.h"
 #include "db-private.h"
 
-enum app_err
-db_queue_set_draw(struct db *db, const struct queue *q, int rearm)
-{
-	MYSQL_BIND	 p[10];
-	int64_t		 re = rearm ? 1 : 0, opens = q->adm.opens_at_ms;
-	int64_t		 open = q->adm.draw_open, count = q->adm.draw_count;
-	int64_t		 grace = q->abandon_grace_s, id = q->id;
-	unsigned long	 slen = q->draw_seed_sealed_len;
-	unsigned long	 hlen = strlen(q->draw_seed_hash);
-	static my_bool	 null = 1;
-
-	db_bind_int(&p[0], &re);
-	db_bind_blob(&p[1], q->draw_seed_sealed, &slen);
-	if (slen == 0)
-		p[1].is_null = &null;
-	db_bind_int(&p[2], &re);
-	db_bind_str(&p[3], q->draw_seed_hash, &hlen);
-	if (hlen == 0)
-		p[3].is_null = &null;
-	db_bind_int(&p[4], &re);
-	db_bind_int(&p[5], &opens);
-	if (opens <= 0)
-		p[5].is_null = &null;
-	db_bind_int(&p[6], &open);
-	db_bind_int(&p[7], &count);
-	db_bind_int(&p[8], &grace);
-	db_bind_int(&p[9], &id);
-	return db_run(db, STMT_QUEUE_SET_DRAW, p, NULL, NULL);
-}
-
 /* State of db_draw_seedless() while the rows come in. */
 struct seedless {
 	struct draw_pending	*out, row;

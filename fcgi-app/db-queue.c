@@ -13,10 +13,10 @@
 
 #include "aqueue.h"
 #include "db-private.h"
+#include "fields.h"
 #include "log.h"
+#include "queue-fields.h"
 
-#define URLCOL_MAX	2048
-#define DOMAINS_COL_MAX	8192
 
 int
 db_queue_slug_valid(const char *s)
@@ -61,37 +61,37 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 		db_bind_int(&r[i], cols[i]);
 }
 
-/* Result columns of what visitors see (LOOK_COLS in db.c). */
-#define LOOK_NCOLS	6
-#define MESSAGE_COL_MAX	(LOOK_MESSAGE_MAX * 4)
+/* The opening's parameters of a row's write (DRAW_SET_SQL in db.c). */
+#define DRAW_NCOLS	6
 
-/* Then the draw seed, its hash and the abandonment grace period. */
-#define ROW_NCOLS	(8 + STATE_NCOLS + LOOK_NCOLS + 3)
+/* The bytes a text setting's column holds: its characters in UTF-8. */
+static size_t
+text_cap(const struct fld *f)
+{
+	return (size_t)f->max * 4;
+}
 
-/* Result buffers for a full queue row (QUEUE_COLS in db.c). */
+/*
+ * Result buffers for a whole queue row (QUEUE_COLS in db.c): the id,
+ * the slug and the keys, the settings of the field table, the state,
+ * the draw's seed.  texts holds each text setting's buffer.
+ */
 struct queue_res {
-	int64_t		 id, ttl, active, dbnow;
+	int64_t		 id, active, dbnow;
 	struct adm_queue adm;
 	char		 slug[SLUG_MAX + 1];
-	char		 name[NAME_MAX_CHARS * 4 + 1];
-	char		 target[URLCOL_MAX + 1];
-	char		 domains[DOMAINS_COL_MAX + 1];
 	uint8_t		 secret[SEALED_MAX], tkey[SEALED_MAX];
-	unsigned long	 len[8];
-	my_bool		 target_null;
-	char		 image[URLCOL_MAX + 1];
-	char		 display[NAME_MAX_CHARS * 4 + 1];
-	char		 message[MESSAGE_COL_MAX + 1];
-	char		 accent[8];
-	int64_t		 json_status;
-	char		 jcookie[33];
-	unsigned long	 look_len[5];
+	unsigned long	 len[4];
+	char		*text[QOPS_F__MAX];
+	unsigned long	 tlen[QOPS_F__MAX];
+	my_bool		 tnull[QOPS_F__MAX];
+	int64_t		 iv[QOPS_F__MAX];
 	uint8_t		 seed[SEALED_MAX];
 	char		 seed_hash[65];
 	unsigned long	 seed_len, hash_len;
 	my_bool		 seed_null;
-	int64_t		 grace;
-	MYSQL_BIND	 b[ROW_NCOLS];
+	MYSQL_BIND	 b[4 + QOPS_F__MAX + STATE_NCOLS + 2];
+	char		*texts;
 };
 
 static void
@@ -105,127 +105,189 @@ res_buf(MYSQL_BIND *b, enum enum_field_types t, void *buf, size_t cap,
 	b->length = len;
 }
 
-/* Result binds of LOOK_COLS, from b[0]. */
-static void
-look_bind(MYSQL_BIND *b, struct queue_res *r)
+/*
+ * A new struct queue_res with its result binds set up.  Returns it
+ * (free with queue_res_free()), or NULL when memory ran out.
+ */
+static struct queue_res *
+queue_res_new(void)
 {
-	res_buf(&b[0], MYSQL_TYPE_STRING, r->image, sizeof(r->image) - 1,
-	    &r->look_len[0]);
-	res_buf(&b[1], MYSQL_TYPE_STRING, r->display,
-	    sizeof(r->display) - 1, &r->look_len[1]);
-	res_buf(&b[2], MYSQL_TYPE_STRING, r->message,
-	    sizeof(r->message) - 1, &r->look_len[2]);
-	res_buf(&b[3], MYSQL_TYPE_STRING, r->accent, sizeof(r->accent) - 1,
-	    &r->look_len[3]);
-	db_bind_int(&b[4], &r->json_status);
-	res_buf(&b[5], MYSQL_TYPE_STRING, r->jcookie, sizeof(r->jcookie) - 1,
-	    &r->look_len[4]);
+	struct queue_res	*r;
+	const struct fld	*f;
+	size_t			 i, k = 0, bytes = 0;
+
+	for (i = 0; i < QOPS_F__MAX; i++)
+		if (qops_field_stored((enum qops_field)i) &&
+		    queue_fields[i].type == FLD_TEXT)
+			bytes += text_cap(&queue_fields[i]) + 1;
+	if ((r = try_calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	if ((r->texts = try_malloc(bytes)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	db_bind_int(&r->b[k++], &r->id);
+	res_buf(&r->b[k++], MYSQL_TYPE_STRING, r->slug, sizeof(r->slug) - 1,
+	    &r->len[1]);
+	res_buf(&r->b[k++], MYSQL_TYPE_BLOB, r->secret, sizeof(r->secret),
+	    &r->len[2]);
+	res_buf(&r->b[k++], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
+	    &r->len[3]);
+	bytes = 0;
+	for (i = 0; i < QOPS_F__MAX; i++) {
+		f = &queue_fields[i];
+		if (!qops_field_stored((enum qops_field)i))
+			continue;
+		if (f->type != FLD_TEXT) {
+			db_bind_int(&r->b[k++], &r->iv[i]);
+			continue;
+		}
+		r->text[i] = r->texts + bytes;
+		res_buf(&r->b[k], MYSQL_TYPE_STRING, r->text[i], text_cap(f),
+		    &r->tlen[i]);
+		r->b[k++].is_null = &r->tnull[i];
+		bytes += text_cap(f) + 1;
+	}
+	state_bind(&r->b[k], &r->adm, &r->active, &r->dbnow);
+	k += STATE_NCOLS;
+	res_buf(&r->b[k], MYSQL_TYPE_BLOB, r->seed, sizeof(r->seed),
+	    &r->seed_len);
+	r->b[k++].is_null = &r->seed_null;
+	res_buf(&r->b[k], MYSQL_TYPE_STRING, r->seed_hash,
+	    sizeof(r->seed_hash) - 1, &r->hash_len);
+	return r;
 }
 
-/* Set up the result binds of a full row. */
 static void
-queue_res_bind(struct queue_res *r)
+queue_res_free(struct queue_res *r)
 {
-	memset(r, 0, sizeof(*r));
-	db_bind_int(&r->b[0], &r->id);
-	res_buf(&r->b[1], MYSQL_TYPE_STRING, r->slug, sizeof(r->slug) - 1,
-	    &r->len[1]);
-	res_buf(&r->b[2], MYSQL_TYPE_STRING, r->name, sizeof(r->name) - 1,
-	    &r->len[2]);
-	res_buf(&r->b[3], MYSQL_TYPE_STRING, r->target,
-	    sizeof(r->target) - 1, &r->len[3]);
-	r->b[3].is_null = &r->target_null;
-	res_buf(&r->b[4], MYSQL_TYPE_STRING, r->domains,
-	    sizeof(r->domains) - 1, &r->len[4]);
-	db_bind_int(&r->b[5], &r->ttl);
-	res_buf(&r->b[6], MYSQL_TYPE_BLOB, r->secret, sizeof(r->secret),
-	    &r->len[6]);
-	res_buf(&r->b[7], MYSQL_TYPE_BLOB, r->tkey, sizeof(r->tkey),
-	    &r->len[7]);
-	state_bind(&r->b[8], &r->adm, &r->active, &r->dbnow);
-	look_bind(&r->b[8 + STATE_NCOLS], r);
-	res_buf(&r->b[8 + STATE_NCOLS + LOOK_NCOLS], MYSQL_TYPE_BLOB, r->seed,
-	    sizeof(r->seed), &r->seed_len);
-	r->b[8 + STATE_NCOLS + LOOK_NCOLS].is_null = &r->seed_null;
-	res_buf(&r->b[9 + STATE_NCOLS + LOOK_NCOLS], MYSQL_TYPE_STRING,
-	    r->seed_hash, sizeof(r->seed_hash) - 1, &r->hash_len);
-	db_bind_int(&r->b[10 + STATE_NCOLS + LOOK_NCOLS], &r->grace);
+	if (r == NULL)
+		return;
+	free(r->texts);
+	free(r);
 }
 
 /*
- * Copy a fetched row into a new struct queue.  Returns it (caller frees
- * with db_queue_free), or NULL on allocation failure.
+ * Copy a fetched row into a new struct queue, the operator's view set
+ * (qops_view()).  Returns it (caller frees with db_queue_free), or NULL
+ * on allocation failure.
  */
 static struct queue *
 queue_fill(struct queue_res *r)
 {
-	struct queue	*q;
+	const struct fld	*f;
+	struct queue		*q;
+	char			**t;
+	size_t			 i;
 
-	if ((q = calloc(1, sizeof(*q))) == NULL)
+	if ((q = try_calloc(1, sizeof(*q))) == NULL)
 		return NULL;
-	r->slug[r->len[1]] = '\0';
-	r->name[r->len[2]] = '\0';
-	r->target[r->len[3]] = '\0';
-	r->domains[r->len[4]] = '\0';
 	q->id = r->id;
-	q->slug = strdup(r->slug);
-	q->name = strdup(r->name);
-	q->target_url = r->target_null ? NULL : strdup(r->target);
-	q->shop_domains = strdup(r->domains);
+	if ((q->slug = try_strndup(r->slug, r->len[1])) == NULL)
+		goto fail;
+	for (i = 0; i < QOPS_F__MAX; i++) {
+		f = &queue_fields[i];
+		if (!qops_field_stored((enum qops_field)i))
+			continue;
+		if (f->type != FLD_TEXT) {
+			*(int64_t *)(void *)((char *)q + f->roff) = r->iv[i];
+			continue;
+		}
+		t = (char **)(void *)((char *)q + f->roff);
+		if (!r->tnull[i] && (*t = try_strndup(r->text[i],
+		    r->tlen[i])) == NULL)
+			goto fail;
+	}
 	q->adm = r->adm;
 	q->adm.active = r->active != 0;
-	q->token_ttl_s = r->ttl;
-	memcpy(q->secret_sealed, r->secret, r->len[6]);
-	q->secret_sealed_len = r->len[6];
-	memcpy(q->ticket_key_sealed, r->tkey, r->len[7]);
-	q->ticket_key_sealed_len = r->len[7];
-	r->image[r->look_len[0]] = '\0';
-	r->display[r->look_len[1]] = '\0';
-	r->message[r->look_len[2]] = '\0';
-	r->accent[r->look_len[3]] = '\0';
-	q->header_image_url = strdup(r->image);
-	q->display_name = strdup(r->display);
-	q->message = strdup(r->message);
-	q->accent = strdup(r->accent);
-	q->json_queued_status = r->json_status;
-	r->jcookie[r->look_len[4]] = '\0';
-	q->json_cookie = strdup(r->jcookie);
-	if (q->header_image_url == NULL || q->display_name == NULL ||
-	    q->message == NULL || q->accent == NULL ||
-	    q->json_cookie == NULL) {
-		db_queue_free(q);
-		return NULL;
-	}
+	memcpy(q->secret_sealed, r->secret, r->len[2]);
+	q->secret_sealed_len = r->len[2];
+	memcpy(q->ticket_key_sealed, r->tkey, r->len[3]);
+	q->ticket_key_sealed_len = r->len[3];
 	if (!r->seed_null) {
 		memcpy(q->draw_seed_sealed, r->seed, r->seed_len);
 		q->draw_seed_sealed_len = r->seed_len;
 	}
 	memcpy(q->draw_seed_hash, r->seed_hash, r->hash_len);
 	q->draw_seed_hash[r->hash_len] = '\0';
-	q->abandon_grace_s = r->grace;
-	if (q->slug == NULL || q->name == NULL || q->shop_domains == NULL ||
-	    (!r->target_null && q->target_url == NULL)) {
-		db_queue_free(q);
-		return NULL;
-	}
+	qops_view(q);
 	return q;
+fail:
+	db_queue_free(q);
+	return NULL;
 }
 
 void
 db_queue_free(struct queue *q)
 {
+	size_t	 i;
+
 	if (q == NULL)
 		return;
 	free(q->slug);
-	free(q->name);
-	free(q->target_url);
-	free(q->shop_domains);
-	free(q->header_image_url);
-	free(q->display_name);
-	free(q->message);
-	free(q->accent);
-	free(q->json_cookie);
+	for (i = 0; i < QOPS_F__MAX; i++)
+		fld_free(&queue_fields[i], q);
 	free(q);
+}
+
+/*
+ * Bind the settings of q stored by column (qops_sql() order) into p,
+ * with len one length per field; a text not set is "" (NULL only for a
+ * FLD_NULL_EMPTY row).  Returns the parameters bound.
+ */
+static size_t
+settings_bind(MYSQL_BIND *p, const struct queue *q, unsigned long *len)
+{
+	const struct fld	*f;
+	const char		*t;
+	size_t			 i, k = 0;
+
+	for (i = 0; i < QOPS_F__MAX; i++) {
+		f = &queue_fields[i];
+		if (!qops_field_stored((enum qops_field)i))
+			continue;
+		if (f->type == FLD_TEXT && (t = fld_str(f, q,
+		    FLD_AT_ROW)) == NULL && !(f->flags & FLD_NULL_EMPTY))
+			t = "";
+		if (f->type == FLD_TEXT)
+			db_bind_str(&p[k++], t, &len[i]);
+		else
+			db_bind_int(&p[k++], (int64_t *)(uintptr_t)
+			    ((const char *)q + f->roff));
+	}
+	return k;
+}
+
+/* The opening's parameters of a row's write, from q. */
+struct draw_params {
+	int64_t		 opens, open, count, arm;
+	unsigned long	 slen, hlen;
+};
+
+/*
+ * Bind DRAW_NCOLS parameters of DRAW_SET_SQL from q into p (d holds
+ * their values; arm: 1 for an arming, which counts in draw_arm).
+ */
+static void
+draw_bind(MYSQL_BIND *p, const struct queue *q, int arm,
+    struct draw_params *d)
+{
+	static my_bool	 null = 1;
+
+	d->opens = q->adm.opens_at_ms;
+	d->open = q->adm.draw_open;
+	d->count = q->adm.draw_count;
+	d->arm = arm ? 1 : 0;
+	d->slen = q->draw_seed_sealed_len;
+	d->hlen = strlen(q->draw_seed_hash);
+	db_bind_int(&p[0], &d->opens);
+	db_bind_int(&p[1], &d->open);
+	db_bind_int(&p[2], &d->count);
+	db_bind_blob(&p[3], q->draw_seed_sealed, &d->slen);
+	if (d->slen == 0)
+		p[3].is_null = &null;
+	db_bind_str(&p[4], q->draw_seed_hash, &d->hlen);
+	db_bind_int(&p[5], &d->arm);
 }
 
 /*
@@ -236,22 +298,24 @@ db_queue_free(struct queue *q)
 static enum app_err
 queue_read(struct db *db, enum stmt s, MYSQL_BIND *p, struct queue **out)
 {
-	struct queue_res	 r;
+	struct queue_res	*r;
 	int64_t			 t0;
 	int			 has = 0;
 	enum app_err		 er;
 
 	*out = NULL;
-	queue_res_bind(&r);
-	t0 = now_us();
-	if ((er = db_run(db, s, p, r.b, &has)) != APP_OK)
-		return er;
-	if (!has)
-		return APP_NOTFOUND;
-	db_clock_sample(db, t0, r.dbnow);
-	if ((*out = queue_fill(&r)) == NULL)
+	if ((r = queue_res_new()) == NULL)
 		return APP_ENOMEM;
-	return APP_OK;
+	t0 = now_us();
+	if ((er = db_run(db, s, p, r->b, &has)) == APP_OK && !has)
+		er = APP_NOTFOUND;
+	if (er == APP_OK) {
+		db_clock_sample(db, t0, r->dbnow);
+		if ((*out = queue_fill(r)) == NULL)
+			er = APP_ENOMEM;
+	}
+	queue_res_free(r);
+	return er;
 }
 
 /* db_queue_get / db_queue_get_locked: statement s by slug. */
@@ -489,44 +553,27 @@ db_late_join(struct db *db, struct db_late_join *out)
 enum app_err
 db_queue_insert(struct db *db, struct queue *q)
 {
-	MYSQL_BIND	 p[30];
-	unsigned long	 len[4], slen, tlen;
+	MYSQL_BIND	 p[3 + QOPS_F__MAX + ADM_WRITE_NCOLS + 5 + DRAW_NCOLS];
+	unsigned long	 len[QOPS_F__MAX], slug_len, slen, tlen;
 	int64_t		 active = q->adm.active;
-	struct adm_queue *a = &q->adm;
+	struct adm_queue a = q->adm;
+	struct draw_params d;
+	int64_t		*ring[5] = { &a.last_number, &a.tick, &a.l_tick,
+			    &a.l_tick1, &a.l_tick2 };
 	enum app_err	 er;
+	size_t		 k, i;
 
-	db_bind_str(&p[0], q->slug, &len[0]);
-	db_bind_str(&p[1], q->name, &len[1]);
-	db_bind_str(&p[2], q->target_url, &len[2]);
-	db_bind_str(&p[3], q->shop_domains, &len[3]);
-	db_bind_int(&p[4], &q->token_ttl_s);
+	db_bind_str(&p[0], q->slug, &slug_len);
 	slen = q->secret_sealed_len;
 	tlen = q->ticket_key_sealed_len;
-	db_bind_blob(&p[5], q->secret_sealed, &slen);
-	db_bind_blob(&p[6], q->ticket_key_sealed, &tlen);
-	db_bind_int(&p[7], &a->rate_per_minute);
-	db_bind_int(&p[8], &a->burst);
-	db_bind_int(&p[9], &a->anchor_number);
-	db_bind_int(&p[10], &a->anchor_time_ms);
-	db_bind_int(&p[11], &a->last_number);
-	db_bind_int(&p[12], &a->skip);
-	db_bind_int(&p[13], &active);
-	db_bind_int(&p[14], &a->floor);
-	db_bind_int(&p[15], &a->claim_window_s);
-	db_bind_int(&p[16], &a->tick);
-	db_bind_int(&p[17], &a->l_tick);
-	db_bind_int(&p[18], &a->l_tick1);
-	db_bind_int(&p[19], &a->l_tick2);
-	db_bind_int(&p[20], &a->pend_at_ms);
-	db_bind_int(&p[21], &a->pend_rate);
-	db_bind_int(&p[22], &a->pend_burst);
-	db_bind_int(&p[23], &a->pend_active);
-	db_bind_int(&p[24], &a->pend_skip);
-	db_bind_int(&p[25], &a->pend_floor);
-	db_bind_int(&p[26], &a->claim_grid);
-	db_bind_int(&p[27], &a->claim_front);
-	db_bind_int(&p[28], &a->claim_front1);
-	db_bind_int(&p[29], &a->claim_dead);
+	db_bind_blob(&p[1], q->secret_sealed, &slen);
+	db_bind_blob(&p[2], q->ticket_key_sealed, &tlen);
+	k = 3 + settings_bind(&p[3], q, len);
+	adm_write_bind(&p[k], &a, &active);
+	k += ADM_WRITE_NCOLS;
+	for (i = 0; i < 5; i++)
+		db_bind_int(&p[k++], ring[i]);
+	draw_bind(&p[k], q, q->draw_seed_sealed_len > 0, &d);
 	er = db_run(db, STMT_QUEUE_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;
@@ -534,6 +581,25 @@ db_queue_insert(struct db *db, struct queue *q)
 		return er;
 	q->id = db_insert_id(db, STMT_QUEUE_INSERT);
 	return APP_OK;
+}
+
+enum app_err
+db_queue_write(struct db *db, const struct queue *q, int arm)
+{
+	MYSQL_BIND	 p[QOPS_F__MAX + ADM_WRITE_NCOLS + DRAW_NCOLS + 1];
+	unsigned long	 len[QOPS_F__MAX];
+	int64_t		 active = q->adm.active, id = q->id;
+	struct adm_queue a = q->adm;
+	struct draw_params d;
+	size_t		 k;
+
+	k = settings_bind(p, q, len);
+	adm_write_bind(&p[k], &a, &active);
+	k += ADM_WRITE_NCOLS;
+	draw_bind(&p[k], q, arm, &d);
+	k += DRAW_NCOLS;
+	db_bind_int(&p[k], &id);
+	return db_run(db, STMT_QUEUE_WRITE, p, NULL, NULL);
 }
 
 enum app_err
@@ -562,7 +628,7 @@ db_queue_set_secret(struct db *db, const struct queue *q)
 
 /* State of db_queue_list() while the rows come in. */
 struct queue_list {
-	struct queue_res	 r;
+	struct queue_res	*r;
 	struct queue		**q;
 	size_t			 n, cap;
 };
@@ -582,33 +648,43 @@ queue_list_row(void *arg)
 		l->q = nq;
 		l->cap = cap;
 	}
-	if ((q = queue_fill(&l->r)) == NULL)
+	if ((q = queue_fill(l->r)) == NULL)
 		return -1;
 	l->q[l->n++] = q;
 	return 0;
 }
 
-enum app_err
-db_queue_list(struct db *db, struct queue ***out, size_t *n)
+/*
+ * The rows statement s (parameters p) reads into a new array *out of *n
+ * rows.  Returns as db_queue_list().
+ */
+static enum app_err
+queue_list(struct db *db, enum stmt s, MYSQL_BIND *p, struct queue ***out,
+    size_t *n)
 {
-	struct queue_list	*l;
+	struct queue_list	 l;
 	enum app_err		 er;
 
 	*out = NULL;
 	*n = 0;
-	if ((l = calloc(1, sizeof(*l))) == NULL)
+	memset(&l, 0, sizeof(l));
+	if ((l.r = queue_res_new()) == NULL)
 		return APP_ENOMEM;
-	queue_res_bind(&l->r);
-	er = db_run_each(db, STMT_QUEUE_LIST, NULL, l->r.b, queue_list_row, l);
+	er = db_run_each(db, s, p, l.r->b, queue_list_row, &l);
+	queue_res_free(l.r);
 	if (er != APP_OK) {
-		db_queue_list_free(l->q, l->n);
-		free(l);
+		db_queue_list_free(l.q, l.n);
 		return er;
 	}
-	*out = l->q;
-	*n = l->n;
-	free(l);
+	*out = l.q;
+	*n = l.n;
 	return APP_OK;
+}
+
+enum app_err
+db_queue_list(struct db *db, struct queue ***out, size_t *n)
+{
+	return queue_list(db, STMT_QUEUE_LIST, NULL, out, n);
 }
 
 void
@@ -621,44 +697,6 @@ db_queue_list_free(struct queue **q, size_t n)
 	for (i = 0; i < n; i++)
 		db_queue_free(q[i]);
 	free(q);
-}
-
-enum app_err
-db_queue_update(struct db *db, const struct queue *q)
-{
-	MYSQL_BIND	 p[5];
-	unsigned long	 len[3];
-	int64_t		 id = q->id, ttl = q->token_ttl_s;
-	enum app_err	 er;
-
-	db_bind_str(&p[0], q->name, &len[0]);
-	db_bind_str(&p[1], q->target_url, &len[1]);
-	db_bind_str(&p[2], q->shop_domains, &len[2]);
-	db_bind_int(&p[3], &ttl);
-	db_bind_int(&p[4], &id);
-	if ((er = db_run(db, STMT_QUEUE_UPDATE, p, NULL, NULL)) != APP_OK)
-		return er;
-	return db_queue_set_state(db, q);
-}
-
-enum app_err
-db_queue_set_look(struct db *db, const struct queue *q)
-{
-	MYSQL_BIND	 p[7];
-	unsigned long	 len[5];
-	int64_t		 id = q->id, st = q->json_queued_status;
-
-	db_bind_str(&p[0], q->header_image_url != NULL ?
-	    q->header_image_url : "", &len[0]);
-	db_bind_str(&p[1], q->display_name != NULL ? q->display_name : "",
-	    &len[1]);
-	db_bind_str(&p[2], q->message != NULL ? q->message : "", &len[2]);
-	db_bind_str(&p[3], q->accent != NULL ? q->accent : "", &len[3]);
-	db_bind_int(&p[4], &st);
-	db_bind_str(&p[5], q->json_cookie != NULL ? q->json_cookie : "",
-	    &len[4]);
-	db_bind_int(&p[6], &id);
-	return db_run(db, STMT_QUEUE_SET_LOOK, p, NULL, NULL);
 }
 
 enum app_err
@@ -689,26 +727,9 @@ enum app_err
 db_queue_list_page(struct db *db, int64_t after_id, int64_t limit,
     struct queue ***out, size_t *n)
 {
-	struct queue_list	*l;
 	MYSQL_BIND		 p[2];
-	enum app_err		 er;
 
-	*out = NULL;
-	*n = 0;
-	if ((l = calloc(1, sizeof(*l))) == NULL)
-		return APP_ENOMEM;
 	db_bind_int(&p[0], &after_id);
 	db_bind_int(&p[1], &limit);
-	queue_res_bind(&l->r);
-	er = db_run_each(db, STMT_QUEUE_LIST_PAGE, p, l->r.b, queue_list_row,
-	    l);
-	if (er != APP_OK) {
-		db_queue_list_free(l->q, l->n);
-		free(l);
-		return er;
-	}
-	*out = l->q;
-	*n = l->n;
-	free(l);
-	return APP_OK;
+	return queue_list(db, STMT_QUEUE_LIST_PAGE, p, out, n);
 }

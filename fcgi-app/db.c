@@ -47,14 +47,31 @@
 	"claim_grid, claim_front, claim_front1, claim_dead, " \
 	DBNOW_US_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
 
-/* What visitors see of a queue (struct queue, after the state). */
-#define LOOK_COLS "header_image_url, display_name, message, accent_color, " \
-	"json_queued_status, json_cookie"
+/*
+ * A whole queue row (db-queue.c reads it in this order): "@cols@" is
+ * replaced, when the statement is prepared, by the columns of the
+ * queue field table (qops_sql(): queue-fields.c), so that a setting
+ * added to the table is read and written without an edit here.
+ */
+#define QUEUE_COLS "id, slug, secret_sealed, ticket_key_sealed, @cols@, " \
+	STATE_COLS ", draw_seed_sealed, COALESCE(draw_seed_hash, '')"
 
-#define QUEUE_COLS "id, slug, name, target_url, shop_domains, " \
-	"token_ttl_s, secret_sealed, ticket_key_sealed, " STATE_COLS \
-	", " LOOK_COLS \
-	", draw_seed_sealed, COALESCE(draw_seed_hash, ''), abandon_grace_s"
+/*
+ * The admission state an operator's change or the worker writes (struct
+ * adm_queue, db-queue.c's order): never last_number and the tick ring,
+ * which belong to the join.
+ */
+#define ADM_SET_SQL "rate_per_minute = ?, burst = ?, anchor_number = ?, " \
+	"anchor_time_ms = ?, active = ?, serving_floor = ?, " \
+	"claim_window_s = ?, skip_count = ?, pend_at_ms = ?, " \
+	"pend_rate = ?, pend_burst = ?, pend_active = ?, pend_skip = ?, " \
+	"pend_floor = ?, claim_grid = ?, claim_front = ?, " \
+	"claim_front1 = ?, claim_dead = ?"
+
+/* The opening's columns of a whole row's write (db-queue.c's order). */
+#define DRAW_SET_SQL "opens_at_ms = NULLIF(?, 0), draw_open = ?, " \
+	"draw_count = ?, draw_seed_sealed = ?, " \
+	"draw_seed_hash = NULLIF(?, ''), draw_arm = draw_arm + ?"
 
 /*
  * The admission model of admission.c in SQL, for the join statement.
@@ -185,29 +202,24 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    SERVING_SQL("state_ms") ")) DIV 2 "
 	    "WHERE id = ? AND active = 1 AND (pend_at_ms = 0 OR "
 	    "pend_at_ms > " NOW_SQL ") AND " SYSNOW_SQL " <= ?" },
-	[STMT_QUEUE_INSERT] = { 30, 0,
-	    "INSERT INTO queue (slug, name, target_url, shop_domains, "
-	    "token_ttl_s, secret_sealed, ticket_key_sealed, "
-	    "rate_per_minute, burst, anchor_number, anchor_time_ms, "
-	    "last_number, skip_count, active, serving_floor, claim_window_s, "
-	    "tick, l_tick, l_tick1, l_tick2, pend_at_ms, pend_rate, "
-	    "pend_burst, pend_active, pend_skip, pend_floor, claim_grid, "
-	    "claim_front, claim_front1, claim_dead, state_ms) "
-	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	/*
+	 * STMT_QUEUE_INSERT: a new row whole, in the order of
+	 * STMT_QUEUE_WRITE (the slug and the keys first, last_number and
+	 * the tick ring after the admission state).
+	 */
+	[STMT_QUEUE_INSERT] = { 3 + 18 + 5 + 6, 0,
+	    "INSERT INTO queue SET slug = ?, secret_sealed = ?, "
+	    "ticket_key_sealed = ?, @set@, " ADM_SET_SQL ", last_number = ?, "
+	    "tick = ?, l_tick = ?, l_tick1 = ?, l_tick2 = ?, " DRAW_SET_SQL
+	    ", state_ms = " DBNOW_SQL },
 	/*
 	 * STMT_QUEUE_SET_STATE: the admission state as an operator's change
 	 * or the worker leaves it (queue-ops.c, inside the transaction that
 	 * locked the row); last_number and the tick ring belong to the join
 	 * and are never written here.
 	 */
-	[STMT_QUEUE_SET_STATE] = { 19, 0,
-	    "UPDATE queue SET rate_per_minute = ?, burst = ?, "
-	    "anchor_number = ?, anchor_time_ms = ?, active = ?, "
-	    "serving_floor = ?, claim_window_s = ?, skip_count = ?, "
-	    "pend_at_ms = ?, pend_rate = ?, pend_burst = ?, pend_active = ?, "
-	    "pend_skip = ?, pend_floor = ?, claim_grid = ?, claim_front = ?, "
-	    "claim_front1 = ?, claim_dead = ?, state_ms = " DBNOW_SQL
+	[STMT_QUEUE_SET_STATE] = { 18 + 1, 0,
+	    "UPDATE queue SET " ADM_SET_SQL ", state_ms = " DBNOW_SQL
 	    " WHERE id = ?" },
 	[STMT_QUEUE_SET_SECRET] = { 2, 0,
 	    "UPDATE queue SET secret_sealed = ? WHERE id = ?" },
@@ -220,20 +232,13 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_QUEUE_DELETE] = { 1, 0,
 	    "DELETE FROM queue WHERE slug = ?" },
 	/*
-	 * STMT_QUEUE_UPDATE: an operator's write of the settings, inside
-	 * the transaction that locked the row; the re-anchored admission
-	 * state follows through STMT_QUEUE_SET_STATE.  last_number and
-	 * skip_count are never written here: they belong to the join and
-	 * the worker.
+	 * STMT_QUEUE_WRITE: an operator's change, whole, inside the
+	 * transaction that locked the row: the settings of the field table,
+	 * the admission state, the opening (an arming adds 1 to draw_arm).
 	 */
-	[STMT_QUEUE_UPDATE] = { 5, 0,
-	    "UPDATE queue SET name = ?, target_url = ?, shop_domains = ?, "
-	    "token_ttl_s = ? WHERE id = ?" },
-	/* STMT_QUEUE_SET_LOOK: the settings of LOOK_COLS, by id. */
-	[STMT_QUEUE_SET_LOOK] = { 7, 0,
-	    "UPDATE queue SET header_image_url = ?, display_name = ?, "
-	    "message = ?, accent_color = ?, json_queued_status = ?, "
-	    "json_cookie = ? WHERE id = ?" },
+	[STMT_QUEUE_WRITE] = { 18 + 6 + 1, 0,
+	    "UPDATE queue SET @set@, " ADM_SET_SQL ", " DRAW_SET_SQL ", "
+	    "state_ms = " DBNOW_SQL " WHERE id = ?" },
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
 	[STMT_MIGRATION_TABLE] = { 0, 0,
 	    "CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -345,23 +350,6 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "LIMIT 1000" },
 	[STMT_LOGIN_RESET_USER] = { 1, 0,
 	    "DELETE FROM login_failure WHERE user_name = ?" },
-	/*
-	 * STMT_QUEUE_SET_DRAW: the scheduled opening and abandonment
-	 * settings of an operator's change; a re-arm (first three
-	 * parameters 1, 1, 1) drops the seed so that the worker draws a
-	 * new one for the new arming.
-	 */
-	/*
-	 * STMT_QUEUE_SET_DRAW: the opening's settings; an arming (first
-	 * parameter 1) writes its new seed and the seed's hash in the same
-	 * statement (NULL for a cancelled opening) and counts the arming.
-	 */
-	[STMT_QUEUE_SET_DRAW] = { 10, 0,
-	    "UPDATE queue SET "
-	    "draw_seed_sealed = IF(? = 1, ?, draw_seed_sealed), "
-	    "draw_seed_hash = IF(? = 1, ?, draw_seed_hash), "
-	    "draw_arm = draw_arm + ?, opens_at_ms = ?, draw_open = ?, "
-	    "draw_count = ?, abandon_grace_s = ? WHERE id = ?" },
 	[STMT_DRAW_SEEDLESS] = { 0, 1,
 	    "SELECT id, slug, draw_arm FROM queue WHERE opens_at_ms IS NOT "
 	    "NULL AND draw_seed_sealed IS NULL" },
@@ -394,7 +382,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "seen_ms = IF(" DBNOW_SQL " - seen_ms >= ?, " DBNOW_SQL
 	    ", seen_ms)" },
 	[STMT_ABANDON_QUEUES] = { 0, 1,
-	    "SELECT slug FROM queue WHERE abandon_grace_s > 0 AND "
+	    "SELECT slug FROM queue WHERE abandon = 1 AND "
 	    "active = 1 AND draw_open = 0 ORDER BY slug" },
 	[STMT_ABANDON_MARKS] = { 1, 0,
 	    "SELECT abandon_grace_s, abandon_done, abandon_total "
@@ -734,6 +722,7 @@ db_close(struct db *db)
 	free(db);
 }
 
+static const char *stmt_sql(enum stmt, unsigned int *);
 static enum app_err run_once(struct db *, enum stmt, MYSQL_BIND *,
 	    MYSQL_BIND *, int *);
 
@@ -978,13 +967,16 @@ bg_finish(struct db *db)
 {
 	MYSQL_STMT	*st = db->op_st;
 	int64_t		 since = db->op_since;
-	unsigned int	 e;
+	unsigned int	 e, params = 0;
 
 	switch (db->op) {
 	case OP_PREPARE:
 		e = db->op_ret != 0 ? mysql_stmt_errno(st) : 0;
-		if (e == 0 && db->st[db->op_s] == NULL &&
-		    mysql_stmt_param_count(st) == stmts[db->op_s].params) {
+		if (db->op_s < STMT__MAX)
+			(void)stmt_sql(db->op_s, &params);
+		if (e == 0 && db->op_s < STMT__MAX &&
+		    db->st[db->op_s] == NULL &&
+		    mysql_stmt_param_count(st) == params) {
 			db->st[db->op_s] = st;
 			db->answers++;
 		} else if (conn_lost(e)) {
@@ -1608,6 +1600,87 @@ db_rollback(struct db *db)
 	(void)db_exec_static(db, "ROLLBACK");
 }
 
+/* Generated statements (QUEUE_COLS): their text once expanded. */
+#define GEN_SQL_MAX	4096
+#define GEN_SLOTS	8
+static struct {
+	enum stmt	 s;
+	unsigned int	 params;
+	char		 sql[GEN_SQL_MAX];
+} gen[GEN_SLOTS];
+static size_t	 ngen;
+
+/*
+ * Expand the placeholders of sql into out (n bytes): "@cols@", "@set@"
+ * and "@marks@" become qops_sql()'s QOPS_SQL_COLS, QOPS_SQL_SET and
+ * QOPS_SQL_MARKS; *params grows by the parameters they add.  Returns 0,
+ * or -1 when out is too small.
+ */
+static int
+expand(const char *sql, char *out, size_t n, unsigned int *params)
+{
+	static const struct {
+		const char	*name;
+		enum qops_sql	 kind;
+	} ph[] = {
+		{ "@cols@", QOPS_SQL_COLS },
+		{ "@set@", QOPS_SQL_SET },
+		{ "@marks@", QOPS_SQL_MARKS },
+	};
+	size_t	 len = 0, i, k;
+	int	 c;
+
+	while (*sql != '\0') {
+		for (i = 0; i < sizeof(ph) / sizeof(ph[0]); i++)
+			if (strncmp(sql, ph[i].name, strlen(ph[i].name)) == 0)
+				break;
+		if (i == sizeof(ph) / sizeof(ph[0])) {
+			if (len + 1 >= n)
+				return -1;
+			out[len++] = *sql++;
+			continue;
+		}
+		if ((c = qops_sql(ph[i].kind, out + len, n - len)) == -1)
+			return -1;
+		if (ph[i].kind != QOPS_SQL_COLS)
+			*params += (unsigned int)c;
+		k = strlen(out + len);
+		len += k;
+		sql += strlen(ph[i].name);
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/*
+ * The text of statement s and the parameters its caller binds into
+ * *params: as the table has it, or expanded once per process when it
+ * holds placeholders (the processes have one thread).  Returns the text
+ * (static), or NULL when a generated one does not fit (a bug, logged).
+ */
+static const char *
+stmt_sql(enum stmt s, unsigned int *params)
+{
+	size_t	 i;
+
+	*params = stmts[s].params;
+	if (strchr(stmts[s].sql, '@') == NULL)
+		return stmts[s].sql;
+	for (i = 0; i < ngen; i++)
+		if (gen[i].s == s) {
+			*params = gen[i].params;
+			return gen[i].sql;
+		}
+	if (ngen == GEN_SLOTS || expand(stmts[s].sql, gen[ngen].sql,
+	    sizeof(gen[ngen].sql), params) == -1) {
+		log_warnx("db: statement %d does not fit its buffer", (int)s);
+		return NULL;
+	}
+	gen[ngen].s = s;
+	gen[ngen].params = *params;
+	return gen[ngen++].sql;
+}
+
 /*
  * Prepare sql on the connection into *out and check that it takes
  * exactly nparams parameters.  In non-blocking mode a prepare the
@@ -1659,6 +1732,18 @@ prepare(struct db *db, enum stmt s, const char *sql, unsigned int nparams,
 	return APP_OK;
 }
 
+/* Prepare statement s of the table into db->st[s].  As prepare(). */
+static enum app_err
+prepare_one(struct db *db, enum stmt s)
+{
+	const char	*sql;
+	unsigned int	 params;
+
+	if ((sql = stmt_sql(s, &params)) == NULL)
+		return APP_DB;
+	return prepare(db, s, sql, params, &db->st[s]);
+}
+
 enum app_err
 db_prepare_check(struct db *db, const char *sql, unsigned int nparams)
 {
@@ -1681,8 +1766,8 @@ db_prepare_all(struct db *db)
 	if ((er = db_ensure(db)) != APP_OK)
 		return er;
 	for (i = 0; i < STMT__MAX; i++)
-		if (db->st[i] == NULL && (er = prepare(db, (enum stmt)i,
-		    stmts[i].sql, stmts[i].params, &db->st[i])) != APP_OK)
+		if (db->st[i] == NULL &&
+		    (er = prepare_one(db, (enum stmt)i)) != APP_OK)
 			return er;
 	return APP_OK;
 }
@@ -1721,8 +1806,7 @@ prepared(struct db *db, enum stmt s)
 	if ((er = ensure(db)) != APP_OK)
 		return er;
 	if (db->st[s] == NULL)
-		return prepare(db, s, stmts[s].sql, stmts[s].params,
-		    &db->st[s]);
+		return prepare_one(db, s);
 	return APP_OK;
 }
 

@@ -12,43 +12,10 @@
 
 #include "admission.h"
 #include "aqueue.h"
+#include "queue-fields.h"
 
 struct cfg;
 struct db;
-
-#define SLUG_MAX	63	/* [a-z0-9] then [a-z0-9-], bytes */
-#define NAME_MAX_CHARS	200	/* display name, characters */
-#define SEALED_MAX	255	/* sealed secret blob, bytes */
-#define SECRET_LEN	43	/* shown secret: base64url of 32 bytes */
-#define TICKET_KEY_LEN	32	/* bytes */
-#define LOOK_MESSAGE_MAX 2000	/* waiting room message, characters */
-
-/* One queue row. */
-struct queue {
-	int64_t		 id;
-	char		*slug;
-	char		*name;
-	char		*target_url;	/* NULL when not configured */
-	char		*shop_domains;	/* the list as configured */
-	int64_t		 token_ttl_s;
-	struct adm_queue adm;		/* the admission state */
-	uint8_t		 secret_sealed[SEALED_MAX];
-	size_t		 secret_sealed_len;
-	uint8_t		 ticket_key_sealed[SEALED_MAX];
-	size_t		 ticket_key_sealed_len;
-	/* What visitors see ("" = not set; never NULL in a filled row). */
-	char		*header_image_url;	/* https URL */
-	char		*display_name;		/* shown instead of name */
-	char		*message;		/* plain text, line breaks */
-	char		*accent;		/* "#rrggbb", lower case */
-	int64_t		 json_queued_status;	/* 200, 202 or 429 */
-	char		*json_cookie;		/* cookie name suffix */
-	/* Scheduled opening (adm holds the time and the pre-queue): */
-	uint8_t		 draw_seed_sealed[SEALED_MAX];
-	size_t		 draw_seed_sealed_len;	/* 0: no seed yet */
-	char		 draw_seed_hash[65];	/* hex SHA-256, "" if none */
-	int64_t		 abandon_grace_s;	/* 0: detection off */
-};
 
 /*
  * Whether s is a well-formed slug: 1 to SLUG_MAX bytes of [a-z0-9-],
@@ -285,8 +252,10 @@ enum app_err db_prepare_check(struct db *, const char *sql,
 	    unsigned int nparams);
 
 /*
- * Insert a new queue from q (slug, name, target_url, shop_domains,
- * token_ttl_s, every field of adm, sealed blobs).  Returns APP_OK and
+ * Insert a new queue from q whole: the slug, the sealed keys, every
+ * setting of the queue field table (queue-fields.h), the admission
+ * state, the opening and its seed (an arming when there is a seed).
+ * Values must have passed the table's validators.  Returns APP_OK and
  * sets q->id, APP_INVALID when the slug exists, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_insert(struct db *, struct queue *q);
@@ -332,21 +301,15 @@ enum app_err db_queue_list(struct db *, struct queue ***out, size_t *n);
 void	 db_queue_list_free(struct queue **, size_t n);
 
 /*
- * Write an operator's change of q->id: name, target_url, shop_domains,
- * token_ttl_s and the admission fields (rate, burst, anchor, active) of
- * q->adm; last_number and skip stay as they are.  Use inside the
- * transaction that locked the row.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ * Write an operator's change of q->id whole, in one statement generated
+ * from the queue field table: every setting stored by column, the
+ * admission state as db_queue_set_state() writes it, the opening
+ * (opens_at_ms, draw_open, draw_count) and the draw's seed and its hash
+ * (none when q has none); arm 1 counts an arming of the opening.  Use
+ * inside the transaction that locked the row.  Returns APP_OK, APP_DB or
+ * APP_DB_DOWN.
  */
-enum app_err db_queue_update(struct db *, const struct queue *q);
-
-/*
- * Write what visitors see of q->id: header image URL, display name,
- * message, accent colour, JSON cookie suffix ("" or NULL: not set) and
- * the JSON mode's queued status code.  Values must have passed the
- * validators of queue-ops.h.
- * Returns APP_OK, APP_DB or APP_DB_DOWN.
- */
-enum app_err db_queue_set_look(struct db *, const struct queue *q);
+enum app_err db_queue_write(struct db *, const struct queue *q, int arm);
 
 /*
  * Delete the queue with this slug.  Returns APP_OK, APP_NOTFOUND when
@@ -523,15 +486,7 @@ int	 db_node(const struct db *);
 /*
  * Scheduled opening and abandonment (db-draw.c).  Each returns APP_OK,
  * APP_DB or APP_DB_DOWN unless said otherwise.
- *
- * db_queue_set_draw: inside the transaction that locked the row, write
- * q's opening (q->adm.opens_at_ms, 0 = none), draw_open, draw_count and
- * abandon_grace_s; rearm 1 also writes q's seed and its hash
- * (draw_seed_sealed, draw_seed_hash: the new arming's, or none when the
- * opening was cancelled) and counts the arming.
  */
-enum app_err db_queue_set_draw(struct db *, const struct queue *q,
-	    int rearm);
 
 /* A queue whose arming has no seed yet (db_draw_seedless()). */
 struct draw_pending {

@@ -389,28 +389,38 @@ draw_job(struct db *db, const struct cfg *c, int64_t *next_ms, int *closed)
 }
 
 void
-draw_info_json(struct json_object *o, const struct queue *q,
-    const uint8_t *seed, int have_seed, int64_t now)
+draw_state_json(struct json_object *o, const struct queue *q, int64_t now)
 {
 	const struct adm_queue	*a = &q->adm;
-	char			 t[DRAW_TIME_LEN + 1];
-	char			 hex[2 * DRAW_SEED_LEN + 1];
 	int64_t			 left, p;
-	int			 i;
 
 	if (a->opens_at_ms <= 0)
 		return;
-	draw_format_time(a->opens_at_ms, t, sizeof(t));
-	json_object_object_add(o, "opensAt", json_object_new_string(t));
 	left = a->opens_at_ms > now ? (a->opens_at_ms - now + 999) / 1000 : 0;
 	json_object_object_add(o, "opensInSeconds",
 	    json_object_new_int64(left));
 	json_object_object_add(o, "drawSeedSha256", q->draw_seed_hash[0] !=
 	    '\0' ? json_object_new_string(q->draw_seed_hash) : NULL);
-	if ((p = adm_prequeue_size(a, now)) < 0)
+	if ((p = adm_prequeue_size(a, now)) >= 0)
+		json_object_object_add(o, "preQueue",
+		    json_object_new_int64(p));
+}
+
+void
+draw_info_json(struct json_object *o, const struct queue *q,
+    const uint8_t *seed, int have_seed, int64_t now)
+{
+	char	 t[DRAW_TIME_LEN + 1];
+	char	 hex[2 * DRAW_SEED_LEN + 1];
+	int	 i;
+
+	if (q->adm.opens_at_ms <= 0)
 		return;
-	json_object_object_add(o, "preQueue", json_object_new_int64(p));
-	if (!have_seed || seed == NULL)
+	draw_format_time(q->adm.opens_at_ms, t, sizeof(t));
+	json_object_object_add(o, "opensAt", json_object_new_string(t));
+	draw_state_json(o, q, now);
+	if (adm_prequeue_size(&q->adm, now) < 0 || !have_seed ||
+	    seed == NULL)
 		return;
 	for (i = 0; i < DRAW_SEED_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", seed[i]);

@@ -99,6 +99,13 @@ struct queue;
 void	 draw_info_json(struct json_object *o, const struct queue *q,
 	    const uint8_t *seed, int have_seed, int64_t now_ms);
 
+/*
+ * Add the opening's state to o (the admin API's site, the CLI): what
+ * draw_info_json() adds but the time itself and the seed.  Can't fail.
+ */
+void	 draw_state_json(struct json_object *o, const struct queue *q,
+	    int64_t now_ms);
+
 /* SHA-256 of the seed, as 64 lower-case hex digits and a NUL, into hex. */
 int	 draw_seed_hash(const uint8_t seed[DRAW_SEED_LEN],
 	    char hex[DRAW_HASH_HEX + 1]);

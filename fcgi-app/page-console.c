@@ -24,6 +24,8 @@
 #include "extern.h"
 #include "instance.h"
 #include "log.h"
+#include "fields.h"
+#include "queue-fields.h"
 #include "queue-ops.h"
 
 #define SERIES_MS	(30 * 60 * 1000)	/* the chart's history */
@@ -33,30 +35,11 @@
 #define SCROLL(label)	"tabindex=\"0\" role=\"region\" aria-label=\"" \
 			    label " (scrolls sideways)\""
 
-/* Labels of the known fields; others show their option name. */
-static const struct {
-	const char	*opt;
-	const char	*label;
-} labels[] = {
-	{ "name", "Name" },
-	{ "target", "Target URL" },
-	{ "domains", "Shop domains" },
-	{ "rate", "Admission rate (visitors per minute)" },
-	{ "burst", "Burst allowance (0: rate / 6)" },
-	{ "token-ttl", "Token lifetime (seconds)" },
-	{ "claim-window", "Claim window (seconds)" },
-};
-
+/* The console's label of field f, from the field table. */
 static const char *
 field_label(enum qops_field f)
 {
-	const char	*opt = qops_field_opt(f);
-	size_t		 i;
-
-	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-		if (strcmp(labels[i].opt, opt) == 0)
-			return labels[i].label;
-	return opt;
+	return f < QOPS_F__MAX ? queue_fields[f].label : "";
 }
 
 /* Answer an operation's failure as a page (or JSON for the live part). */
@@ -99,103 +82,157 @@ field_attrs(struct buf *b, const char *opt, int bad)
 		html_raw(b, " aria-invalid=\"true\"");
 }
 
+/* One <option> of a <select>: value v, shown as label, chosen or not. */
+static void
+option(struct buf *b, const char *v, const char *label, int chosen)
+{
+	html_raw(b, "<option value=\"");
+	html_attr(b, v);
+	html_raw(b, chosen ? "\" selected>" : "\">");
+	html_text(b, label);
+	html_raw(b, "</option>");
+}
+
 /*
- * The inputs of every field of the table, prefilled from q (NULL: a new
- * queue, empty but for the defaults the operations apply), with the
- * field at fault (bad >= 0) marked and its rule shown.
+ * The control of field row f (its ctl) named opt with value text into b,
+ * marked when bad.
+ */
+static void
+field_control(struct buf *b, const struct fld *f, const char *opt,
+    const char *text, int bad)
+{
+	static const char *const statuses[] = { "200", "202", "429" };
+	char	 num[80];
+	size_t	 i;
+
+	switch (f->ctl) {
+	case FLD_CTL_TEXTAREA:
+		/*
+		 * Line breaks kept: a text area (a newline after the start
+		 * tag, since HTML drops the first one of its content).
+		 */
+		html_raw(b, "<textarea rows=\"4\"");
+		field_attrs(b, opt, bad);
+		html_raw(b, ">\n");
+		html_text(b, text);
+		html_raw(b, "</textarea>");
+		return;
+	case FLD_CTL_CHECKBOX:
+		/* A select, so that "off" is sent as a value of its own. */
+		html_raw(b, "<select");
+		field_attrs(b, opt, bad);
+		html_raw(b, ">");
+		option(b, "on", "on", strcmp(text, "on") == 0);
+		option(b, "off", "off", strcmp(text, "on") != 0);
+		html_raw(b, "</select>");
+		return;
+	case FLD_CTL_STATUS:
+		html_raw(b, "<select");
+		field_attrs(b, opt, bad);
+		html_raw(b, ">");
+		for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+			option(b, statuses[i], statuses[i],
+			    strcmp(text, statuses[i]) == 0);
+		html_raw(b, "</select>");
+		return;
+	default:
+		break;
+	}
+	html_raw(b, "<input");
+	field_attrs(b, opt, bad);
+	if (f->ctl == FLD_CTL_NUMBER) {
+		snprintf(num, sizeof(num), " type=\"number\" min=\"%lld\" "
+		    "max=\"%lld\" step=\"1\"", (long long)f->min,
+		    (long long)f->max);
+		html_raw(b, num);
+	} else if (f->ctl == FLD_CTL_URL)
+		html_raw(b, " type=\"url\"");
+	if (f->def == NULL)
+		html_raw(b, " required");
+	html_raw(b, " value=\"");
+	html_attr(b, text);
+	html_raw(b, "\">");
+}
+
+/*
+ * The inputs of every field of the table a form sets (not those an
+ * action changes: pause and resume), prefilled from q (NULL: a new
+ * queue, with the rows' defaults), with the field at fault (bad >= 0)
+ * marked and its rule shown.
  */
 static void
 field_inputs(struct buf *b, const struct queue *q, int bad,
     const struct req *r, int use_form)
 {
-	char		 text[TEXT_MAX];
-	char		 num[64];
-	int64_t		 min, max;
-	char		*given;
-	size_t		 f;
-	int		 isint;
+	const struct fld	*f;
+	char			 text[TEXT_MAX];
+	char			*given;
+	size_t			 i;
 
-	for (f = 0; f < QOPS_F__MAX; f++) {
-		const char *opt = qops_field_opt((enum qops_field)f);
-
-		isint = qops_field_range((enum qops_field)f, &min, &max);
+	for (i = 0; i < QOPS_F__MAX; i++) {
+		f = &queue_fields[i];
+		if (f->flags & FLD_ACTION)
+			continue;
 		text[0] = '\0';
 		if (use_form && r->body != NULL &&
-		    (given = console_form(r, opt)) != NULL) {
+		    (given = console_form(r, f->opt)) != NULL) {
 			snprintf(text, sizeof(text), "%s", given);
 			free(given);
 		} else if (q != NULL)
-			(void)qops_field_text(q, (enum qops_field)f, text,
+			(void)qops_field_text(q, (enum qops_field)i, text,
 			    sizeof(text));
+		else if (f->def != NULL && f->type != FLD_TIME)
+			snprintf(text, sizeof(text), "%s", f->def);
 		html_raw(b, "<p class=\"field\"><label for=\"f-");
-		html_attr(b, opt);
+		html_attr(b, f->opt);
 		html_raw(b, "\">");
-		html_text(b, field_label((enum qops_field)f));
-		if (f == QOPS_F_MESSAGE) {
-			/*
-			 * The message keeps its line breaks: a text area (a
-			 * newline after the start tag, since HTML drops the
-			 * first one of its content).
-			 */
-			html_raw(b, "</label><textarea rows=\"4\"");
-			field_attrs(b, opt, (int)f == bad);
-			html_raw(b, ">\n");
-			html_text(b, text);
-			html_raw(b, "</textarea>");
-		} else {
-			html_raw(b, "</label><input");
-			field_attrs(b, opt, (int)f == bad);
-			if (isint) {
-				snprintf(num, sizeof(num), " type=\"number\" "
-				    "min=\"%lld\" max=\"%lld\" step=\"1\"",
-				    (long long)min, (long long)max);
-				html_raw(b, num);
-			} else if (f == QOPS_F_TARGET)
-				html_raw(b, " type=\"url\"");
-			if (f == QOPS_F_NAME || f == QOPS_F_RATE)
-				html_raw(b, " required");
-			html_raw(b, " value=\"");
-			html_attr(b, text);
-			html_raw(b, "\">");
+		html_text(b, f->label);
+		if (f->unit != NULL) {
+			html_raw(b, " (");
+			html_text(b, f->unit);
+			html_raw(b, ")");
 		}
+		html_raw(b, "</label>");
+		field_control(b, f, f->opt, text, (int)i == bad);
 		html_raw(b, "<small id=\"h-");
-		html_attr(b, opt);
+		html_attr(b, f->opt);
 		html_raw(b, "\"");
-		if ((int)f == bad)
+		if ((int)i == bad)
 			html_raw(b, " class=\"error\"");
 		html_raw(b, ">");
-		html_text(b, (int)f == bad ? "Invalid: must be " : "");
-		html_text(b, qops_field_rule((enum qops_field)f));
+		html_text(b, (int)i == bad ? "Invalid: must be " : "");
+		html_text(b, f->rule);
 		html_raw(b, "</small></p>");
 	}
 }
 
 /*
- * Read every field given in the form into spec (empty integers and an
- * empty name are left out; empty target, domains and times mean none).  The
- * strings are stored in held[] (freed by the caller).  Returns APP_OK or
- * APP_INVALID with err set.
+ * Read every field given in the form into spec: an empty value of a row
+ * without a default (name, rate) or of a number leaves the field out; an
+ * empty text or time means none.  The strings are stored in held[]
+ * (freed by the caller).  Returns APP_OK or APP_INVALID with err set.
  */
 static enum app_err
 form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
     struct qops_err *err)
 {
-	size_t		 f;
-	enum app_err	 er;
+	const struct fld	*f;
+	size_t			 i;
+	enum app_err		 er;
 
 	memset(spec, 0, sizeof(*spec));
-	for (f = 0; f < QOPS_F__MAX; f++)
-		held[f] = NULL;
-	for (f = 0; f < QOPS_F__MAX; f++) {
-		held[f] = console_form(r, qops_field_opt((enum qops_field)f));
-		if (held[f] == NULL)
+	for (i = 0; i < QOPS_F__MAX; i++)
+		held[i] = NULL;
+	for (i = 0; i < QOPS_F__MAX; i++) {
+		f = &queue_fields[i];
+		if (f->flags & FLD_ACTION)
 			continue;
-		/* An emptied time field: none (cancels an opening). */
-		if (held[f][0] == '\0' && (f == QOPS_F_NAME ||
-		    (!qops_field_is_text((enum qops_field)f) &&
-		    !qops_field_is_time((enum qops_field)f))))
+		if ((held[i] = console_form(r, f->opt)) == NULL)
 			continue;
-		if ((er = qops_spec_set(spec, (enum qops_field)f, held[f],
+		if (held[i][0] == '\0' && (f->def == NULL ||
+		    f->type == FLD_INT || f->type == FLD_BOOL))
+			continue;
+		if ((er = qops_spec_set(spec, (enum qops_field)i, held[i],
 		    err)) != APP_OK)
 			return er;
 	}

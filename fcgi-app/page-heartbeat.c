@@ -36,7 +36,7 @@ page_heartbeat(struct req *r)
 	if (visitor_number_body(r, &body, &number, &ticket) == -1)
 		goto out;
 	pos = visitor_position(e, number, r->now_ms);
-	if (e->q->abandon_grace_s > 0 && ticket != NULL &&
+	if (e->q->abandon && ticket != NULL &&
 	    (pos < 0 || pos > adm_serving(&e->q->adm, r->now_ms)) &&
 	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
 	    number, ticket) && writers_enter() == APP_OK) {

@@ -73,6 +73,18 @@ try_malloc(size_t n)
 	return malloc(n == 0 ? 1 : n);
 }
 
+void *
+try_calloc(size_t n, size_t size)
+{
+	return calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
+}
+
+char *
+try_strdup(const char *s)
+{
+	return strdup(s);
+}
+
 char *
 try_strndup(const char *s, size_t n)
 {

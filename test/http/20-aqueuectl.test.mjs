@@ -197,7 +197,8 @@ test('list: a table of slug, name, active, rate, last, serving', async () => {
 		assert.equal([...l].length, width, l);
 });
 
-test('list --json: the same objects as show', async () => {
+test('list --json: the same objects as show, which are the admin API\'s ' +
+    'site objects', async () => {
 	const a = await pausedWithThree('Json A');
 	const r = run(['list', '--json']);
 	assert.equal(r.status, 0, r.stderr);
@@ -213,7 +214,11 @@ test('list --json: the same objects as show', async () => {
 		serving: 1, tokenTtlSeconds: 600, claimWindowSeconds: 600,
 		headerImageUrl: '', displayName: '', message: '',
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
+		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
+		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
+	assert.ok(got.createdAt > Date.now() - 60000 &&
+	    got.updatedAt >= got.createdAt, JSON.stringify(got));
 	assert.deepEqual(show(a.slug), got);
 	assert.equal(run(['list', '--yaml']).status, 2);
 });

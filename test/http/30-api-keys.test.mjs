@@ -149,8 +149,9 @@ test('a key made by the CLI: qak_ + 43 base64url characters, stored ' +
 	// the list shows the key without the key itself
 	const list = ctl('key', 'list', other.slug);
 	assert.ok(!list.includes(key), list);
-	assert.match(list, new RegExp(`"id":${id},"queue":"${other.slug}",` +
-	    '"name":"ci deploy","prefix":"' + key.slice(0, 12) + '"'));
+	assert.match(list, new RegExp(`"id":${id},"siteId":${otherId},` +
+	    `"slug":"${other.slug}","name":"ci deploy","prefix":"` +
+	    key.slice(0, 12) + '"'));
 });
 
 test('revoked key -> 401 invalid_api_key, and audited', async () => {

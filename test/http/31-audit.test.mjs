@@ -105,7 +105,7 @@ test('a change with an API key: the key name, id and client address; ' +
 	assert.equal(r.status, 200, r.text);
 	const a = rows(id);
 	assert.deepEqual(a.map((x) => x.action), ['create', 'key_create',
-	    'update', 'set_rate', 'pause']);
+	    'update', 'pause']);
 	assert.deepEqual([a[1].kind, a[1].before, a[1].after],
 	    ['cli', null, { keyId: k.id, name: 'deploy bot' }]);
 	for (const x of a.slice(2)) {
@@ -114,11 +114,10 @@ test('a change with an API key: the key name, id and client address; ' +
 		assert.equal(x.actorId, k.id);
 		assert.equal(x.addr, '127.0.0.1');
 	}
-	assert.deepEqual([a[2].before, a[2].after], [{ name: q.name },
-	    { name: 'Via API' }]);
-	assert.deepEqual([a[3].before, a[3].after], [{ ratePerMinute: 60 },
-	    { ratePerMinute: 240 }]);
-	assert.deepEqual([a[4].before, a[4].after], [{ active: true },
+	// One PATCH, one change: one row with every field it changed.
+	assert.deepEqual([a[2].before, a[2].after], [{ name: q.name,
+	    ratePerMinute: 60 }, { name: 'Via API', ratePerMinute: 240 }]);
+	assert.deepEqual([a[3].before, a[3].after], [{ active: true },
 	    { active: false }]);
 	const leak = dbSQL('SELECT COUNT(*) FROM audit_log WHERE ' +
 	    `INSTR(IFNULL(after_json, ''), '${k.key.slice(4, 20)}') > 0`);
@@ -134,7 +133,8 @@ test('the API lists the audit of the key\'s own queue, filtered and ' +
 		assert.equal((await patch(id, k.key, { ratePerMinute: rate }))
 		    .status, 200);
 	const h = { headers: { authorization: `Bearer ${k.key}` } };
-	let r = await req(`${SITES}/${id}/audit?action=set_rate&limit=2`, h);
+	// A PATCH is audited as "update", whatever it changes.
+	let r = await req(`${SITES}/${id}/audit?action=update&limit=2`, h);
 	assert.equal(r.status, 200, r.text);
 	assert.deepEqual(r.json.entries.map((e) => e.after.ratePerMinute),
 	    [63, 62]);
@@ -145,7 +145,7 @@ test('the API lists the audit of the key\'s own queue, filtered and ' +
 	    'slug'].sort());
 	assert.deepEqual([e.actorKind, e.actor, e.siteId, e.slug, e.before],
 	    ['key', 'reader', id, q.slug, { ratePerMinute: 62 }]);
-	r = await req(`${SITES}/${id}/audit?action=set_rate&limit=2&` +
+	r = await req(`${SITES}/${id}/audit?action=update&limit=2&` +
 	    `cursor=${r.json.next}`, h);
 	assert.deepEqual(r.json.entries.map((e) => e.after.ratePerMinute),
 	    [61]);
@@ -228,7 +228,7 @@ test('aqueuectl audit prints the rows as JSON lines, filtered', () => {
 	const lines = ctl('audit', '--queue', q.slug, '--action', 'set_rate')
 	    .trim().split('\n').map((l) => JSON.parse(l));
 	assert.equal(lines.length, 1);
-	assert.deepEqual([lines[0].queue, lines[0].action, lines[0].before,
+	assert.deepEqual([lines[0].slug, lines[0].action, lines[0].before,
 	    lines[0].after, lines[0].actor], [q.slug, 'set_rate',
 	    { ratePerMinute: 60 }, { ratePerMinute: 70 }, LOGIN]);
 });
@@ -236,4 +236,42 @@ test('aqueuectl audit prints the rows as JSON lines, filtered', () => {
 after(() => {
 	dbSQL('DROP TRIGGER IF EXISTS aq_test_fail_update');
 	dbSQL('DROP TRIGGER IF EXISTS aq_test_fail_audit');
+});
+
+// Promise 4 (a request answered "failed" left nothing behind) for the
+// operator: one PATCH is one change, applied whole or not at all.
+test('a PATCH with a valid name, a valid rate and an invalid third ' +
+    'field changes nothing and writes no audit row; a valid three-field ' +
+    'PATCH writes exactly one', async () => {
+	const q = createQueue({ rate: 60 });
+	const id = idOf(q.slug);
+	const k = newKey(q.slug, 'atomic');
+	const before = show(q.slug);
+	const n0 = rows(id).length;
+	for (const bad of [{ tokenTtlSeconds: 0 }, { accentColor: 'red' },
+	    { active: 'no' }, { opensAt: 1000 }, { burst: -1 }]) {
+		const r = await patch(id, k.key, { name: 'Half applied',
+		    ratePerMinute: 600, ...bad });
+		assert.equal(r.status, 422, r.text);
+		assert.equal(r.json.error, 'invalid_value');
+		assert.equal(r.json.field, Object.keys(bad)[0]);
+		const now = show(q.slug);
+		assert.deepEqual([now.name, now.ratePerMinute, now.active,
+		    now.tokenTtlSeconds, now.accentColor, now.burst],
+		    [before.name, 60, true, 600, '', 0], JSON.stringify(bad));
+		assert.equal(rows(id).length, n0, 'no audit row');
+	}
+	const r = await patch(id, k.key, { name: 'Whole', ratePerMinute: 600,
+	    active: false });
+	assert.equal(r.status, 200, r.text);
+	assert.deepEqual([r.json.name, r.json.ratePerMinute, r.json.active],
+	    ['Whole', 600, false]);
+	const a = rows(id).slice(n0);
+	assert.equal(a.length, 1);
+	assert.deepEqual([a[0].action, a[0].before, a[0].after], ['update',
+	    { name: before.name, ratePerMinute: 60, active: true },
+	    { name: 'Whole', ratePerMinute: 600, active: false }]);
+	const s = show(q.slug);
+	assert.deepEqual([s.name, s.ratePerMinute, s.active],
+	    ['Whole', 600, false]);
 });

@@ -160,7 +160,7 @@ test('PATCH the full object: rate to 300 in effect on return, serving ' +
 	assert.equal(row.name, q.name);
 	const a = dbSQL('SELECT action, before_json, after_json FROM ' +
 	    `audit_log WHERE queue_id = ${id} ORDER BY id DESC LIMIT 1`);
-	assert.deepEqual(a[0], ['set_rate', '{"ratePerMinute":60}',
+	assert.deepEqual(a[0], ['update', '{"ratePerMinute":60}',
 	    '{"ratePerMinute":300}']);
 });
 

@@ -41,8 +41,8 @@ test('key list: every queue\'s keys, or one queue\'s; revoke: exit 0, ' +
 	ctl('key', 'create', b.slug, '--name', 'kb');
 	const all = run('key', 'list').stdout.trim().split('\n')
 	    .map((l) => JSON.parse(l));
-	const mine = all.filter((k) => [a.slug, b.slug].includes(k.queue));
-	assert.deepEqual(mine.map((k) => [k.queue, k.name, k.revokedMs]),
+	const mine = all.filter((k) => [a.slug, b.slug].includes(k.slug));
+	assert.deepEqual(mine.map((k) => [k.slug, k.name, k.revokedAt]),
 	    [[a.slug, 'ka', null], [b.slug, 'kb', null]]);
 	assert.equal(mine[0].prefix, ka.slice(0, 12));
 	let r = run('key', 'revoke', String(mine[0].id));
@@ -50,7 +50,7 @@ test('key list: every queue\'s keys, or one queue\'s; revoke: exit 0, ' +
 	r = run('key', 'revoke', String(mine[0].id));
 	assert.equal(r.status, 0);
 	const after = JSON.parse(run('key', 'list', a.slug).stdout);
-	assert.equal(typeof after.revokedMs, 'number');
+	assert.equal(typeof after.revokedAt, 'number');
 	r = await req('/api/admin/queue/sites', { headers: {
 	    authorization: `Bearer ${ka}` } });
 	assert.equal(r.status, 401);

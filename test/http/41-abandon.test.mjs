@@ -76,7 +76,7 @@ test('heartbeat: 204, recorded only with detection on and a right ' +
 	ctl('update', slug, '--abandon-grace', 3600);
 	assert.equal(show(slug).abandonGraceSeconds, 3600);
 	ctl('update', slug, '--abandon', 'off');
-	assert.equal(show(slug).abandonment, undefined, 'off again');
+	assert.equal(show(slug).abandonment, false, 'off again');
 });
 
 test('30 joiners, 10 go silent: serving advances by exactly 10 once the ' +

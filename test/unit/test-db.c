@@ -102,6 +102,8 @@ insert(struct db *db, struct queue *q, char *slug, const char *name)
 	q->target_url = (char *)(uintptr_t)"https://shop.example/";
 	q->shop_domains = (char *)(uintptr_t)"shop.example";
 	q->token_ttl_s = 600;
+	q->json_queued_status = 200;
+	q->abandon_grace_s = 180;
 	adm_init(&q->adm, 60, 0, 1000000);
 	memset(q->secret_sealed, 1, 71);
 	q->secret_sealed_len = 71;
