@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,94 +18,129 @@
 #include "autorate.h"
 #include "db.h"
 #include "db-worker.h"
+#include "fields.h"
 #include "health.h"
 #include "log.h"
 #include "principal.h"
 #include "queue-ops.h"
 
-enum ar_type { T_INT, T_BOOL, T_STR };
+/* Offsets of member m in struct ar_settings (request and row alike). */
+#define AR(m)	.off = offsetof(struct ar_settings, m), \
+		.roff = offsetof(struct ar_settings, m)
 
-struct ar_fdef {
-	const char	*opt;	/* CLI option without "--" */
-	const char	*key;	/* API key */
-	enum ar_type	 type;
-	int64_t		 min, max;
-	const char	*rule;
-};
-
-static const struct ar_fdef fields[AR_F__MAX] = {
-	[AR_F_URL] = { "health-url", "healthUrl", T_STR, 0, 0,
-	    "an http(s) URL of the shop's health endpoint, at most 2048 "
-	    "bytes, not a private or loopback address unless "
-	    "allowPrivateNetwork" },
-	[AR_F_ALLOW_PRIVATE] = { "allow-private", "allowPrivateNetwork",
-	    T_BOOL, 0, 1, "true or false" },
-	[AR_F_INTERVAL] = { "interval", "intervalSeconds", T_INT, 2, 3600,
-	    "an integer from 2 to 3600" },
-	[AR_F_RULES] = { "rules", "rules", T_STR, 0, 0,
-	    "rules \"path op number\" separated by commas, op one of < <= "
-	    "> >=, at most 16" },
-	[AR_F_MIN] = { "min", "minRate", T_INT, ADM_RATE_MIN, ADM_RATE_MAX,
-	    "an integer from 1 to 1000000, at most maxRate" },
-	[AR_F_MAX] = { "max", "maxRate", T_INT, ADM_RATE_MIN, ADM_RATE_MAX,
-	    "an integer from 1 to 1000000, at least minRate" },
-	[AR_F_STEP] = { "step", "raiseStep", T_INT, 1, ADM_RATE_MAX,
-	    "an integer from 1 to 1000000" },
-	[AR_F_CUT] = { "cut", "cutPercent", T_INT, 1, 90,
-	    "an integer from 1 to 90" },
-	[AR_F_COOLDOWN] = { "cooldown", "cooldownSeconds", T_INT, 0, 86400,
-	    "an integer from 0 to 86400" },
-	[AR_F_BAND] = { "band", "hysteresisPercent", T_INT, 0, 50,
-	    "an integer from 0 to 50" },
-	[AR_F_FAILURES] = { "failures", "failuresBeforeMin", T_INT, 1, 1000,
-	    "an integer from 1 to 1000" },
-	[AR_F_DRY_RUN] = { "dry-run", "dryRun", T_BOOL, 0, 1,
-	    "true or false" },
+/* The auto-rate settings: the field engine's table (fields.h). */
+const struct fld autorate_fields[AR_F__MAX] = {
+	[AR_F_URL] = {
+		.key = "healthUrl", .opt = "health-url",
+		.label = "Health URL", .ctl = FLD_CTL_URL, .type = FLD_BUF,
+		AR(url), .size = sizeof(((struct ar_settings *)0)->url),
+		.column = "health_url", .max = 2048, .def = "",
+		.rule = "an http(s) URL of the shop's health endpoint, at "
+		    "most 2048 bytes, not a private or loopback address "
+		    "unless allowPrivateNetwork" },
+	[AR_F_ALLOW_PRIVATE] = {
+		.key = "allowPrivateNetwork", .opt = "allow-private",
+		.label = "Allow a private network", .ctl = FLD_CTL_CHECKBOX,
+		.type = FLD_BOOL, AR(allow_private),
+		.column = "allow_private", .min = 0, .max = 1, .def = "false",
+		.rule = "true or false" },
+	[AR_F_INTERVAL] = {
+		.key = "intervalSeconds", .opt = "interval",
+		.label = "Poll interval", .ctl = FLD_CTL_NUMBER,
+		.type = FLD_INT, AR(interval_s), .column = "interval_s",
+		.min = 2, .max = 3600, .def = "10",
+		.rule = "an integer from 2 to 3600", .unit = "seconds" },
+	[AR_F_RULES] = {
+		.key = "rules", .opt = "rules", .label = "Rules",
+		.ctl = FLD_CTL_TEXT, .type = FLD_BUF, AR(rules),
+		.size = sizeof(((struct ar_settings *)0)->rules),
+		.column = "rules", .max = 2048, .def = "",
+		.rule = "rules \"path op number\" separated by commas, op "
+		    "one of < <= > >=, at most 16" },
+	[AR_F_MIN] = {
+		.key = "minRate", .opt = "min", .label = "Lowest rate",
+		.ctl = FLD_CTL_NUMBER, .type = FLD_INT, AR(rate_min),
+		.column = "rate_min", .min = ADM_RATE_MIN,
+		.max = ADM_RATE_MAX, .def = "1",
+		.rule = "an integer from 1 to 1000000, at most maxRate",
+		.unit = "visitors per minute" },
+	[AR_F_MAX] = {
+		.key = "maxRate", .opt = "max", .label = "Highest rate",
+		.ctl = FLD_CTL_NUMBER, .type = FLD_INT, AR(rate_max),
+		.column = "rate_max", .min = ADM_RATE_MIN,
+		.max = ADM_RATE_MAX, .def = "1000",
+		.rule = "an integer from 1 to 1000000, at least minRate",
+		.unit = "visitors per minute" },
+	[AR_F_STEP] = {
+		.key = "raiseStep", .opt = "step", .label = "Raise step",
+		.ctl = FLD_CTL_NUMBER, .type = FLD_INT, AR(step),
+		.column = "raise_step", .min = 1, .max = ADM_RATE_MAX,
+		.def = "10", .rule = "an integer from 1 to 1000000",
+		.unit = "visitors per minute" },
+	[AR_F_CUT] = {
+		.key = "cutPercent", .opt = "cut", .label = "Cut",
+		.ctl = FLD_CTL_NUMBER, .type = FLD_INT, AR(cut_pct),
+		.column = "cut_percent", .min = 1, .max = 90, .def = "20",
+		.rule = "an integer from 1 to 90", .unit = "percent" },
+	[AR_F_COOLDOWN] = {
+		.key = "cooldownSeconds", .opt = "cooldown",
+		.label = "Cool-down", .ctl = FLD_CTL_NUMBER, .type = FLD_INT,
+		AR(cooldown_s), .column = "cooldown_s", .min = 0,
+		.max = 86400, .def = "60",
+		.rule = "an integer from 0 to 86400", .unit = "seconds" },
+	[AR_F_BAND] = {
+		.key = "hysteresisPercent", .opt = "band",
+		.label = "Hysteresis band", .ctl = FLD_CTL_NUMBER,
+		.type = FLD_INT, AR(band_pct), .column = "band_percent",
+		.min = 0, .max = 50, .def = "10",
+		.rule = "an integer from 0 to 50", .unit = "percent" },
+	[AR_F_FAILURES] = {
+		.key = "failuresBeforeMin", .opt = "failures",
+		.label = "Failures before the lowest rate",
+		.ctl = FLD_CTL_NUMBER, .type = FLD_INT, AR(failures_to_min),
+		.column = "failures_to_min", .min = 1, .max = 1000,
+		.def = "3", .rule = "an integer from 1 to 1000" },
+	[AR_F_DRY_RUN] = {
+		.key = "dryRun", .opt = "dry-run", .label = "Dry run",
+		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AR(dry_run),
+		.column = "dry_run", .min = 0, .max = 1, .def = "false",
+		.rule = "true or false" },
 };
 
 const char *
 ar_field_opt(enum ar_field f)
 {
-	return f < AR_F__MAX ? fields[f].opt : "";
+	return f < AR_F__MAX ? autorate_fields[f].opt : "";
 }
 
 const char *
 ar_field_key(enum ar_field f)
 {
-	return f < AR_F__MAX ? fields[f].key : "";
+	return f < AR_F__MAX ? autorate_fields[f].key : "";
 }
 
 const char *
 ar_field_rule(enum ar_field f)
 {
-	return f < AR_F__MAX ? fields[f].rule : "";
+	return f < AR_F__MAX ? autorate_fields[f].rule : "";
 }
 
 int
 ar_field_find(const char *name)
 {
-	int	 i;
-
-	for (i = 0; i < AR_F__MAX; i++)
-		if (strcmp(name, fields[i].opt) == 0 ||
-		    strcmp(name, fields[i].key) == 0)
-			return i;
-	return -1;
+	return fld_find(autorate_fields, AR_F__MAX, name);
 }
 
 void
 ar_settings_default(struct ar_settings *s, int64_t queue_id)
 {
+	size_t	 f;
+
 	memset(s, 0, sizeof(*s));
 	s->queue_id = queue_id;
-	s->interval_s = 10;
-	s->rate_min = 1;
-	s->rate_max = 1000;
-	s->step = 10;
-	s->cut_pct = 20;
-	s->cooldown_s = 60;
-	s->band_pct = 10;
-	s->failures_to_min = 3;
+	for (f = 0; f < AR_F__MAX; f++)
+		(void)fld_parse(&autorate_fields[f], s,
+		    autorate_fields[f].def);
 }
 
 void
@@ -250,8 +286,8 @@ bad_field(struct ar_err *err, enum ar_field f, const char *why)
 {
 	char	 msg[256];
 
-	snprintf(msg, sizeof(msg), "%s: %s.", fields[f].key,
-	    why != NULL ? why : fields[f].rule);
+	snprintf(msg, sizeof(msg), "%s: %s.", autorate_fields[f].key,
+	    why != NULL ? why : autorate_fields[f].rule);
 	return fail(err, APP_INVALID, f == AR_F_URL ? "invalid_health_url" :
 	    f == AR_F_RULES ? "invalid_rules" : "invalid_value", (int)f, 422,
 	    msg);
@@ -261,51 +297,17 @@ enum app_err
 ar_field_set(struct ar_settings *s, unsigned int *set, enum ar_field f,
     const char *text, struct ar_err *err)
 {
-	const struct ar_fdef	*d;
-	int64_t			 v, *dst = NULL;
+	enum fld_why	 why;
 
 	memset(err, 0, sizeof(*err));
 	err->field = -1;
 	if (f >= AR_F__MAX || text == NULL)
 		return fail(err, APP_INVALID, "invalid_value", -1, 422,
 		    "Unknown field.");
-	d = &fields[f];
-	if (utf8_chars(text, strlen(text)) < 0)
+	if ((why = fld_parse(&autorate_fields[f], s, text)) == FLD_UNICODE)
 		return bad_field(err, f, "not valid UTF-8");
-	switch (f) {
-	case AR_F_URL:
-		if (strlen(text) >= sizeof(s->url))
-			return bad_field(err, f, "longer than 2048 bytes");
-		snprintf(s->url, sizeof(s->url), "%s", text);
-		break;
-	case AR_F_RULES:
-		if (strlen(text) >= sizeof(s->rules))
-			return bad_field(err, f, "longer than 2048 bytes");
-		snprintf(s->rules, sizeof(s->rules), "%s", text);
-		break;
-	case AR_F_ALLOW_PRIVATE: dst = &s->allow_private; break;
-	case AR_F_INTERVAL: dst = &s->interval_s; break;
-	case AR_F_MIN: dst = &s->rate_min; break;
-	case AR_F_MAX: dst = &s->rate_max; break;
-	case AR_F_STEP: dst = &s->step; break;
-	case AR_F_CUT: dst = &s->cut_pct; break;
-	case AR_F_COOLDOWN: dst = &s->cooldown_s; break;
-	case AR_F_BAND: dst = &s->band_pct; break;
-	case AR_F_FAILURES: dst = &s->failures_to_min; break;
-	case AR_F_DRY_RUN: dst = &s->dry_run; break;
-	default: break;
-	}
-	if (dst != NULL) {
-		if (d->type == T_BOOL && (strcmp(text, "true") == 0 ||
-		    strcmp(text, "on") == 0))
-			v = 1;
-		else if (d->type == T_BOOL && (strcmp(text, "false") == 0 ||
-		    strcmp(text, "off") == 0))
-			v = 0;
-		else if (parse_int64(text, d->min, d->max, &v) == -1)
-			return bad_field(err, f, NULL);
-		*dst = v;
-	}
+	if (why != FLD_OK)
+		return bad_field(err, f, NULL);
 	*set |= AR_BIT(f);
 	return APP_OK;
 }
@@ -351,24 +353,11 @@ check(struct ar_settings *s, struct ar_err *err)
 {
 	struct ar_rules	 rs;
 	const char	*why;
-	int		 i;
+	size_t		 f;
 
-	for (i = 0; i < AR_F__MAX; i++) {
-		const int64_t *v = NULL;
-		switch (i) {
-		case AR_F_INTERVAL: v = &s->interval_s; break;
-		case AR_F_MIN: v = &s->rate_min; break;
-		case AR_F_MAX: v = &s->rate_max; break;
-		case AR_F_STEP: v = &s->step; break;
-		case AR_F_CUT: v = &s->cut_pct; break;
-		case AR_F_COOLDOWN: v = &s->cooldown_s; break;
-		case AR_F_BAND: v = &s->band_pct; break;
-		case AR_F_FAILURES: v = &s->failures_to_min; break;
-		default: break;
-		}
-		if (v != NULL && (*v < fields[i].min || *v > fields[i].max))
-			return bad_field(err, (enum ar_field)i, NULL);
-	}
+	for (f = 0; f < AR_F__MAX; f++)
+		if (fld_check(&autorate_fields[f], s) != FLD_OK)
+			return bad_field(err, (enum ar_field)f, NULL);
 	if (s->rate_min > s->rate_max)
 		return bad_field(err, AR_F_MIN, "must not be above maxRate");
 	if (s->url[0] != '\0' &&
@@ -395,28 +384,11 @@ arops_set(struct db *db, const char *slug, const struct ar_settings *in,
 	if ((er = scope(who, s.queue_id, err)) != APP_OK)
 		return er;
 	old = s;
-	for (i = 0; i < AR_F__MAX; i++) {
-		if (!(set & AR_BIT(i)))
-			continue;
-		switch (i) {
-		case AR_F_URL: memcpy(s.url, in->url, sizeof(s.url)); break;
-		case AR_F_RULES:
-			memcpy(s.rules, in->rules, sizeof(s.rules));
-			break;
-		case AR_F_ALLOW_PRIVATE: s.allow_private = in->allow_private;
-			break;
-		case AR_F_INTERVAL: s.interval_s = in->interval_s; break;
-		case AR_F_MIN: s.rate_min = in->rate_min; break;
-		case AR_F_MAX: s.rate_max = in->rate_max; break;
-		case AR_F_STEP: s.step = in->step; break;
-		case AR_F_CUT: s.cut_pct = in->cut_pct; break;
-		case AR_F_COOLDOWN: s.cooldown_s = in->cooldown_s; break;
-		case AR_F_BAND: s.band_pct = in->band_pct; break;
-		case AR_F_FAILURES: s.failures_to_min = in->failures_to_min;
-			break;
-		case AR_F_DRY_RUN: s.dry_run = in->dry_run ? 1 : 0; break;
-		}
-	}
+	for (i = 0; i < AR_F__MAX; i++)
+		if ((set & AR_BIT(i)) &&
+		    fld_copy(&autorate_fields[i], &s, in) == -1)
+			return fail(err, APP_ENOMEM, "internal", -1, 500,
+			    "Out of memory.");
 	s.allow_private = s.allow_private ? 1 : 0;
 	if ((er = check(&s, err)) != APP_OK)
 		return er;
@@ -566,6 +538,7 @@ struct json_object *
 ar_settings_json(const struct ar_settings *s, const char *slug)
 {
 	struct json_object	*o, *t;
+	size_t			 f;
 
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
@@ -573,27 +546,9 @@ ar_settings_json(const struct ar_settings *s, const char *slug)
 		json_object_object_add(o, "slug", json_object_new_string(slug));
 	json_object_object_add(o, "enabled",
 	    json_object_new_boolean(s->enabled != 0));
-	json_object_object_add(o, "dryRun",
-	    json_object_new_boolean(s->dry_run != 0));
-	json_object_object_add(o, "healthUrl", json_object_new_string(s->url));
-	json_object_object_add(o, "allowPrivateNetwork",
-	    json_object_new_boolean(s->allow_private != 0));
-	json_object_object_add(o, "intervalSeconds",
-	    json_object_new_int64(s->interval_s));
-	json_object_object_add(o, "rules", json_object_new_string(s->rules));
-	json_object_object_add(o, "minRate",
-	    json_object_new_int64(s->rate_min));
-	json_object_object_add(o, "maxRate",
-	    json_object_new_int64(s->rate_max));
-	json_object_object_add(o, "raiseStep", json_object_new_int64(s->step));
-	json_object_object_add(o, "cutPercent",
-	    json_object_new_int64(s->cut_pct));
-	json_object_object_add(o, "cooldownSeconds",
-	    json_object_new_int64(s->cooldown_s));
-	json_object_object_add(o, "hysteresisPercent",
-	    json_object_new_int64(s->band_pct));
-	json_object_object_add(o, "failuresBeforeMin",
-	    json_object_new_int64(s->failures_to_min));
+	for (f = 0; f < AR_F__MAX; f++)
+		json_object_object_add(o, autorate_fields[f].key,
+		    fld_to_json(&autorate_fields[f], s, FLD_AT_ROW));
 	json_object_object_add(o, "testedMs", s->tested_ms > 0 ?
 	    json_object_new_int64(s->tested_ms) : NULL);
 	t = s->tested_result[0] != '\0' ?

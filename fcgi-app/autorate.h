@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "aqueue.h"
+#include "fields.h"
 
 struct cfg;
 struct db;
@@ -186,6 +187,17 @@ enum ar_field {
 };
 
 #define AR_BIT(f)	(1u << (f))
+
+/*
+ * The auto-rate settings' table (the field engine, fields.h): AR_F__MAX
+ * rows indexed by enum ar_field, each naming its API member, CLI
+ * option, console label, struct ar_settings member, column, range,
+ * default and rule.  Request and row are both a struct ar_settings.
+ * Adding a setting: a value of enum ar_field, a member of struct
+ * ar_settings, a row in autorate-ops.c, a migration adding the column
+ * and its place in db-worker.c's statements, a test.
+ */
+extern const struct fld autorate_fields[];
 
 /* A queue's auto-rate settings and what the worker keeps of it. */
 struct ar_settings {

@@ -44,6 +44,13 @@ static int tap_failed;
 		    is_g_ ? is_g_ : "(null)", is_w_ ? is_w_ : "(null)"); \
 } while (0)
 
+/* A TAP diagnostic line: "# " and the message. */
+#define diag(...) do {							\
+	printf("# ");							\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+} while (0)
+
 /* Print the plan; returns the exit status for main(). */
 static inline int
 done_testing(void)
