@@ -75,10 +75,10 @@ enum app_err db_instance_list(struct db *, int64_t within_ms,
 
 /*
  * Take, or confirm that this connection still holds, the named lock
- * name (MariaDB GET_LOCK, without waiting; held until this connection
- * ends or releases it).  Sets *held to 1 or 0.  Returns APP_OK, APP_DB
- * or APP_DB_DOWN (then the lock is not held: a lost connection loses
- * it).
+ * name of this installation ("name:<database>", MariaDB GET_LOCK,
+ * without waiting; held until this connection ends or releases it).
+ * Sets *held to 1 or 0.  Returns APP_OK, APP_DB or APP_DB_DOWN (then
+ * the lock is not held: a lost connection loses it).
  */
 enum app_err db_named_lock(struct db *, const char *name, int *held);
 

@@ -9,7 +9,12 @@
 
 struct db;
 
-/* The name of the MariaDB/MySQL named lock that makes a leader. */
+/*
+ * The base name of the MariaDB/MySQL named lock that makes a leader; the
+ * lock itself is "aqueue-worker-leader:<database>" (see db.c's
+ * LOCK_SQL), one per installation, so that installations sharing one
+ * database server each have their own leader.
+ */
 #define DB_LEADER_LOCK	"aqueue-worker-leader"
 
 /*

@@ -105,6 +105,15 @@
 #define GNOW_SQL "(state_ms DIV " GRID_SQL ")"
 #define TNOW_SQL "(state_ms DIV 250)"
 
+/*
+ * A named lock of this installation: the bound base name (at most 23
+ * characters), ':' and the database's name (its MD5 when longer than 40
+ * characters), so that installations sharing one server never share a
+ * lock, and the name stays within MySQL's 64 characters.
+ */
+#define LOCK_SQL "CONCAT(?, ':', IF(CHAR_LENGTH(COALESCE(DATABASE(), " \
+	"'')) <= 40, COALESCE(DATABASE(), ''), MD5(DATABASE())))"
+
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
 	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
@@ -281,8 +290,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * lock (kept from an earlier call, or taken now without waiting).
 	 */
 	[STMT_STATS_LOCK] = { 2, 0,
-	    "SELECT IF(IS_USED_LOCK(?) = CONNECTION_ID(), 1, "
-	    "COALESCE(GET_LOCK(?, 0), 0))" },
+	    "SELECT IF(IS_USED_LOCK(" LOCK_SQL ") = CONNECTION_ID(), 1, "
+	    "COALESCE(GET_LOCK(" LOCK_SQL ", 0), 0))" },
 	[STMT_STATS_PREV] = { 2, 1,
 	    "SELECT issued, sampled_ms FROM queue_stats WHERE queue_id = ? "
 	    "AND sampled_ms <= ? ORDER BY sampled_ms DESC LIMIT 1" },
@@ -420,11 +429,12 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * retried after a lost connection.
 	 */
 	[STMT_LEADER_GET] = { 1, 0,
-	    "SELECT COALESCE(GET_LOCK(?, 0), 0)" },
+	    "SELECT COALESCE(GET_LOCK(" LOCK_SQL ", 0), 0)" },
 	[STMT_LEADER_CHECK] = { 1, 0,
-	    "SELECT COALESCE(IS_USED_LOCK(?) = CONNECTION_ID(), 0)" },
+	    "SELECT COALESCE(IS_USED_LOCK(" LOCK_SQL ") = CONNECTION_ID(), "
+	    "0)" },
 	[STMT_LEADER_RELEASE] = { 1, 0,
-	    "SELECT COALESCE(RELEASE_LOCK(?), 0)" },
+	    "SELECT COALESCE(RELEASE_LOCK(" LOCK_SQL "), 0)" },
 	/*
 	 * Auto-rate: the settings (written by operators, never the st_*
 	 * columns), the controller's memory (written by the worker's leader

@@ -16,7 +16,10 @@
 
 struct db;
 
-/* The named lock (MariaDB GET_LOCK) of the one sampler. */
+/*
+ * The base name of the named lock (MariaDB GET_LOCK) of the one sampler;
+ * the lock is "aqueue-stats:<database>", one per installation.
+ */
 #define STATS_LOCK	"aqueue-stats"
 
 /* Rows of table instance not seen this long are deleted by a sample. */

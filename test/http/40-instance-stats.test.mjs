@@ -102,7 +102,8 @@ test('one sampler: queue_stats gets exact waiting, serving, issued; old ' +
 	    [0][0] === '0', 12000, 250);
 	assert.equal(gone, true, 'the sample older than the retention is gone');
 	// The sampler holds the lock on its own connection.
-	const holder = dbSQL("SELECT IS_USED_LOCK('aqueue-stats')")[0][0];
+	const holder = dbSQL('SELECT IS_USED_LOCK(' +
+	    "CONCAT('aqueue-stats:', DATABASE()))")[0][0];
 	assert.notEqual(holder, 'NULL');
 	await sleep(0);
 });

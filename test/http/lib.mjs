@@ -635,9 +635,11 @@ export function startWorker({ extra = '' } = {}) {
 	};
 }
 
-// leaderLockHolder(): the connection id holding the worker leader lock,
-// or null when nobody holds it.
+// leaderLockHolder(): the connection id holding the worker leader lock of
+// the stack's database (the lock's name carries the database's), or null
+// when nobody holds it.
 export function leaderLockHolder() {
-	const v = dbSQL("SELECT IS_USED_LOCK('aqueue-worker-leader')")[0][0];
+	const v = dbSQL('SELECT IS_USED_LOCK(' +
+	    "CONCAT('aqueue-worker-leader:', DATABASE()))")[0][0];
 	return v === 'NULL' ? null : Number(v);
 }
