@@ -90,7 +90,9 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  -f config            configuration file (default: $AQUEUE_CONF,\n"
-    "                       else /etc/aqueue/aqueue.conf)\n"
+    "                       else PREFIX/etc/aqueue.conf of this\n"
+    "                       installation if it exists, else\n"
+    "                       /etc/aqueue/aqueue.conf)\n"
     "  -h, --help           this text\n"
     "\n"
     "exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or\n"
@@ -620,13 +622,11 @@ main(int argc, char *argv[])
 	};
 	struct cfg	 c;
 	struct db	*db;
-	const char	*conf = getenv("AQUEUE_CONF"), *cmd;
+	const char	*conf = cfg_default_path(), *cmd;
 	int		 ch, rc;
 	int64_t		 rate;
 
 	log_open("aqueuectl", 0);
-	if (conf == NULL || conf[0] == '\0')
-		conf = "/etc/aqueue/aqueue.conf";
 	while ((ch = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1)
 		switch (ch) {
 		case 'f':

@@ -4,13 +4,17 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aqueue.h"
 #include "cfg.h"
@@ -21,7 +25,8 @@
 enum cfg_type {
 	CFG_STR,	/* any string, may be empty */
 	CFG_INT,	/* decimal integer within [min, max] */
-	CFG_OCTAL	/* octal integer within [min, max] */
+	CFG_OCTAL,	/* octal integer within [min, max] */
+	CFG_BOOL	/* on/off, yes/no, 1/0: an int64_t 1 or 0 */
 };
 
 struct cfg_key {
@@ -35,11 +40,12 @@ struct cfg_key {
 #define S(f)	CFG_STR, offsetof(struct cfg, f)
 #define I(f)	CFG_INT, offsetof(struct cfg, f)
 #define O(f)	CFG_OCTAL, offsetof(struct cfg, f)
+#define B(f)	CFG_BOOL, offsetof(struct cfg, f)
 
 static const struct cfg_key keys[] = {
 	{ "listen", S(listen), "unix:/run/aqueue/fcgi.sock", 0, 0 },
 	{ "listen-mode", O(listen_mode), "0660", 0, 0777 },
-	{ "workers", I(workers), "4", 1, 256 },
+	{ "workers", I(workers), "4", 0, 256 },
 	{ "pid-file", S(pid_file), "", 0, 0 },
 	{ "db-host", S(db_host), "", 0, 0 },
 	{ "db-port", I(db_port), "3306", 1, 65535 },
@@ -92,6 +98,10 @@ static const struct cfg_key keys[] = {
 	{ "state-dir", S(state_dir), "", 0, 0 },
 	{ "base-path", S(base_path), "", 0, 0 },
 	{ "db-hosts", S(db_hosts), "", 0, 0 },
+	{ "embedded-worker", B(embedded_worker), "off", 0, 1 },
+	{ "db-max-connections", I(db_max_connections), "20", 1, 100000 },
+	{ "run-dir", S(run_dir), "", 0, 0 },
+	{ "log-file", S(log_file), "", 0, 0 },
 };
 
 /*
@@ -112,6 +122,17 @@ set_key(struct cfg *c, const struct cfg_key *k, const char *val)
 		return 0;
 	case CFG_INT:
 		if (parse_int64(val, k->min, k->max, &v) == -1)
+			return -1;
+		*(int64_t *)(void *)base = v;
+		return 0;
+	case CFG_BOOL:
+		if (strcmp(val, "on") == 0 || strcmp(val, "yes") == 0 ||
+		    strcmp(val, "1") == 0)
+			v = 1;
+		else if (strcmp(val, "off") == 0 || strcmp(val, "no") == 0 ||
+		    strcmp(val, "0") == 0)
+			v = 0;
+		else
 			return -1;
 		*(int64_t *)(void *)base = v;
 		return 0;
@@ -247,13 +268,92 @@ check_listen(struct cfg *c, const char *path)
 	return 0;
 }
 
+/*
+ * The keys that name files or folders: a relative value is taken from
+ * the configuration file's own folder, so that an installation under a
+ * prefix (a shared host's account) can ship one file that works
+ * wherever the prefix is.
+ */
+static const size_t path_keys[] = {
+	offsetof(struct cfg, pid_file),
+	offsetof(struct cfg, master_key_file),
+	offsetof(struct cfg, templates_dir),
+	offsetof(struct cfg, migrations_dir),
+	offsetof(struct cfg, state_dir),
+	offsetof(struct cfg, run_dir),
+	offsetof(struct cfg, log_file),
+};
+
+/*
+ * Make the relative path values of c absolute, from the folder of the
+ * configuration file at path.  Returns 0, or -1 (logged) when that
+ * folder cannot be found.
+ */
+static int
+absolute_paths(struct cfg *c, const char *path)
+{
+	char	 real[PATH_MAX], *slash, **v, *abs;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(path_keys) / sizeof(path_keys[0]); i++) {
+		v = (char **)(void *)((char *)c + path_keys[i]);
+		if ((*v)[0] == '\0' || (*v)[0] == '/')
+			continue;
+		if (realpath(path, real) == NULL) {
+			log_error("%s", path);
+			return -1;
+		}
+		if ((slash = strrchr(real, '/')) != NULL)
+			*slash = '\0';
+		abs = xasprintf("%s/%s", real, *v);
+		free(*v);
+		*v = abs;
+	}
+	return 0;
+}
+
+int
+cfg_prefix(char *buf, size_t n)
+{
+	char	 exe[PATH_MAX], *slash;
+	int	 i;
+
+	if (realpath("/proc/self/exe", exe) == NULL)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		if ((slash = strrchr(exe, '/')) == NULL)
+			return -1;
+		*slash = '\0';
+	}
+	if ((size_t)snprintf(buf, n, "%s", exe[0] != '\0' ? exe : "/") >= n)
+		return -1;
+	return 0;
+}
+
+const char *
+cfg_default_path(void)
+{
+	static char	 buf[PATH_MAX];
+	const char	*env = getenv("AQUEUE_CONF");
+	char		 prefix[PATH_MAX];
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (cfg_prefix(prefix, sizeof(prefix)) == 0 &&
+	    (size_t)snprintf(buf, sizeof(buf), "%s/etc/aqueue.conf", prefix) <
+	    sizeof(buf) && access(buf, F_OK) == 0)
+		return buf;
+	return "/etc/aqueue/aqueue.conf";
+}
+
 int
 cfg_load(const char *path, struct cfg *c)
 {
-	FILE	*f;
-	char	 line[4096], *p, *eq, *key, *val;
-	size_t	 i, lineno = 0;
-	int	 rc = 0;
+	FILE		*f;
+	struct stat	 st;
+	char		 line[4096], *p, *eq, *key, *val;
+	size_t		 i, lineno = 0;
+	int		 rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -266,6 +366,11 @@ cfg_load(const char *path, struct cfg *c)
 		log_error("config %s", path);
 		return -1;
 	}
+	/* It holds the database password. */
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & S_IROTH))
+		log_warnx("%s is readable by every account on this machine, "
+		    "and it holds the database password: chmod 0600 %s",
+		    path, path);
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
@@ -302,6 +407,8 @@ cfg_load(const char *path, struct cfg *c)
 	}
 	fclose(f);
 	if (rc == -1)
+		return -1;
+	if (absolute_paths(c, path) == -1)
 		return -1;
 	if (check_listen(c, path) == -1)
 		return -1;

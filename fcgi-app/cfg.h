@@ -13,7 +13,7 @@
 struct cfg {
 	char	*listen;	/* "unix:/path", "host:port", or "" (fd 0) */
 	int64_t	 listen_mode;	/* unix socket permission bits (octal) */
-	int64_t	 workers;	/* FastCGI processes in the pool, 1..256 */
+	int64_t	 workers;	/* pool processes 1..256; 0: no master */
 	char	*pid_file;	/* master's pid, or "" for none */
 	char	*db_host;	/* "" with db_socket set */
 	int64_t	 db_port;
@@ -57,12 +57,20 @@ struct cfg {
 	char	*state_dir;	/* poll documents written here, or "" */
 	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
 	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */
+	int64_t	 embedded_worker;	/* 1: the pool runs the jobs */
+	int64_t	 db_max_connections;	/* the installation's budget */
+	char	*run_dir;	/* lock files of the budget, or "" */
+	char	*log_file;	/* the programs' log, or "" (stderr) */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };
 
 /*
  * Read the file at path into *c, after setting every key to its default.
+ * A relative path value (master-key-file, templates-dir, migrations-dir,
+ * state-dir, run-dir, log-file, pid-file) is taken from the folder of
+ * the file at path.  A file readable by every account is used, with a
+ * warning (it holds the database password).
  * Unknown keys, malformed values, values out of range, and an unreadable
  * master key file are errors: each is logged at ERROR level (as
  * "file:line: ..." where there is a line) and the
@@ -70,6 +78,22 @@ struct cfg {
  * Returns 0 on success.
  */
 int	 cfg_load(const char *path, struct cfg *c);
+
+/*
+ * The configuration file a program uses when given none: $AQUEUE_CONF
+ * when set, else <prefix>/etc/aqueue.conf of the installation the
+ * program runs from (cfg_prefix()) when that file exists (an account's
+ * own installation), else /etc/aqueue/aqueue.conf.  Static or the
+ * environment's; can't fail.
+ */
+const char *cfg_default_path(void);
+
+/*
+ * The installation's prefix, found from the running program's own
+ * path (/proc/self/exe): the folder above its bin/.  Into buf of size
+ * n.  Returns 0, or -1 when it cannot be found or does not fit.
+ */
+int	 cfg_prefix(char *buf, size_t n);
 
 /*
  * Whether a TCP listen address "host:port" (host may be empty: every

@@ -636,6 +636,7 @@ struct db {
 	int64_t			 track;		/* see db_track() */
 	int64_t			 op_track;	/* track of the one in flight */
 	uint64_t		 answers;	/* statements answered */
+	uint64_t		 sessions;	/* connects that succeeded */
 	struct late		 late[DB_LATE_MAX];
 	size_t			 nlate;
 };
@@ -679,6 +680,7 @@ db_open(const struct cfg *c)
 	db->stmt_ms = c->db_timeout_s * 1000;
 	return db;
 }
+
 
 const struct cfg *
 db_config(const struct db *db)
@@ -731,6 +733,7 @@ db_close(struct db *db)
 	disconnect(db);
 	free(db);
 }
+
 
 static const char *stmt_sql(enum stmt, unsigned int *);
 static enum app_err run_once(struct db *, enum stmt, MYSQL_BIND *,
@@ -1383,6 +1386,12 @@ db_answers(const struct db *db)
 	return db->answers;
 }
 
+uint64_t
+db_session(const struct db *db)
+{
+	return db->my != NULL ? db->sessions : 0;
+}
+
 void
 db_track(struct db *db, int64_t arg)
 {
@@ -1474,6 +1483,7 @@ ensure(struct db *db)
 		return APP_DB_DOWN;
 	}
 	db->next_try_ms = 0;
+	db->sessions++;
 	return APP_OK;
 }
 

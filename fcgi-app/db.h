@@ -113,6 +113,14 @@ void	 db_idle(struct db *, int64_t wait_ms);
  */
 uint64_t db_answers(const struct db *);
 
+/*
+ * Which session the handle is connected with: a number that changes
+ * with every new connection, 0 while there is none.  A named lock lives
+ * as long as one session, so a holder whose number changed holds
+ * nothing any more.  Can't fail.
+ */
+uint64_t db_session(const struct db *);
+
 /* Disconnect and free.  Accepts NULL. */
 void	 db_close(struct db *);
 

@@ -253,27 +253,58 @@ unknown(struct ar_eval *ev, const char *r)
 	return -1;
 }
 
-int
-health_fetch(const struct cfg *c, const char *url, int allow_private,
-    char **body, size_t *len, struct ar_eval *ev)
-{
+/* A fetch under way (health.h). */
+struct health_job {
+	CURLM		*m;
 	CURL		*h;
-	CURLcode	 rc;
 	struct fetch	 f;
-	long		 status = 0;
-	curl_off_t	 total = 0;
+	char		*url;
+};
 
-	*body = NULL;
-	*len = 0;
+void
+health_job_free(struct health_job *j)
+{
+	if (j == NULL)
+		return;
+	if (j->h != NULL) {
+		if (j->m != NULL)
+			curl_multi_remove_handle(j->m, j->h);
+		curl_easy_cleanup(j->h);
+	}
+	if (j->m != NULL)
+		curl_multi_cleanup(j->m);
+	free(j->f.buf);
+	free(j->url);
+	free(j);
+}
+
+struct health_job *
+health_start(const struct cfg *c, const char *url, int allow_private,
+    struct ar_eval *ev)
+{
+	struct health_job	*j;
+	CURL			*h;
+
 	ev->response_ms = -1;
 	ev->http_status = 0;
-	if (health_url_check(url, allow_private) != NULL)
-		return unknown(ev, "blocked_address");
-	memset(&f, 0, sizeof(f));
-	f.max = (size_t)c->health_max_bytes;
-	f.allow_private = allow_private;
-	if ((h = curl_easy_init()) == NULL)
-		return unknown(ev, "unreachable");
+	if (health_url_check(url, allow_private) != NULL) {
+		(void)unknown(ev, "blocked_address");
+		return NULL;
+	}
+	if ((j = try_malloc(sizeof(*j))) == NULL) {
+		(void)unknown(ev, "unreachable");
+		return NULL;
+	}
+	memset(j, 0, sizeof(*j));
+	j->f.max = (size_t)c->health_max_bytes;
+	j->f.allow_private = allow_private;
+	if ((j->url = try_strndup(url, strlen(url))) == NULL ||
+	    (j->m = curl_multi_init()) == NULL ||
+	    (j->h = h = curl_easy_init()) == NULL) {
+		health_job_free(j);
+		(void)unknown(ev, "unreachable");
+		return NULL;
+	}
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -287,44 +318,97 @@ health_fetch(const struct cfg *c, const char *url, int allow_private,
 	curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
 	    (curl_off_t)c->health_max_bytes);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &f);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &j->f);
 	curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_socket);
-	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &f);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &j->f);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "aqueue-worker (auto-rate)");
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, NULL);
-	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total);
-	curl_easy_cleanup(h);
-	ev->http_status = (int)status;
-	if (rc == CURLE_OK || f.too_large)
-		ev->response_ms = (int64_t)(total / 1000);
-	if (f.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
-		free(f.buf);
-		return unknown(ev, "too_large");
+	if (curl_multi_add_handle(j->m, h) != CURLM_OK) {
+		health_job_free(j);
+		(void)unknown(ev, "unreachable");
+		return NULL;
 	}
+	return j;
+}
+
+/*
+ * Judge the finished transfer of j (its result rc): as health_fetch()
+ * describes.  Returns 0 with *body (the caller's), or -1 with ev set.
+ */
+static int
+finish(struct health_job *j, CURLcode rc, char **body, size_t *len,
+    struct ar_eval *ev)
+{
+	long		 status = 0;
+	curl_off_t	 total = 0;
+
+	curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(j->h, CURLINFO_TOTAL_TIME_T, &total);
+	ev->http_status = (int)status;
+	if (rc == CURLE_OK || j->f.too_large)
+		ev->response_ms = (int64_t)(total / 1000);
+	if (j->f.too_large || rc == CURLE_FILESIZE_EXCEEDED)
+		return unknown(ev, "too_large");
 	if (rc != CURLE_OK) {
-		free(f.buf);
-		if (f.blocked)
+		if (j->f.blocked)
 			return unknown(ev, "blocked_address");
 		if (rc == CURLE_OPERATION_TIMEDOUT)
 			return unknown(ev, "timeout");
-		log_debug("health %s: %s", url, curl_easy_strerror(rc));
+		log_debug("health %s: %s", j->url, curl_easy_strerror(rc));
 		return unknown(ev, "unreachable");
 	}
-	if (status >= 300 && status < 400) {
-		free(f.buf);
+	if (status >= 300 && status < 400)
 		return unknown(ev, "blocked_redirect");
-	}
-	if (status < 200 || status >= 300) {
-		free(f.buf);
+	if (status < 200 || status >= 300)
 		return unknown(ev, "http_status");
-	}
-	if (f.buf == NULL && (f.buf = try_malloc(1)) != NULL)
-		f.buf[0] = '\0';
-	if (f.buf == NULL)
+	if (j->f.buf == NULL && (j->f.buf = try_malloc(1)) != NULL)
+		j->f.buf[0] = '\0';
+	if (j->f.buf == NULL)
 		return unknown(ev, "unreachable");
-	*body = f.buf;
-	*len = f.len;
+	*body = j->f.buf;
+	*len = j->f.len;
+	j->f.buf = NULL;
 	return 0;
+}
+
+int
+health_step(struct health_job *j, int *result, char **body, size_t *len,
+    struct ar_eval *ev)
+{
+	CURLMsg		*msg;
+	int		 running = 0, left;
+
+	*body = NULL;
+	*len = 0;
+	if (curl_multi_perform(j->m, &running) != CURLM_OK) {
+		*result = unknown(ev, "unreachable");
+		return 1;
+	}
+	while ((msg = curl_multi_info_read(j->m, &left)) != NULL)
+		if (msg->msg == CURLMSG_DONE && msg->easy_handle == j->h) {
+			*result = finish(j, msg->data.result, body, len, ev);
+			return 1;
+		}
+	if (running == 0) {
+		*result = unknown(ev, "unreachable");
+		return 1;
+	}
+	return 0;
+}
+
+int
+health_fetch(const struct cfg *c, const char *url, int allow_private,
+    char **body, size_t *len, struct ar_eval *ev)
+{
+	struct health_job	*j;
+	int			 result = -1;
+
+	*body = NULL;
+	*len = 0;
+	if ((j = health_start(c, url, allow_private, ev)) == NULL)
+		return -1;
+	while (!health_step(j, &result, body, len, ev))
+		(void)curl_multi_poll(j->m, NULL, 0, 100, NULL);
+	health_job_free(j);
+	return result;
 }

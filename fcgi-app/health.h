@@ -54,4 +54,22 @@ int	 health_fetch(const struct cfg *c, const char *url,
 	    int allow_private, char **body, size_t *len,
 	    struct ar_eval *ev);
 
+/*
+ * The same fetch without blocking, for a caller that must stay free
+ * between its steps (the worker's job table, also when it runs inside
+ * the FastCGI processes): health_start() sets the request up with every
+ * limit above and returns it (the caller frees it with
+ * health_job_free()), or NULL with ev set (a refused URL, no memory);
+ * health_step() moves it on without waiting (libcurl's multi interface)
+ * and returns 0 while it is under way, or 1 when it is done: then
+ * *result is what health_fetch() would have returned, with *body and
+ * ev as it sets them.  No step waits for the network.
+ */
+struct health_job;
+struct health_job *health_start(const struct cfg *c, const char *url,
+	    int allow_private, struct ar_eval *ev);
+int	 health_step(struct health_job *, int *result, char **body,
+	    size_t *len, struct ar_eval *ev);
+void	 health_job_free(struct health_job *);
+
 #endif /* HEALTH_H */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,29 @@ log_open(const char *name, int syslog_on)
 	use_syslog = syslog_on;
 	if (use_syslog)
 		openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+int
+log_to_file(const char *path)
+{
+	int	 fd;
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0600)) == -1) {
+		log_warn("log-file %s", path);
+		return -1;
+	}
+	if (fd != STDERR_FILENO) {
+		if (dup2(fd, STDERR_FILENO) == -1) {
+			log_warn("log-file %s: dup2", path);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
 }
 
 void
@@ -61,18 +85,30 @@ emit(int pri, const char *level, int errnum, const char *fmt, va_list ap)
 		return;
 	}
 
-	char		 date[32];
+	char		 date[32], line[4352];
 	time_t		 t = time(NULL);
 	struct tm	 tm;
+	int		 n;
+	ssize_t		 w;
 
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* One write per line: processes sharing a log-file never mix. */
 	if (errnum >= 0)
-		fprintf(stderr, "[%s] %s %s[%ld]: %s: %s\n", date, level, prog,
-		    (long)getpid(), safe, strerror(errnum));
+		n = snprintf(line, sizeof(line), "[%s] %s %s[%ld]: %s: %s\n",
+		    date, level, prog, (long)getpid(), safe,
+		    strerror(errnum));
 	else
-		fprintf(stderr, "[%s] %s %s[%ld]: %s\n", date, level, prog,
-		    (long)getpid(), safe);
+		n = snprintf(line, sizeof(line), "[%s] %s %s[%ld]: %s\n",
+		    date, level, prog, (long)getpid(), safe);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line)) {
+		n = (int)sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	w = write(STDERR_FILENO, line, (size_t)n);
+	(void)w;
 }
 
 void

@@ -10,6 +10,16 @@
 /* Set the program name and whether to use syslog(3) instead of stderr. */
 void	 log_open(const char *prog, int use_syslog);
 
+/*
+ * Send the log (stderr) to the file at path from now on: opened for
+ * appending (made with mode 0600), one line per write(2), so that many
+ * processes share it; "" changes nothing.  For the programs that run
+ * where their stderr goes to a place the account cannot read (a shared
+ * host's server-wide error log).  Returns 0, or -1 (logged where the
+ * log went so far, which stays) when it cannot be opened.
+ */
+int	 log_to_file(const char *path);
+
 /* Debug messages are dropped unless enabled.  Can't fail. */
 void	 log_set_debug(int on);
 

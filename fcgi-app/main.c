@@ -108,12 +108,10 @@ int
 main(int argc, char *argv[])
 {
 	struct cfg	 c;
-	const char	*conf = getenv("AQUEUE_CONF");
+	const char	*conf = cfg_default_path();
 	int		 ch, check = 0, fd, rc;
 
 	log_open("aqueue-fcgi", 0);
-	if (conf == NULL)
-		conf = "/etc/aqueue/aqueue.conf";
 	while ((ch = getopt(argc, argv, "f:n")) != -1)
 		switch (ch) {
 		case 'f':
@@ -131,6 +129,12 @@ main(int argc, char *argv[])
 		cfg_free(&c);
 		return 1;
 	}
+	/*
+	 * From here on the log goes where the account can read it (a file
+	 * that cannot be opened is said where the log went so far).
+	 */
+	if (!check)
+		(void)log_to_file(c.log_file);
 	if (check) {
 		printf("%s: configuration ok\n", conf);
 		routes_free();

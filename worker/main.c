@@ -1,15 +1,20 @@
 /*
- * main.c - aqueue-worker: the background daemon.  One event loop: every
- * second the leader lock is checked (or tried, by a standby), and each
- * job of worker_jobs[] runs when its deadline has come, on the leader
- * only when it is flagged JOB_LEADER.  Between steps the process waits
- * in ppoll(2) until the earliest deadline, with SIGTERM, SIGINT and
- * SIGHUP unblocked only there: a signal never interrupts a step, it
- * ends the loop after the step that runs (exit 0, the lock released).
+ * main.c - aqueue-worker: the background daemon.  One event loop drives
+ * the runner (runner.c): the leader lock once a second, each job of
+ * worker_jobs[] when its deadline has come (on the leader only when it
+ * is flagged JOB_LEADER).  Between steps the process waits in ppoll(2)
+ * until the earliest deadline, with SIGTERM, SIGINT and SIGHUP
+ * unblocked only there: a signal never interrupts a step.  SIGTERM and
+ * SIGINT end the loop after the step that runs (exit 0, the lock
+ * released); SIGHUP reads the configuration again.  --detach leaves the
+ * terminal: the program runs on in a session of its own, its log in
+ * log-file (else syslog).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,28 +33,28 @@
 #include "log.h"
 #include "worker.h"
 
-/* How often the leader lock is checked, or tried by a standby. */
-#define LEADER_TICK_MS	1000
-/* How often the offset to the database's clock is measured again. */
-#define CLOCK_TICK_MS	30000
-
 static volatile sig_atomic_t	 stop_sig;
+static volatile sig_atomic_t	 reload_sig;
 
 static void
 on_signal(int sig)
 {
-	stop_sig = sig;
+	if (sig == SIGHUP)
+		reload_sig = 1;
+	else
+		stop_sig = sig;
 }
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: aqueue-worker [-n] [-c config]\n");
+	fprintf(stderr, "usage: aqueue-worker [-n] [--detach] "
+	    "[-c config]\n");
 	exit(2);
 }
 
 /*
- * Block the stop signals (they are taken only inside ppoll) and ignore
+ * Block the signals (they are taken only inside ppoll) and ignore
  * SIGPIPE.  Fills *wait_mask with the mask ppoll waits under.  Returns
  * 0, or -1 (logged).
  */
@@ -88,34 +93,6 @@ setup_signals(sigset_t *wait_mask)
 }
 
 /*
- * One leader step: a leader checks that its session still holds the
- * lock (a lost connection is lost leadership), a standby tries to take
- * it.  Logs each change.  Can't fail.
- */
-static void
-leader_step(struct worker_ctx *w, struct db *lockdb)
-{
-	enum app_err	 er;
-	int		 ok = 0;
-
-	if (w->leader) {
-		er = db_leader_check(lockdb, &ok);
-		if (!ok) {
-			w->leader = 0;
-			log_info("leader: lost the lock (%s); now standby",
-			    er == APP_OK ? "another session holds it" :
-			    "database connection lost");
-		}
-		return;
-	}
-	if (db_leader_get(lockdb, &ok) == APP_OK && ok) {
-		w->leader = 1;
-		log_info("leader: took the lock '%s'; this worker leads",
-		    DB_LEADER_LOCK);
-	}
-}
-
-/*
  * Whether a stop signal arrived (it stays pending, blocked, until the
  * loop waits): then no further step starts.  Can't fail.
  */
@@ -128,43 +105,160 @@ stop_pending(void)
 		return 1;
 	if (sigpending(&p) == -1)
 		return 0;
-	return sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1 ||
-	    sigismember(&p, SIGHUP) == 1;
+	return sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1;
 }
 
 /*
- * Run job i: log an error it returns, then set its next deadline.
+ * Leave the terminal (--detach): fork, a new session, fork again (never
+ * a session leader, so no terminal comes back), the working directory
+ * "/", standard input and output on /dev/null, standard error on
+ * log-file when it is open (to_file; else the log goes to syslog).  The first process
+ * waits until the last one says it runs (its pid through a pipe, sent
+ * by detach_ready()), prints that pid and where the log goes, and exits
+ * 0; or 1 when the daemon did not get that far.  Returns in the
+ * detached process the pipe's write end, or -1 (logged) when the fork
+ * failed in the first process.
+ */
+static int
+detach(const struct cfg *c, int to_file)
+{
+	int	 p[2], fd;
+	pid_t	 pid;
+	char	 b[32];
+	ssize_t	 n;
+	size_t	 got = 0;
+
+	if (pipe(p) == -1) {
+		log_error("pipe");
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		log_error("fork");
+		return -1;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		while (got < sizeof(b) - 1 && ((n = read(p[0], b + got,
+		    sizeof(b) - 1 - got)) > 0 || (n == -1 && errno == EINTR)))
+			if (n > 0)
+				got += (size_t)n;
+		b[got] = '\0';
+		if (got == 0) {
+			fprintf(stderr, "aqueue-worker: the daemon did not "
+			    "start\n");
+			_exit(1);
+		}
+		printf("aqueue-worker: running in the background as pid %s, "
+		    "log: %s\n", b, to_file ? c->log_file : "syslog");
+		fflush(stdout);
+		_exit(0);
+	}
+	close(p[0]);
+	if (setsid() == -1)
+		_exit(1);
+	if ((pid = fork()) == -1)
+		_exit(1);
+	if (pid > 0)
+		_exit(0);
+	if (chdir("/") == -1)
+		_exit(1);
+	if ((fd = open("/dev/null", O_RDWR)) == -1)
+		_exit(1);
+	(void)dup2(fd, STDIN_FILENO);
+	(void)dup2(fd, STDOUT_FILENO);
+	if (!to_file) {
+		(void)dup2(fd, STDERR_FILENO);
+		log_open("aqueue-worker", 1);
+	}
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return p[1];
+}
+
+/*
+ * Tell the waiting first process (detach()) that the daemon runs: its
+ * pid through the pipe fd, which is then closed.  Nothing when fd < 0.
  */
 static void
-run_job(struct worker_ctx *w, size_t i, int64_t *due)
+detach_ready(int fd)
 {
-	const struct worker_job	*j = &worker_jobs[i];
-	enum app_err		 er;
+	char	 b[32];
+	int	 len;
+	ssize_t	 n;
 
-	log_debug("job %s: run", j->name);
-	if ((er = j->fn(w)) != APP_OK)
-		log_warnx("job %s: failed (error %d); again at its next "
-		    "deadline", j->name, (int)er);
-	w->now_ms = db_clock_ms(w->db);
-	due[i] = j->next != NULL ? j->next(w) : w->now_ms + j->interval_ms;
+	if (fd < 0)
+		return;
+	len = snprintf(b, sizeof(b), "%ld", (long)getpid());
+	n = write(fd, b, (size_t)len);
+	(void)n;
+	close(fd);
+}
+
+/* Open the jobs' and the lock's connections and set the runner up. */
+static void
+start_run(struct worker_run *r, struct cfg *c)
+{
+	struct db	*db = db_open(c), *lockdb = db_open(c);
+	int64_t		 t;
+
+	worker_run_init(r, c, db, lockdb, 0);
+	if (db_now_ms(db, &t) == APP_OK)
+		r->w.started_ms = t;
+}
+
+/* Give up the lead and close both connections. */
+static void
+end_run(struct worker_run *r)
+{
+	struct db	*db = r->w.db, *lockdb = r->lockdb;
+
+	worker_run_end(r);
+	db_close(lockdb);
+	db_close(db);
+}
+
+/*
+ * SIGHUP: read the configuration file again.  A valid one replaces the
+ * old (the lead given up, the connections opened anew, the log-file
+ * reopened); an invalid one is logged and the old one stays.
+ */
+static void
+reload(struct worker_run *r, struct cfg *c, const char *conf)
+{
+	struct cfg	 nc;
+
+	if (cfg_load(conf, &nc) == -1) {
+		log_warnx("SIGHUP: %s is not valid; the configuration in "
+		    "use stays", conf);
+		cfg_free(&nc);
+		return;
+	}
+	end_run(r);
+	cfg_free(c);
+	*c = nc;
+	(void)log_to_file(c->log_file);
+	start_run(r, c);
+	log_info("SIGHUP: configuration %s read again", conf);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option	 longopts[] = {
+		{ "detach", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct cfg		 c;
-	struct worker_ctx	 w;
-	struct db		*lockdb;
-	const char		*conf = "/etc/aqueue/aqueue.conf";
+	struct worker_run	 r;
+	const char		*conf = cfg_default_path();
 	sigset_t		 wait_mask;
 	struct timespec		 ts;
-	int64_t			*due, next_leader = 0, next_clock = 0, wake;
-	int64_t			 t;
-	size_t			 i;
-	int			 ch, check_only = 0, was;
+	int64_t			 wake;
+	int			 ch, check_only = 0, detached = 0, ready = -1;
+	int			 to_file;
 
 	log_open("aqueue-worker", 0);
-	while ((ch = getopt(argc, argv, "c:f:n")) != -1)
+	while ((ch = getopt_long(argc, argv, "c:f:n", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'c':
 		case 'f':
@@ -172,6 +266,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			check_only = 1;
+			break;
+		case 'D':
+			detached = 1;
 			break;
 		default:
 			usage();
@@ -186,6 +283,9 @@ main(int argc, char *argv[])
 		cfg_free(&c);
 		return 0;
 	}
+	to_file = c.log_file[0] != '\0' && log_to_file(c.log_file) == 0;
+	if (detached && (ready = detach(&c, to_file)) == -1)
+		return 1;
 	if (setup_signals(&wait_mask) == -1)
 		return 1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -193,57 +293,22 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
-	memset(&w, 0, sizeof(w));
-	w.cfg = &c;
-	w.db = db_open(&c);
-	lockdb = db_open(&c);
-	if (gethostname(w.host, sizeof(w.host) - 1) == -1)
-		snprintf(w.host, sizeof(w.host), "localhost");
-	snprintf(w.instance_id, sizeof(w.instance_id), "worker:%s:%ld",
-	    w.host, (long)getpid());
-	w.who.kind = PRINCIPAL_WORKER;
-	snprintf(w.who.name, sizeof(w.who.name), "worker");
-	if (db_now_ms(w.db, &t) == APP_OK)
-		w.started_ms = t;
-	else
-		w.started_ms = db_clock_ms(w.db);
-	due = xcalloc(worker_njobs + 1, sizeof(*due));
-	log_info("started as %s with %zu jobs (config %s)", w.instance_id,
+	start_run(&r, &c);
+	log_info("started as %s with %zu jobs (config %s)", r.w.instance_id,
 	    worker_njobs, conf);
+	detach_ready(ready);
 
 	while (!stop_sig) {
-		w.now_ms = db_clock_ms(w.db);
-		if (now_ms() >= next_leader) {
-			was = w.leader;
-			leader_step(&w, lockdb);
-			/* A new role: every job is due now (the report too). */
-			for (i = 0; was != w.leader && i < worker_njobs; i++)
-				due[i] = 0;
-			/* Keep the DB clock offset fresh, twice a minute. */
-			if (now_ms() >= next_clock) {
-				(void)db_now_ms(w.db, &t);
-				next_clock = now_ms() + CLOCK_TICK_MS;
-			}
-			w.now_ms = db_clock_ms(w.db);
-			next_leader = now_ms() + LEADER_TICK_MS;
+		if (reload_sig) {
+			reload_sig = 0;
+			reload(&r, &c, conf);
 		}
-		for (i = 0; i < worker_njobs && !stop_pending(); i++) {
-			if ((worker_jobs[i].flags & JOB_LEADER) && !w.leader)
-				continue;
-			if (due[i] <= w.now_ms)
-				run_job(&w, i, due);
-		}
+		(void)worker_run_leader(&r, 1);
+		(void)worker_run_jobs(&r, 0, stop_pending);
 		/* Sleep until the earliest deadline, at most a leader tick. */
-		wake = next_leader - now_ms();
-		t = db_clock_ms(w.db);
-		for (i = 0; i < worker_njobs; i++) {
-			if ((worker_jobs[i].flags & JOB_LEADER) && !w.leader)
-				continue;
-			if (due[i] - t < wake)
-				wake = due[i] - t;
-		}
-		if (wake < 0)
-			wake = 0;
+		wake = worker_run_wait_ms(&r);
+		if (wake < 0 || wake > WORKER_LEADER_TICK_MS)
+			wake = WORKER_LEADER_TICK_MS;
 		ts.tv_sec = (time_t)(wake / 1000);
 		ts.tv_nsec = (long)(wake % 1000) * 1000000L;
 		if (ppoll(NULL, 0, &ts, &wait_mask) == -1 && errno != EINTR)
@@ -251,14 +316,7 @@ main(int argc, char *argv[])
 	}
 
 	log_info("stopping on signal %d", (int)stop_sig);
-	(void)instance_remove(w.db, "worker");
-	if (w.leader) {
-		(void)db_leader_release(lockdb);
-		log_info("leader: released the lock '%s'", DB_LEADER_LOCK);
-	}
-	free(due);
-	db_close(lockdb);
-	db_close(w.db);
+	end_run(&r);
 	cfg_free(&c);
 	curl_global_cleanup();
 	log_info("stopped");

@@ -73,5 +73,81 @@ enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
 enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
+/* Drop an auto-rate poll under way (the lead was lost, or a stop). */
+void		 job_autorate_abort(void);
+
+/*
+ * The runner (runner.c): what the daemon's loop does, in steps a caller
+ * drives, so that the same job table runs in the daemon (aqueue-worker)
+ * and inside the FastCGI processes (embedded-worker = on), one bounded
+ * step between two requests there.
+ *
+ *   worker_run_init()    once, with the jobs' connection and the one
+ *                        that holds the leader lock (the same one when
+ *                        embedded: a FastCGI process has only one);
+ *   worker_run_leader()  the leader lock: checked by a leader every
+ *                        WORKER_LEADER_TICK_MS, tried by a standby (a
+ *                        daemon every tick; an embedded standby only
+ *                        when its caller says it may, see there);
+ *   worker_run_jobs()    run the jobs that are due, at most max;
+ *   worker_run_wait_ms() how long the caller may wait before the next
+ *                        call is due;
+ *   worker_run_end()     give up the lead (lock released, its row in
+ *                        table instance removed).
+ */
+#define WORKER_LEADER_TICK_MS	1000
+/* An embedded standby tries the lock at most this often. */
+#define WORKER_EMBEDDED_TRY_MS	2000
+
+struct worker_run {
+	struct worker_ctx	 w;
+	struct db		*lockdb;	/* holds the leader lock */
+	int			 embedded;	/* in a FastCGI process */
+	uint64_t		 lock_session;	/* lockdb's, when taken */
+	int64_t			*due;	/* per job, DB Unix ms */
+	int64_t			 next_leader;	/* monotonic ms */
+	int64_t			 next_clock;	/* monotonic ms */
+	int64_t			 next_try;	/* embedded standby's */
+};
+
+/*
+ * Set r up for the jobs of worker_jobs[] with connection db (the jobs')
+ * and lockdb (the leader lock's; db itself when embedded), instance id
+ * "worker:<host>:<pid>".  Takes no lock yet.  Can't fail (exits when
+ * out of memory).
+ */
+void	 worker_run_init(struct worker_run *r, const struct cfg *c,
+	    struct db *db, struct db *lockdb, int embedded);
+
+/*
+ * The leader lock's step, when due (see above).  may_try: an embedded
+ * standby may try now (its caller just answered a request, so its
+ * connection is up); ignored by a daemon.  A change of role makes
+ * every job due at once and is logged.  Returns 1 while this process
+ * leads, else 0.  Can't fail (database errors mean "not leading").
+ */
+int	 worker_run_leader(struct worker_run *r, int may_try);
+
+/*
+ * Run the jobs that are due for this role (an embedded worker runs them
+ * only while it leads), each one bounded step, at most max of them (0:
+ * all), and none once stop() says so (NULL: never).  Errors of a job
+ * are logged and it runs again at its next deadline.  Returns how many
+ * ran.
+ */
+size_t	 worker_run_jobs(struct worker_run *r, size_t max, int (*stop)(void));
+
+/*
+ * Milliseconds until worker_run_leader() or a job is due (0: now), or
+ * -1 when nothing is (an embedded standby waits for requests).  Can't
+ * fail.
+ */
+int64_t	 worker_run_wait_ms(struct worker_run *r);
+
+/*
+ * Give up the lead: a poll under way dropped, the lock released, the
+ * row in table instance removed; r's memory freed.  Can't fail.
+ */
+void	 worker_run_end(struct worker_run *r);
 
 #endif /* WORKER_H */

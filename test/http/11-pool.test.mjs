@@ -287,8 +287,8 @@ test('-n checks the config: ok, and file:line for an unknown key', () => {
 	assert.equal(r.status, 1);
 	assert.ok(r.stderr.includes(`${conf}:${line}: unknown key 'worker'`),
 	    r.stderr);
-	writeConf('workers = 0\n');
+	writeConf('workers = 257\n');
 	r = spawnSync(binary, ['-n', '-f', conf], { encoding: 'utf8' });
 	assert.equal(r.status, 1);
-	assert.match(r.stderr, /bad value for workers: '0'/);
+	assert.match(r.stderr, /bad value for workers: '257'/);
 });
