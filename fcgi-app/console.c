@@ -368,7 +368,7 @@ shell_hole(struct buf *out, size_t i, void *arg)
 		html_text(out, s->title);
 		break;
 	case 1:
-		html_attr(out, s->r->cfg->static_url);
+		req_static_url(out, s->r);
 		break;
 	case 2:
 		if (s->r->session == NULL)

@@ -19,6 +19,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db-private.h"
+#include "db-slots.h"
 #include "db-worker.h"
 #include "log.h"
 
@@ -637,6 +638,9 @@ struct db {
 	int64_t			 op_track;	/* track of the one in flight */
 	uint64_t		 answers;	/* statements answered */
 	uint64_t		 sessions;	/* connects that succeeded */
+	int			 budget;	/* in db-max-connections */
+	int			 slot;	/* its place there, or -1 */
+	int			 full_logged;	/* "no place" said once */
 	struct late		 late[DB_LATE_MAX];
 	size_t			 nlate;
 };
@@ -678,7 +682,14 @@ db_open(const struct cfg *c)
 	db->cfg = c;
 	db->node = -1;
 	db->stmt_ms = c->db_timeout_s * 1000;
+	db->slot = DBSLOTS_NONE;
 	return db;
+}
+
+void
+db_use_budget(struct db *db)
+{
+	db->budget = 1;
 }
 
 
@@ -723,6 +734,8 @@ disconnect(struct db *db)
 	db->op_wait = 0;
 	db->op_st = NULL;
 	db->op_track = 0;
+	dbslots_give(db->slot);
+	db->slot = DBSLOTS_NONE;
 }
 
 void
@@ -734,6 +747,14 @@ db_close(struct db *db)
 	free(db);
 }
 
+int
+db_release(struct db *db)
+{
+	if (db->my == NULL || db->op != OP_NONE || db->in_tx)
+		return 0;
+	disconnect(db);
+	return 1;
+}
 
 static const char *stmt_sql(enum stmt, unsigned int *);
 static enum app_err run_once(struct db *, enum stmt, MYSQL_BIND *,
@@ -1476,6 +1497,21 @@ ensure(struct db *db)
 		return APP_OK;
 	if (now < db->next_try_ms || (db->nonblock && mono_ms() >= db->until))
 		return APP_DB_DOWN;
+	/*
+	 * A place in the installation's budget first; none free is no
+	 * connection now (nothing to hold off: the next call looks again).
+	 */
+	if (db->budget && (db->slot = dbslots_take(db->cfg)) == DBSLOTS_FULL) {
+		db->slot = DBSLOTS_NONE;
+		db->last_errno = ER_TOO_MANY_USER_CONNECTIONS;
+		if (!db->full_logged++)
+			log_warnx("db: all %lld connections of "
+			    "db-max-connections are in use by this "
+			    "installation; answering without the database "
+			    "until one is free", (long long)
+			    db->cfg->db_max_connections);
+		return APP_DB_DOWN;
+	}
 	if (connect_db(db) != APP_OK ||
 	    (db->limits && session_limits(db) != APP_OK)) {
 		disconnect(db);
@@ -1484,6 +1520,7 @@ ensure(struct db *db)
 	}
 	db->next_try_ms = 0;
 	db->sessions++;
+	db->full_logged = 0;
 	return APP_OK;
 }
 

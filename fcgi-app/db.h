@@ -31,6 +31,16 @@ int	 db_queue_slug_valid(const char *s);
 struct db *db_open(const struct cfg *);
 
 /*
+ * Count this handle's connections in the installation's budget
+ * (db-max-connections, db-slots.h): a place is taken before each
+ * connect and given back when the connection closes; with none free,
+ * a statement fails at once with APP_DB_DOWN (db_last_errno() 1203, as
+ * MariaDB's own per-user limit) and the next one looks again.  For the
+ * FastCGI processes and the worker daemon.  Can't fail.
+ */
+void	 db_use_budget(struct db *);
+
+/*
  * Bound the server-side time of every statement of this handle's
  * sessions (from the next connect on): lock waits to db-lock-timeout
  * seconds, a whole statement to db-statement-timeout-ms (MariaDB), both
@@ -123,6 +133,14 @@ uint64_t db_session(const struct db *);
 
 /* Disconnect and free.  Accepts NULL. */
 void	 db_close(struct db *);
+
+/*
+ * Close the connection when it is idle (nothing in flight, no
+ * transaction), giving back its place in the budget; the next statement
+ * connects again.  Returns 1 when it was closed, 0 when there was none
+ * or it was busy.
+ */
+int	 db_release(struct db *);
 
 /*
  * Connect now if not connected (after a failed attempt, further attempts

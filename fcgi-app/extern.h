@@ -140,6 +140,13 @@ struct req {
  */
 void	 req_init(struct req *r, FCGX_Request *fr, const struct cfg *,
 	    struct db *);
+/*
+ * Append static-url as an HTML attribute value: a relative one ("static")
+ * is under the install's prefix (r->base + "/static"), whatever page
+ * links it, so that the room and the console under /warteraum/admin/...
+ * both find /warteraum/static; an absolute path or URL as it is.
+ */
+void	 req_static_url(struct buf *out, const struct req *r);
 /* Release what req_init and the handlers allocated. */
 void	 req_free(struct req *r);
 /*
@@ -445,10 +452,18 @@ const struct tmpl *routes_tmpl(const char *name);
 /*
  * Run the pre-forked pool on listen socket fd with config file conf
  * already loaded into *c: fork c->workers children, respawn dead ones,
- * SIGTERM/SIGINT drain and exit, SIGHUP re-read conf and replace the
- * children.  Returns the exit status for main().
+ * SIGTERM/SIGINT drain and exit, SIGHUP or a change of the file re-read
+ * conf and replace the children.  With workers = 0 this process answers
+ * the requests itself (no master: for mod_fcgid).  Returns the exit
+ * status for main().
  */
 int	 pool_run(int fd, const char *conf, struct cfg *c);
+/*
+ * The program's argv, kept for a process without a master (workers =
+ * 0) that starts again as itself when its configuration file changed.
+ * Call before pool_run().  Can't fail.
+ */
+void	 pool_set_argv(char **argv);
 /*
  * In a worker whose request waits for a database slot: wait up to ms
  * milliseconds for the next request on the listen socket and take it:

@@ -311,45 +311,77 @@ rps_json(const struct inst_counts *a, const struct inst_counts *b,
 	snprintf(out + len, n - len, "}");
 }
 
+/*
+ * Report the pool (this process and its n children; workers n, or 1
+ * for a process without children) at monotonic time t, from the shared
+ * counters now_counts.  Can't fail (logged).
+ */
+static void
+pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
+    const struct inst_counts *now_counts)
+{
+	struct instance_report	 r;
+	char			 rps[INSTANCE_RPS_MAX + 1];
+	pid_t			*pids;
+	int64_t			 cpu, rss, dt;
+	long			 hz = sysconf(_SC_CLK_TCK);
+	enum app_err		 er;
+
+	pids = xcalloc(n + 1, sizeof(*pids));
+	pids[0] = getpid();
+	if (n > 0)
+		memcpy(pids + 1, children, n * sizeof(*pids));
+	instance_proc_usage(pids, n + 1, &cpu, &rss);
+	free(pids);
+	dt = tick.report_ms == 0 ? 0 : t - tick.report_ms;
+	memset(&r, 0, sizeof(r));
+	r.kind = "pool";
+	r.workers = n > 0 ? (int64_t)n : 1;
+	r.busy = now_counts->busy;
+	r.cpu_pct = dt > 0 && hz > 0 ? (double)(cpu - tick.cpu_ticks) *
+	    100000.0 / (double)hz / (double)dt : 0.0;
+	if (r.cpu_pct < 0)
+		r.cpu_pct = 0;
+	r.rss_kb = rss;
+	rps_json(&tick.counts, now_counts, dt, rps, sizeof(rps));
+	r.rps_json = rps;
+	if ((er = instance_report(db, &r)) != APP_OK)
+		log_warnx("instance report failed (%d)", (int)er);
+	tick.report_ms = t;
+	tick.cpu_ticks = cpu;
+	tick.counts = *now_counts;
+}
+
+int
+instance_single_tick(struct db *db, const struct cfg *c)
+{
+	struct inst_counts	 now_counts;
+	int64_t			 t = mono_ms();
+
+	if (tick.report_ms != 0 && t - tick.report_ms < c->instance_report_ms)
+		return 0;
+	(void)instance_counts(&now_counts);
+	if (memcmp(now_counts.requests, tick.counts.requests,
+	    sizeof(now_counts.requests)) == 0)
+		return 0;
+	pool_report(db, NULL, 0, t, &now_counts);
+	return 1;
+}
+
 void
 instance_pool_tick(struct db *db, const struct cfg *c,
     const pid_t *children, size_t n)
 {
-	struct instance_report	 r;
 	struct inst_counts	 now_counts;
-	char			 rps[INSTANCE_RPS_MAX + 1];
-	pid_t			*pids;
-	int64_t			 t = mono_ms(), cpu, rss, dt;
-	long			 hz = sysconf(_SC_CLK_TCK);
+	int64_t			 t = mono_ms();
 	size_t			 sampled;
 	int			 held;
 	enum app_err		 er;
 
 	if (tick.report_ms == 0 || t - tick.report_ms >=
 	    c->instance_report_ms) {
-		pids = xcalloc(n + 1, sizeof(*pids));
-		pids[0] = getpid();
-		memcpy(pids + 1, children, n * sizeof(*pids));
-		instance_proc_usage(pids, n + 1, &cpu, &rss);
-		free(pids);
 		(void)instance_counts(&now_counts);
-		dt = tick.report_ms == 0 ? 0 : t - tick.report_ms;
-		memset(&r, 0, sizeof(r));
-		r.kind = "pool";
-		r.workers = (int64_t)n;
-		r.busy = now_counts.busy;
-		r.cpu_pct = dt > 0 && hz > 0 ? (double)(cpu - tick.cpu_ticks) *
-		    100000.0 / (double)hz / (double)dt : 0.0;
-		if (r.cpu_pct < 0)
-			r.cpu_pct = 0;
-		r.rss_kb = rss;
-		rps_json(&tick.counts, &now_counts, dt, rps, sizeof(rps));
-		r.rps_json = rps;
-		if ((er = instance_report(db, &r)) != APP_OK)
-			log_warnx("instance report failed (%d)", (int)er);
-		tick.report_ms = t;
-		tick.cpu_ticks = cpu;
-		tick.counts = now_counts;
+		pool_report(db, children, n, t, &now_counts);
 	}
 	if (c->stats_interval_ms > 0 && (tick.stats_ms == 0 ||
 	    t - tick.stats_ms >= c->stats_interval_ms)) {

@@ -178,6 +178,16 @@ void		 instance_pool_tick(struct db *, const struct cfg *,
 		    const pid_t *children, size_t n);
 
 /*
+ * The periodic work of a FastCGI process without a master (workers =
+ * 0, each process started by the web server): every instance-report-ms
+ * it reports itself (kind "pool", one worker), but only when it
+ * answered requests since its last report, so that idle processes cost
+ * the database nothing (their rows age out of the readers' view).
+ * Returns 1 when it reported, else 0.  Can't fail (logged).
+ */
+int		 instance_single_tick(struct db *, const struct cfg *);
+
+/*
  * Instance row x as a new JSON object (the caller puts it): {"id",
  * "kind","host","pid","workers","busy","cpuPct","rssKb",
  * "requestsPerSecond":{endpoint: per second},"leader","startedMs",

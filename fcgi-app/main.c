@@ -165,6 +165,7 @@ main(int argc, char *argv[])
 		log_warn("fcntl");
 		return 1;
 	}
+	pool_set_argv(argv);
 	rc = pool_run(fd, conf, &c);
 	routes_free();
 	cfg_free(&c);

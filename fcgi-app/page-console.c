@@ -407,7 +407,7 @@ console_home(struct req *r)
 		html_raw(&b, "</tbody></table></div>");
 	html_raw(&b, "</div>");
 	html_raw(&head, "<script defer src=\"");
-	html_attr(&head, r->cfg->static_url);
+	req_static_url(&head, r);
 	html_raw(&head, "/console.js\"></script>");
 	console_page(r, 200, "Queues", head.p, &b);
 	buf_free(&head);
@@ -701,11 +701,11 @@ console_queue(struct req *r)
 		return;
 	}
 	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
-	html_attr(&head, r->cfg->static_url);
+	req_static_url(&head, r);
 	html_raw(&head, "/uPlot.min.css\"><script defer src=\"");
-	html_attr(&head, r->cfg->static_url);
+	req_static_url(&head, r);
 	html_raw(&head, "/uPlot.iife.min.js\"></script><script defer src=\"");
-	html_attr(&head, r->cfg->static_url);
+	req_static_url(&head, r);
 	html_raw(&head, "/console.js\"></script>");
 
 	html_raw(&b, "<section id=\"dashboard\" data-live=\"/admin/queue/");

@@ -258,13 +258,7 @@ fill(struct buf *out, size_t k, void *arg)
 		html_attr(out, rm->slug);
 		break;
 	case KEY_STATIC:
-		/* A relative static-url is under the install's prefix. */
-		if (rm->r->cfg->static_url[0] != '/' &&
-		    strstr(rm->r->cfg->static_url, "://") == NULL) {
-			html_attr(out, rm->r->base);
-			html_attr(out, "/");
-		}
-		html_attr(out, rm->r->cfg->static_url);
+		req_static_url(out, rm->r);
 		break;
 	case KEY_BASE:
 		html_attr(out, rm->r->base);

@@ -12,6 +12,7 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -29,6 +30,8 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "db.h"
+#include "docwriter.h"
+#include "embedded-worker.h"
 #include "extern.h"
 #include "fairness.h"
 #include "instance.h"
@@ -38,6 +41,19 @@
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
 #define RESPAWN_MIN_MS	1000	/* children dying faster than this: back off */
+/*
+ * How often the configuration file is looked at (stat(2)): a changed
+ * file is read again without a signal to any process.
+ */
+#define CONF_CHECK_MS	1000
+/*
+ * A connection idle this long is closed (its place in the budget given
+ * back) by a process that has no master (workers = 0: the web server
+ * starts many) or counts in a budget (run-dir): so that after a burst
+ * the connections go back, and whichever process the web server picks
+ * next finds one.  The leader of the embedded worker keeps its own.
+ */
+#define DB_IDLE_RELEASE_MS	2000
 
 static volatile sig_atomic_t	 child_stop;
 
@@ -196,14 +212,133 @@ late_work(struct db *db, int64_t wait_ms)
 	visitor_join_late(db);
 }
 
+/* What identifies a version of the configuration file. */
+struct conf_stamp {
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtim;
+	int		 ok;		/* stat(2) succeeded */
+};
+
+/* The stamp of path now into *s (ok 0 when it cannot be read). */
+static void
+conf_stamp(const char *path, struct conf_stamp *s)
+{
+	struct stat	 st;
+
+	memset(s, 0, sizeof(*s));
+	if (stat(path, &st) == -1)
+		return;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mtim = st.st_mtim;
+	s->ok = 1;
+}
+
+/*
+ * Whether the file at path differs from the stamp *seen, which is then
+ * updated (a change is reported once).  A file that cannot be read is
+ * no change (it may be being replaced).
+ */
+static int
+conf_changed(const char *path, struct conf_stamp *seen)
+{
+	struct conf_stamp	 now;
+
+	conf_stamp(path, &now);
+	if (!now.ok)
+		return 0;
+	if (seen->ok && now.dev == seen->dev && now.ino == seen->ino &&
+	    now.size == seen->size && now.mtim.tv_sec == seen->mtim.tv_sec &&
+	    now.mtim.tv_nsec == seen->mtim.tv_nsec)
+		return 0;
+	*seen = now;
+	return 1;
+}
+
+/*
+ * A process without a master (workers = 0): its configuration file and
+ * what it last saw of it, looked at every CONF_CHECK_MS between
+ * requests.
+ */
+static int			 single;
+static const char		*single_conf;
+static struct conf_stamp	 single_seen;
+static int64_t			 single_next_check;
+
+/*
+ * In a process without a master: whether the configuration file has
+ * changed into a valid one (its templates load too), so the process
+ * should start again with it.  An invalid file is logged and the one in
+ * use stays (until the file changes again).  Can't fail.
+ */
+static int
+single_reload_due(void)
+{
+	struct cfg	 nc;
+	int		 ok;
+
+	if (!single || now_ms() < single_next_check)
+		return 0;
+	single_next_check = now_ms() + CONF_CHECK_MS;
+	if (!conf_changed(single_conf, &single_seen))
+		return 0;
+	ok = cfg_load(single_conf, &nc) == 0 && routes_init(&nc) == 0;
+	cfg_free(&nc);
+	if (!ok) {
+		log_warnx("%s changed but is not valid; the configuration in "
+		    "use stays", single_conf);
+		return 0;
+	}
+	log_info("%s changed: starting again with it", single_conf);
+	return 1;
+}
+
+/*
+ * Between requests (answered: one was just answered): the embedded
+ * worker's step, and without a master the poll documents' writer.
+ */
+static void
+idle_steps(struct db *db, int answered)
+{
+	ew_step(answered);
+	if (single)
+		dw_step(db, EW_STEP_MS);
+}
+
+/* Whether this process must keep its connection (a lock lives on it). */
+static int
+keeps_conn(void)
+{
+	return ew_leads() || dw_holds();
+}
+
+/* The smaller of two waits in ms, where -1 means none. */
+static int64_t
+wait_min(int64_t a, int64_t b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
+
 /*
  * A child: accept and answer requests until told to stop.  Signals are
  * blocked while a request is answered and only delivered inside ppoll(),
  * so a SIGTERM never cuts a response short (drain).  While a statement
  * given up on is in flight, its socket is polled too, so that it is
- * finished as soon as the database answers.
+ * finished as soon as the database answers.  Between requests it runs
+ * the embedded worker's steps (embedded-worker.h), gives an idle
+ * connection back where connections are shared out (DB_IDLE_RELEASE_MS)
+ * and, without a master, reports itself and watches its configuration
+ * file.  Returns 1 when a process without a master should start again
+ * with a changed configuration, else 0.
  */
-static void
+static int
 child_main(int fd, const struct cfg *c)
 {
 	FCGX_Request		 fr;
@@ -212,7 +347,8 @@ child_main(int fd, const struct cfg *c)
 	sigset_t		 block, wait_mask;
 	struct pollfd		 pfd[2];
 	struct timespec		 ts;
-	int			 rc, due;
+	int			 rc, reload = 0, release, reported = 0;
+	int64_t			 due, last_ms, t;
 	nfds_t			 nfd;
 	size_t			 i;
 
@@ -239,11 +375,17 @@ child_main(int fd, const struct cfg *c)
 	child_fd = fd;
 	child_cfg = c;
 	db = db_open(c);
+	db_use_budget(db);
 	db_limit_statements(db);
 	db_nonblocking(db);
 	db_allow_failback(db);
 	between_requests(db);
 	(void)db_ensure(db);
+	ew_init(c, db);
+	if (single)
+		dw_init(c);
+	release = single || c->run_dir[0] != '\0';
+	last_ms = now_ms();
 	FCGX_InitRequest(&fr, fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	for (i = 0; i < PARK_MAX; i++)
 		FCGX_InitRequest(&parked[i], fd, FCGI_FAIL_ACCEPT_ON_INTR);
@@ -257,8 +399,20 @@ child_main(int fd, const struct cfg *c)
 			continue;
 		}
 		late_work(db, 0);
+		if (!db_inflight(db) && single_reload_due()) {
+			reload = 1;
+			break;
+		}
 		/* First tokens not yet written wait at most a second. */
 		due = fair_served_due_ms();
+		due = wait_min(due, ew_wait_ms());
+		due = wait_min(due, dw_wait_ms());
+		if (release && db_session(db) != 0 && !keeps_conn()) {
+			t = last_ms + DB_IDLE_RELEASE_MS - now_ms();
+			due = wait_min(due, t > 0 ? t : 0);
+		}
+		if (single)
+			due = wait_min(due, CONF_CHECK_MS);
 		nfd = 1;
 		pfd[0].revents = 0;
 		if ((pfd[1].fd = db_inflight_fd(db, &pfd[1].events)) >= 0) {
@@ -276,6 +430,11 @@ child_main(int fd, const struct cfg *c)
 		if (rc == 0) {
 			between_requests(db);
 			fair_served_flush(db, 0);
+			idle_steps(db, 0);
+			/* Idle long enough: give the connection back. */
+			if (release && !keeps_conn() && now_ms() - last_ms >=
+			    DB_IDLE_RELEASE_MS && db_release(db))
+				log_debug("db: idle, connection closed");
 		}
 		if (rc <= 0 || pfd[0].revents == 0)
 			continue;
@@ -298,7 +457,11 @@ child_main(int fd, const struct cfg *c)
 		/* Answered: now is the time for writes nobody waits for. */
 		between_requests(db);
 		fair_served_flush(db, 0);
+		idle_steps(db, 1);
+		if (single && instance_single_tick(db, c))
+			reported = 1;
 		request_timer(0);
+		last_ms = now_ms();
 	}
 	/*
 	 * A join given up on may still bring a number to void: its answer
@@ -307,12 +470,17 @@ child_main(int fd, const struct cfg *c)
 	late_work(db, child_cfg->db_visitor_timeout_ms);
 	between_requests(db);
 	fair_served_flush(db, 1);
+	ew_end();
+	dw_end();
+	if (reported)
+		(void)instance_remove(db, "pool");
 	FCGX_Free(&fr, 1);
 	for (i = 0; i < PARK_MAX; i++)
 		FCGX_Free(&parked[i], 1);
 	child_fd = -1;
 	db_close(db);
 	qcache_clear();
+	return reload;
 }
 
 struct pool {
@@ -469,19 +637,111 @@ write_pid(const struct cfg *c)
 	fclose(f);
 }
 
+/*
+ * Read the configuration file again (SIGHUP, or the file changed, as
+ * why says) and start a new set of children with it while the old set
+ * drains.  Refused, and logged, when it is invalid, its templates do
+ * not load, listen/workers/web-server-addrs changed (a restart takes
+ * those) or the previous reload still drains.  Can't fail.
+ */
+static void
+pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
+{
+	struct cfg	 nc;
+	size_t		 i;
+
+	if (cfg_load(conf, &nc) == -1 || nc.workers != c->workers ||
+	    strcmp(nc.listen, c->listen) != 0 ||
+	    strcmp(nc.web_server_addrs, c->web_server_addrs) != 0) {
+		log_warnx("%s: configuration not reloaded (invalid, or "
+		    "listen/workers/web-server-addrs changed: restart for "
+		    "those)", why);
+		cfg_free(&nc);
+		return;
+	}
+	if (old_alive(p)) {
+		log_warnx("%s: the previous reload is still draining; try "
+		    "again shortly", why);
+		cfg_free(&nc);
+		return;
+	}
+	/* On failure the loaded templates stay in use. */
+	if (routes_init(&nc) == -1) {
+		log_warnx("%s: templates did not load; configuration not "
+		    "reloaded", why);
+		cfg_free(&nc);
+		return;
+	}
+	(void)log_to_file(nc.log_file);
+	log_info("%s: configuration re-read; new processes start, the old "
+	    "ones drain", why);
+	for (i = 0; i < p->n; i++) {
+		p->old[i] = p->pids[i];
+		p->pids[i] = 0;
+		if (p->old[i] > 0)
+			kill(p->old[i], SIGTERM);
+	}
+	p->old_since = now_ms();
+	cfg_free(c);
+	*c = nc;
+}
+
+static char	**pool_argv;
+
+void
+pool_set_argv(char **argv)
+{
+	pool_argv = argv;
+}
+
+/*
+ * workers = 0: no master and no children, this process answers the
+ * requests itself (a process manager such as mod_fcgid starts, counts
+ * and stops the processes).  A changed configuration file makes it
+ * start again as the same program (execv(2): the same pid, the listen
+ * socket on fd 0 kept) once the request it answers is done.  Returns
+ * the exit status for main().
+ */
+static int
+single_run(int fd, const char *conf, struct cfg *c)
+{
+	single = 1;
+	single_conf = conf;
+	conf_stamp(conf, &single_seen);
+	single_next_check = now_ms() + CONF_CHECK_MS;
+	signal(SIGPIPE, SIG_IGN);
+	(void)instance_shm_init();
+	log_debug("answering on %s as a single process (workers = 0)",
+	    c->listen[0] != '\0' ? c->listen : "fd 0");
+	if (child_main(fd, c) == 0)
+		return 0;
+	if (pool_argv == NULL)
+		return 0;
+	routes_free();
+	execv("/proc/self/exe", pool_argv);
+	execv(pool_argv[0], pool_argv);
+	log_warn("execv %s", pool_argv[0]);
+	return 1;
+}
+
 int
 pool_run(int fd, const char *conf, struct cfg *c)
 {
-	struct pool	 p;
-	sigset_t	 set, orig;
-	siginfo_t	 si;
-	struct timespec	 tick = { 0, 250 * 1000 * 1000 };
-	int64_t		 state_ms = 0;
-	struct cfg	 nc;
-	size_t		 i;
-	int		 sig, crashed;
-	char		*pid_file;
-	struct db	*mdb;
+	struct pool		 p;
+	sigset_t		 set, orig;
+	siginfo_t		 si;
+	struct timespec		 tick = { 0, 250 * 1000 * 1000 };
+	int64_t			 state_ms = 0, conf_ms;
+	struct conf_stamp	 seen;
+	size_t			 i;
+	int			 sig, crashed;
+	char			*pid_file;
+	struct db		*mdb;
+
+	if (c->workers == 0)
+		return single_run(fd, conf, c);
+	conf_stamp(conf, &seen);
+	conf_ms = now_ms() + CONF_CHECK_MS;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -504,6 +764,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	 * the poll documents.
 	 */
 	mdb = db_open(c);
+	db_use_budget(mdb);
 	db_limit_statements(mdb);
 	/*
 	 * Never blocked long by a hanging database: each statement has a
@@ -532,42 +793,13 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			break;
 		}
 		if (sig == SIGHUP) {
-			if (cfg_load(conf, &nc) == -1 ||
-			    nc.workers != c->workers ||
-			    strcmp(nc.listen, c->listen) != 0 ||
-			    strcmp(nc.web_server_addrs,
-			    c->web_server_addrs) != 0) {
-				log_warnx("SIGHUP: configuration not reloaded "
-				    "(invalid, or listen/workers/"
-				    "web-server-addrs changed: restart for "
-				    "those)");
-				cfg_free(&nc);
-				continue;
-			}
-			if (old_alive(&p)) {
-				log_warnx("SIGHUP: the previous reload is "
-				    "still draining; try again shortly");
-				cfg_free(&nc);
-				continue;
-			}
-			/* On failure the loaded templates stay in use. */
-			if (routes_init(&nc) == -1) {
-				log_warnx("SIGHUP: templates did not load; "
-				    "configuration not reloaded");
-				cfg_free(&nc);
-				continue;
-			}
-			log_info("SIGHUP: configuration re-read; new processes "
-			    "start, the old ones drain");
-			for (i = 0; i < p.n; i++) {
-				p.old[i] = p.pids[i];
-				p.pids[i] = 0;
-				if (p.old[i] > 0)
-					kill(p.old[i], SIGTERM);
-			}
-			p.old_since = now_ms();
-			cfg_free(c);
-			*c = nc;
+			(void)conf_changed(conf, &seen);
+			pool_reload(&p, conf, c, "SIGHUP");
+		} else if (now_ms() >= conf_ms) {
+			/* A changed file needs no signal. */
+			conf_ms = now_ms() + CONF_CHECK_MS;
+			if (conf_changed(conf, &seen))
+				pool_reload(&p, conf, c, conf);
 		}
 		db_idle(mdb, 0);
 		/* The poll documents, about twice a second. */

@@ -457,3 +457,15 @@ req_take_number(const struct req *r, enum url_take_kind kind)
 	return url_take_number(&m, r->qe != NULL ? &r->qe->domains : NULL,
 	    kind);
 }
+
+void
+req_static_url(struct buf *out, const struct req *r)
+{
+	const char	*u = r->cfg->static_url;
+
+	if (u[0] != '/' && strstr(u, "://") == NULL) {
+		html_attr(out, r->base);
+		html_attr(out, "/");
+	}
+	html_attr(out, u);
+}

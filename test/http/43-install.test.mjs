@@ -134,7 +134,7 @@ test('the manual pages format without warnings', () => {
 	}
 	// aqueue.conf(5) names every key the program reads.
 	const cfg = readFileSync(`${env.root}/fcgi-app/cfg.c`, 'utf8');
-	const keys = [...cfg.matchAll(/^\t\{ "([a-z-]+)", [SIO]\(/gm)]
+	const keys = [...cfg.matchAll(/^\t\{ "([a-z-]+)", [SIOB]\(/gm)]
 	    .map((m) => m[1]);
 	assert.ok(keys.length > 20);
 	const page = readFileSync(`${man}/man5/aqueue.conf.5`, 'utf8')

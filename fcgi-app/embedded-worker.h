@@ -1,0 +1,45 @@
+/*
+ * embedded-worker.h - the background worker inside the FastCGI processes
+ * (embedded-worker = on), for hosts that can run nothing but them: each
+ * process runs the worker's own job table (worker/worker.h, through its
+ * runner) between two requests, one bounded step at a time, while it
+ * holds the installation's leader lock on its one database connection.
+ * A standby process tries the lock only after it answered a request
+ * (at most every WORKER_EMBEDDED_TRY_MS), so that idle processes cost
+ * the database nothing: one process per installation does the work,
+ * however many the web server keeps.
+ */
+#ifndef EMBEDDED_WORKER_H
+#define EMBEDDED_WORKER_H
+
+#include <stdint.h>
+
+struct cfg;
+struct db;
+
+/*
+ * Set up for this process's connection db (nothing happens unless
+ * c->embedded_worker).  Can't fail.
+ */
+void	 ew_init(const struct cfg *c, struct db *db);
+
+/*
+ * Between requests: the leader lock's step (answered: a request was
+ * just answered, so a standby may try), then at most one job that is
+ * due, the database given EW_STEP_MS for all of it.  Nothing while a
+ * statement given up on is still in flight.  Can't fail (errors are
+ * logged; the job runs again at its next deadline).
+ */
+#define EW_STEP_MS	200
+void	 ew_step(int answered);
+
+/* Milliseconds until ew_step() has work (0: now), -1: none. */
+int64_t	 ew_wait_ms(void);
+
+/* Whether this process leads now (it keeps its connection). */
+int	 ew_leads(void);
+
+/* Give up the lead (before the connection closes).  Can't fail. */
+void	 ew_end(void);
+
+#endif /* EMBEDDED_WORKER_H */
