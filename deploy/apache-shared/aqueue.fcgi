@@ -1,8 +1,10 @@
 #!/bin/sh
-# deploy/apache-shared/aqueue.fcgi - what mod_fcgid runs: the FastCGI
-# program with its configuration.  mod_fcgid passes the listening socket
-# on fd 0 (the configuration's "listen" is empty) and keeps one request
-# per process at a time, so each of its processes is a master with one
-# worker.  Adjust the two paths; keep the file mode 0755 and owned by
-# the hosting account (suEXEC refuses anything else).
-exec /home/shopuser/aqueue/bin/aqueue-fcgi -f /home/shopuser/aqueue/aqueue.conf
+# deploy/apache-shared/aqueue.fcgi - what mod_fcgid runs in the web
+# folder: the FastCGI program of the installation in ~/aqueue (the
+# documented "./configure --prefix=$HOME/aqueue"), with its
+# configuration ~/aqueue/etc/aqueue.conf.  mod_fcgid passes the listening
+# socket on fd 0.  suEXEC runs it as your account with HOME unset, so
+# the home folder comes from the account's entry.  Keep it mode 0755 and
+# yours ("aqueuectl init --web-dir" puts it in place).
+home=$(getent passwd "$(id -u)" | cut -d: -f6)
+exec "$home/aqueue/bin/aqueue-fcgi" -f "$home/aqueue/etc/aqueue.conf"

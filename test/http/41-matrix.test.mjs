@@ -368,7 +368,8 @@ test('lighttpd: state.json from the state-dir, 404 JSON while missing',
 test('fcgid: state.json written into the web folder and served by ' +
     'Apache; else the program answers', async () => {
 	const q = createQueue({ rate: 60 });
-	// A request starts a process; its master writes every queue's file.
+	// A request starts a process; the one that holds the folder's
+	// writer lock (no master under mod_fcgid) writes every queue's file.
 	const st = await get(srv.fcgid, `/warteraum/queue/${q.slug}/info`);
 	assert.equal(st.status, 200, st.text);
 	const file = `${srv.dir}/www/warteraum/state/${q.slug}.json`;

@@ -94,9 +94,13 @@ function stackKeys() {
 // /warteraum/), all in front of the FastCGI socket sock (the stack's
 // pool).  fcgiProgram (default: the built aqueue-fcgi) is what mod_fcgid
 // spawns through the shipped wrapper; extraConf is appended to its
-// configuration; fcgidConf, when set, replaces the shipped server-level
-// mod_fcgid settings (deploy/apache-shared/fcgid.conf).  Resolves {proxyFcgi, fcgid, lighttpd (base URLs),
-// dir, stop()}.  The state-dir of the configurations is dir/state.
+// configuration; fcgidConf, when set, replaces the shipped mod_fcgid
+// settings (deploy/apache-shared/fcgid-server.conf server-wide and
+// fcgid-account.conf in the mod_fcgid vhost).  Resolves {proxyFcgi,
+// fcgid, lighttpd (base URLs), dir, home, stop()}.  The state-dir of
+// the configurations is dir/state, the shared-hosting one's
+// dir/www/warteraum/state; that installation lives in home/aqueue as
+// "make install" with the prefix ~/aqueue puts it.
 export async function startServers({ port1, sock, dir,
     fcgiProgram = `${env.root}/fcgi-app/aqueue-fcgi`, extraConf = '',
     fcgidConf = null }) {
@@ -126,30 +130,44 @@ export async function startServers({ port1, sock, dir,
 	chmodSync(`${dir}/state`, 0o755);
 
 	// ---- shared hosting: the account's folder and the web folder ----
-	const home = `${dir}/home/aqueue`;
-	mkdirSync(`${home}/bin`, { recursive: true });
-	copyFileSync(fcgiProgram, `${home}/bin/aqueue-fcgi`);
-	chmodSync(`${home}/bin/aqueue-fcgi`, 0o755);
-	// The account's copy of the templates and migrations, where the
-	// shipped configuration names them.
+	// The installation as "make install" puts it under the prefix
+	// ~/aqueue, and its configuration in ~/aqueue/etc, whose relative
+	// paths (templates, migrations, run-dir, log-file) are taken from
+	// there.  The program runs as www-data here (no suEXEC).
+	const home = `${dir}/home/shopuser`;
+	const pre = `${home}/aqueue`;
+	mkdirSync(`${pre}/bin`, { recursive: true });
+	copyFileSync(fcgiProgram, `${pre}/bin/aqueue-fcgi`);
+	chmodSync(`${pre}/bin/aqueue-fcgi`, 0o755);
 	for (const d of ['templates', 'migrations'])
-		cpSync(`${root}/${d}`, `${home}/share/${d}`, { recursive: true });
-	const shipped = readFileSync(`${root}/deploy/apache-shared/aqueue.conf`,
-	    'utf8').split('\n').filter((l) => !/^\s*db-[a-z-]+\s*=/.test(l));
-	writeFileSync(`${home}/aqueue.conf`, subst(shipped.join('\n')) +
-	    `\n${stackKeys().join('\n')}\n${extraConf}\n`, { mode: 0o600 });
-	copyFileSync(`${env.vardir}/master.key`, `${home}/master.key`);
-	for (const f of ['aqueue.conf', 'master.key']) {
-		chmodSync(`${home}/${f}`, 0o600);
-		chownSync(`${home}/${f}`, www.uid, www.gid);
+		cpSync(`${root}/${d}`, `${pre}/share/aditus-queue/${d}`,
+		    { recursive: true });
+	mkdirSync(`${pre}/etc`, { recursive: true });
+	for (const d of ['var/run', 'var/log']) {
+		mkdirSync(`${pre}/${d}`, { recursive: true });
+		chownSync(`${pre}/${d}`, www.uid, www.gid);
 	}
 	const web = `${dir}/www/warteraum`;
+	// The database's keys are the stack's; state-dir names the web
+	// folder (as "aqueuectl init --web-dir" writes it).
+	const shipped = readFileSync(`${root}/deploy/apache-shared/aqueue.conf`,
+	    'utf8').split('\n').filter((l) => !/^\s*db-[a-z-]+\s*=/.test(l))
+	    .map((l) => l.replace(/^state-dir = .*$/, `state-dir = ${web}/state`));
+	writeFileSync(`${pre}/etc/aqueue.conf`, shipped.join('\n') +
+	    `\n${stackKeys().join('\n')}\n${extraConf}\n`, { mode: 0o600 });
+	copyFileSync(`${env.vardir}/master.key`, `${pre}/etc/master.key`);
+	for (const f of ['aqueue.conf', 'master.key']) {
+		chmodSync(`${pre}/etc/${f}`, 0o600);
+		chownSync(`${pre}/etc/${f}`, www.uid, www.gid);
+	}
 	mkdirSync(web, { recursive: true });
 	chmodSync(`${dir}/www`, 0o755);
 	copyFileSync(`${root}/deploy/apache-shared/htaccess`, `${web}/.htaccess`);
-	writeFileSync(`${web}/aqueue.fcgi`, subst(readFileSync(
-	    `${root}/deploy/apache-shared/aqueue.fcgi`, 'utf8')),
-	    { mode: 0o755 });
+	// The shipped wrapper finds the home folder from the account that
+	// runs it (www-data here): told the test's home instead.
+	writeFileSync(`${web}/aqueue.fcgi`, readFileSync(
+	    `${root}/deploy/apache-shared/aqueue.fcgi`, 'utf8')
+	    .replace(/^home=.*$/m, `home=${home}`), { mode: 0o755 });
 	chmodSync(`${web}/aqueue.fcgi`, 0o755);
 	cpSync(`${root}/static`, `${web}/static`, { recursive: true });
 	// The poll documents' folder, writable by the program (www-data).
@@ -157,17 +175,20 @@ export async function startServers({ port1, sock, dir,
 	chownSync(`${web}/state`, www.uid, www.gid);
 	// CASES C01's three set-ups of the shipped .htaccess, each in its
 	// own folder: without either way of passing Authorization, with the
-	// rewrite fallback only, with CGIPassAuth only.
+	// rewrite fallback only (as shipped), with CGIPassAuth only (as
+	// htaccess-userdir has it where AuthConfig is allowed).
 	const hta = readFileSync(`${root}/deploy/apache-shared/htaccess`, 'utf8');
-	const noPass = (t) => t.replace(/^CGIPassAuth On\n/m, '');
+	const withPass = (t) => t.replace(/^RewriteEngine On$/m,
+	    'CGIPassAuth On\nRewriteEngine On');
 	const noRewrite = (t) => t.replace(
 	    /^RewriteCond %\{HTTP:Authorization\} \.\n^RewriteRule .*\n/m, '');
-	for (const [name, text] of [['c01-none', noRewrite(noPass(hta))],
-	    ['c01-rewrite', noPass(hta)], ['c01-passauth', noRewrite(hta)]]) {
+	for (const [name, text] of [['c01-none', noRewrite(hta)],
+	    ['c01-rewrite', hta], ['c01-passauth',
+	    withPass(noRewrite(hta))]]) {
 		const d = `${dir}/www/${name}`;
 		mkdirSync(d, { recursive: true });
-		if (text === hta)
-			throw new Error(`${name}: the .htaccess did not change`);
+		if ((text === hta) !== (name === 'c01-rewrite'))
+			throw new Error(`${name}: the .htaccess is not as meant`);
 		writeFileSync(`${d}/.htaccess`, text);
 		copyFileSync(`${web}/aqueue.fcgi`, `${d}/aqueue.fcgi`);
 		chmodSync(`${d}/aqueue.fcgi`, 0o755);
@@ -204,6 +225,7 @@ Include "${dir}/fcgid.conf"
 </VirtualHost>
 <VirtualHost 127.0.0.1:${p + 1}>
 	DocumentRoot "${dir}/www"
+	Include "${dir}/fcgid-account.conf"
 	<Directory "${dir}/www">
 		AllowOverride All
 		Require all granted
@@ -212,8 +234,12 @@ Include "${dir}/fcgid.conf"
 `);
 	writeFileSync(`${dir}/apache-vhost.conf`, subst(readFileSync(
 	    `${root}/deploy/apache-vhost/aqueue.conf`, 'utf8')));
-	writeFileSync(`${dir}/fcgid.conf`, fcgidConf ?? subst(readFileSync(
-	    `${root}/deploy/apache-shared/fcgid.conf`, 'utf8')));
+	const shippedFcgid = (f) => readFileSync(
+	    `${root}/deploy/apache-shared/${f}`, 'utf8');
+	writeFileSync(`${dir}/fcgid.conf`, fcgidConf ??
+	    shippedFcgid('fcgid-server.conf'));
+	writeFileSync(`${dir}/fcgid-account.conf`, fcgidConf !== null ? '' :
+	    shippedFcgid('fcgid-account.conf'));
 
 	// ---- lighttpd -----------------------------------------------------
 	const lconf = subst(readFileSync(`${root}/deploy/lighttpd/aqueue.conf`,
@@ -249,6 +275,7 @@ Include "${dir}/fcgid.conf"
 	}
 	return {
 		dir,
+		home,
 		proxyFcgi: `http://127.0.0.1:${p}`,
 		fcgid: `http://127.0.0.1:${p + 1}`,
 		lighttpd: `http://127.0.0.1:${p + 2}`,
