@@ -44,6 +44,14 @@ static const char usage_text[] =
     "usage: aqueuectl [-f config] command [arguments]\n"
     "\n"
     "commands:\n"
+    "  init [--web-dir DIR] [--htaccess standard|userdir] [--db-host H|\n"
+    "         --db-socket S] [--db-user U] [--db-name N]\n"
+    "         [--db-password-file F] [--force]\n"
+    "                       a new installation in one step: the\n"
+    "                       configuration (0600), the master key, the\n"
+    "                       schema, the web folder (shared hosting)\n"
+    "  doctor [--url URL]   check the installation as its user sees it;\n"
+    "                       one line per check, what to fix\n"
     "  migrate              apply pending database migrations\n"
     "  create SLUG --name NAME --rate N [the options of update]\n"
     "                       make a queue; prints its signing secret once\n"
@@ -623,7 +631,7 @@ main(int argc, char *argv[])
 	struct cfg	 c;
 	struct db	*db;
 	const char	*conf = cfg_default_path(), *cmd;
-	int		 ch, rc;
+	int		 ch, rc, given = 0;
 	int64_t		 rate;
 
 	log_open("aqueuectl", 0);
@@ -631,6 +639,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'f':
 			conf = optarg;
+			given = 1;
 			break;
 		case 'h':
 			usage(1);
@@ -646,6 +655,9 @@ main(int argc, char *argv[])
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0))
 		usage(1);
+	/* init makes the configuration; it needs none. */
+	if (strcmp(argv[0], "init") == 0)
+		return ctl_init(conf, given, argc, argv);
 	if (cfg_load(conf, &c) == -1) {
 		fprintf(stderr, "aqueuectl: cannot use the configuration %s "
 		    "(name another with -f FILE or AQUEUE_CONF)\n", conf);
@@ -693,6 +705,8 @@ main(int argc, char *argv[])
 		rc = ctl_autorate(db, &c, argc, argv, &cli_who);
 	else if (strcmp(cmd, "report") == 0)
 		rc = ctl_report(db, argc, argv);
+	else if (strcmp(cmd, "doctor") == 0)
+		rc = ctl_doctor(db, &c, conf, argc, argv);
 	else
 		usage(0);
 	db_close(db);

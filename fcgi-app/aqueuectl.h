@@ -32,4 +32,21 @@ int	 ctl_autorate(struct db *, const struct cfg *, int argc,
  */
 int	 ctl_report(struct db *, int argc, char *argv[]);
 
+/*
+ * "init [--web-dir DIR] [--htaccess standard|userdir] [--db-...]": set
+ * an installation up from nothing (ctl-init.c).  conf is the -f file
+ * (given: it was named; else this installation's PREFIX/etc/aqueue.conf
+ * is written).  Needs no configuration to exist.  Returns the exit
+ * status (0 done, 1 failed, 2 bad usage).
+ */
+int	 ctl_init(const char *conf, int given, int argc, char *argv[]);
+
+/*
+ * "doctor [--url URL]": check the installation as its user sees it and
+ * print one line per check, "ok" or "FIX" with what to do (doctor.c).
+ * Returns 0 when nothing needs fixing, else 1.
+ */
+int	 ctl_doctor(struct db *, const struct cfg *, const char *conf,
+	    int argc, char *argv[]);
+
 #endif /* AQUEUECTL_H */

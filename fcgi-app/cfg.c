@@ -353,7 +353,7 @@ cfg_load(const char *path, struct cfg *c)
 	struct stat	 st;
 	char		 line[4096], *p, *eq, *key, *val;
 	size_t		 i, lineno = 0;
-	int		 rc = 0;
+	int		 rc = 0, open_to_all;
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -366,11 +366,7 @@ cfg_load(const char *path, struct cfg *c)
 		log_error("config %s", path);
 		return -1;
 	}
-	/* It holds the database password. */
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & S_IROTH))
-		log_warnx("%s is readable by every account on this machine, "
-		    "and it holds the database password: chmod 0600 %s",
-		    path, path);
+	open_to_all = fstat(fileno(f), &st) == 0 && (st.st_mode & S_IROTH);
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
@@ -408,6 +404,10 @@ cfg_load(const char *path, struct cfg *c)
 	fclose(f);
 	if (rc == -1)
 		return -1;
+	if (open_to_all && c->db_password[0] != '\0')
+		log_warnx("%s is readable by every account on this machine, "
+		    "and it holds the database password: chmod 0600 %s",
+		    path, path);
 	if (absolute_paths(c, path) == -1)
 		return -1;
 	if (check_listen(c, path) == -1)

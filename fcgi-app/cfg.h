@@ -69,8 +69,8 @@ struct cfg {
  * Read the file at path into *c, after setting every key to its default.
  * A relative path value (master-key-file, templates-dir, migrations-dir,
  * state-dir, run-dir, log-file, pid-file) is taken from the folder of
- * the file at path.  A file readable by every account is used, with a
- * warning (it holds the database password).
+ * the file at path.  A file readable by every account that sets
+ * db-password is used, with a warning.
  * Unknown keys, malformed values, values out of range, and an unreadable
  * master key file are errors: each is logged at ERROR level (as
  * "file:line: ..." where there is a line) and the

@@ -32,13 +32,8 @@ static const char user_usage[] =
     "passwords: from the terminal (echo off), else one line on stdin;\n"
     "at least 12 bytes\n";
 
-/*
- * Read one line into buf of size n without its newline: from the
- * terminal with echo off when stdin is one (prompt on stderr), else from
- * stdin.  Returns 0, or -1 (end of input, too long).
- */
-static int
-read_line(const char *prompt, char *buf, size_t n)
+int
+ctl_read_secret(const char *prompt, char *buf, size_t n)
 {
 	struct termios	 old, quiet;
 	int		 tty = isatty(STDIN_FILENO), rc = 0;
@@ -78,7 +73,7 @@ new_password(char *pw, size_t n)
 	char	 again[ADMIN_PASSWORD_MAX + 2];
 	int	 same;
 
-	if (read_line("Password: ", pw, n) == -1) {
+	if (ctl_read_secret("Password: ", pw, n) == -1) {
 		fprintf(stderr, "aqueuectl: no password read\n");
 		return -1;
 	}
@@ -89,7 +84,7 @@ new_password(char *pw, size_t n)
 	}
 	if (!isatty(STDIN_FILENO))
 		return 0;
-	if (read_line("Password again: ", again, sizeof(again)) == -1)
+	if (ctl_read_secret("Password again: ", again, sizeof(again)) == -1)
 		return -1;
 	same = strcmp(pw, again) == 0;
 	crypto_wipe(again, sizeof(again));

@@ -4,6 +4,8 @@
 #ifndef CTL_USER_H
 #define CTL_USER_H
 
+#include <stddef.h>
+
 struct cfg;
 struct db;
 
@@ -16,5 +18,13 @@ struct db;
  * 5 no such user.
  */
 int	 ctl_user(struct db *, const struct cfg *, int argc, char *argv[]);
+
+/*
+ * Read one line into buf of size n without its newline: from the
+ * terminal with echo off when stdin is one (prompt on stderr), else from
+ * stdin.  For passwords, never taken from the command line.  Returns 0,
+ * or -1 (end of input, too long).
+ */
+int	 ctl_read_secret(const char *prompt, char *buf, size_t n);
 
 #endif /* CTL_USER_H */

@@ -64,6 +64,41 @@ db_leader_release(struct db *db)
 	return lock_stmt(db, STMT_LEADER_RELEASE, &v);
 }
 
+enum app_err
+db_lock_holder(struct db *db, const char *base, int64_t *conn)
+{
+	MYSQL_BIND	 p[1], r[1];
+	unsigned long	 len;
+	int		 has = 0;
+	enum app_err	 er;
+
+	*conn = 0;
+	db_bind_str(&p[0], base, &len);
+	db_bind_int(&r[0], conn);
+	if ((er = db_run(db, STMT_LEADER_HOLDER, p, r, &has)) != APP_OK ||
+	    !has)
+		*conn = 0;
+	return er;
+}
+
+enum app_err
+db_conn_limits(struct db *db, int64_t *user_max, int64_t *server_max,
+    int64_t *held)
+{
+	MYSQL_BIND	 r[3];
+	int		 has = 0;
+	enum app_err	 er;
+
+	*user_max = *server_max = *held = 0;
+	db_bind_int(&r[0], user_max);
+	db_bind_int(&r[1], server_max);
+	db_bind_int(&r[2], held);
+	if ((er = db_run(db, STMT_CONN_LIMITS, NULL, r, &has)) != APP_OK ||
+	    !has)
+		*user_max = *server_max = *held = 0;
+	return er;
+}
+
 /* ---- auto-rate --------------------------------------------------------- */
 
 /* Result buffers of the AR_COLS columns. */

@@ -36,6 +36,22 @@ enum app_err db_leader_check(struct db *, int *held);
 /* Release the lock (RELEASE_LOCK).  Returns APP_OK, APP_DB, APP_DB_DOWN. */
 enum app_err db_leader_release(struct db *);
 
+/*
+ * The connection id of the session that holds this installation's lock
+ * of base name base (DB_LEADER_LOCK, STATS_LOCK) into *conn, 0 when
+ * none does.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_lock_holder(struct db *, const char *base, int64_t *conn);
+
+/*
+ * The account's connection limits: *user_max (its MAX_USER_CONNECTIONS,
+ * else the server's max_user_connections; 0: none), *server_max
+ * (max_connections) and *held (its sessions now, this one included).
+ * Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_conn_limits(struct db *, int64_t *user_max,
+	    int64_t *server_max, int64_t *held);
+
 /* ---- auto-rate (struct ar_settings: autorate.h) ---- */
 struct ar_settings;
 

@@ -437,6 +437,20 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_LEADER_RELEASE] = { 1, 0,
 	    "SELECT COALESCE(RELEASE_LOCK(" LOCK_SQL "), 0)" },
 	/*
+	 * For the operator (aqueuectl doctor): which session holds a lock
+	 * of this installation (0: none); the connections this account may
+	 * hold (the session's max_user_connections is the account's own
+	 * limit when it has one, else the server's; 0: no limit), the
+	 * server's max_connections, and how many it holds now (an account
+	 * sees only its own sessions in the process list).
+	 */
+	[STMT_LEADER_HOLDER] = { 1, 0,
+	    "SELECT COALESCE(IS_USED_LOCK(" LOCK_SQL "), 0)" },
+	[STMT_CONN_LIMITS] = { 0, 0,
+	    "SELECT @@max_user_connections, @@max_connections, "
+	    "(SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE "
+	    "USER = SUBSTRING_INDEX(CURRENT_USER(), '@', 1))" },
+	/*
 	 * Auto-rate: the settings (written by operators, never the st_*
 	 * columns), the controller's memory (written by the worker's leader
 	 * only), the test record, the decision log.

@@ -126,3 +126,30 @@ schema_migrate(struct db *db, const char *dir,
 		free(names[i]);
 	return er;
 }
+
+enum app_err
+schema_pending(struct db *db, const char *dir, int *pending)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 num[5];
+	int64_t		 v;
+	int		 done;
+	enum app_err	 er = APP_OK;
+
+	*pending = 0;
+	if ((d = opendir(dir)) == NULL)
+		return APP_SYSTEM;
+	while (er == APP_OK && (de = readdir(d)) != NULL) {
+		if (!migration_name(de->d_name))
+			continue;
+		memcpy(num, de->d_name, 4);
+		num[4] = '\0';
+		v = strtol(num, NULL, 10);
+		if ((er = db_migration_applied(db, v, &done)) == APP_OK &&
+		    !done)
+			(*pending)++;
+	}
+	closedir(d);
+	return er;
+}

@@ -24,4 +24,11 @@ enum app_err	 schema_migrate(struct db *, const char *dir,
 		    void (*applied)(const char *name, void *arg), void *arg,
 		    int *count);
 
+/*
+ * How many NNNN-name.sql files of dir are not recorded as applied, into
+ * *pending.  Returns APP_OK, APP_SYSTEM (dir unreadable), APP_DB or
+ * APP_DB_DOWN.
+ */
+enum app_err	 schema_pending(struct db *, const char *dir, int *pending);
+
 #endif /* SCHEMA_H */

@@ -30,6 +30,14 @@ function run(args, { conf = true } = {}) {
 const USAGE = `usage: aqueuectl [-f config] command [arguments]
 
 commands:
+  init [--web-dir DIR] [--htaccess standard|userdir] [--db-host H|
+         --db-socket S] [--db-user U] [--db-name N]
+         [--db-password-file F] [--force]
+                       a new installation in one step: the
+                       configuration (0600), the master key, the
+                       schema, the web folder (shared hosting)
+  doctor [--url URL]   check the installation as its user sees it;
+                       one line per check, what to fix
   migrate              apply pending database migrations
   create SLUG --name NAME --rate N [the options of update]
                        make a queue; prints its signing secret once
@@ -76,7 +84,9 @@ commands:
 
 options:
   -f config            configuration file (default: $AQUEUE_CONF,
-                       else /etc/aqueue/aqueue.conf)
+                       else PREFIX/etc/aqueue.conf of this
+                       installation if it exists, else
+                       /etc/aqueue/aqueue.conf)
   -h, --help           this text
 
 exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or
