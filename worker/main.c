@@ -112,12 +112,12 @@ stop_pending(void)
  * Leave the terminal (--detach): fork, a new session, fork again (never
  * a session leader, so no terminal comes back), the working directory
  * "/", standard input and output on /dev/null, standard error on
- * log-file when it is open (to_file; else the log goes to syslog).  The first process
- * waits until the last one says it runs (its pid through a pipe, sent
- * by detach_ready()), prints that pid and where the log goes, and exits
- * 0; or 1 when the daemon did not get that far.  Returns in the
- * detached process the pipe's write end, or -1 (logged) when the fork
- * failed in the first process.
+ * log-file when it is open (to_file; else the log goes to syslog).
+ * The first process waits until the last one says it runs (its pid
+ * through a pipe, sent by detach_ready()), prints that pid and where
+ * the log goes, and exits 0; or 1 when the daemon did not get that
+ * far.  Returns in the detached process the pipe's write end, or -1
+ * (logged) when the fork failed in the first process.
  */
 static int
 detach(const struct cfg *c, int to_file)
