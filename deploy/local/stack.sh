@@ -107,11 +107,13 @@ _st_packages=(
 	'python3-jwt file:/usr/lib/python3/dist-packages/jwt/__init__.py'
 )
 # The deploy matrix (Apache with mod_proxy_fcgi and mod_fcgid, lighttpd),
+# the shared-hosting test (suEXEC),
 # the Galera cluster test (rsync state transfer), the systemd units'
 # check and the manual pages' check.
 _st_packages+=(
 	'apache2 cmd:apache2'
 	'libapache2-mod-fcgid file:/usr/lib/apache2/modules/mod_fcgid.so'
+	'apache2-suexec-pristine file:/usr/lib/apache2/suexec-pristine'
 	'lighttpd cmd:lighttpd'
 	'galera-4 file:/usr/lib/galera/libgalera_smm.so'
 	'rsync cmd:rsync'
