@@ -2,7 +2,7 @@
  * admission.c - the admission model (SPEC section 3) as pure arithmetic:
  * serving number, join, scheduled changes, the claim window's history,
  * status estimates.  No I/O, no clock, no allocation; the join
- * statement in db.c mirrors adm_join().
+ * statement in db-stmt.c mirrors adm_join().
  */
 #include "config.h"
 

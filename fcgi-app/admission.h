@@ -1,6 +1,6 @@
 /*
  * admission.h - the admission model (SPEC section 3) as pure arithmetic:
- * no I/O, no clock, no allocation.  The join statement in db.c mirrors
+ * no I/O, no clock, no allocation.  The join statement in db-stmt.c mirrors
  * adm_join(); test/unit/test-admission.c checks the formulas and, by
  * simulation, the admission bound, and test/unit/test-db.c runs the
  * statement and adm_join() over the same random states.
@@ -209,7 +209,7 @@ void	 adm_change_init(const struct adm_queue *q, int64_t t,
 	    struct adm_change *c);
 
 /*
- * Join, exactly as the statement in db.c does it, in this order:
+ * Join, exactly as the statement in db-stmt.c does it, in this order:
  *   0. refused (returns -1, q unchanged) when a change is due
  *      (pend_at_ms <= now): the caller applies it and tries again;
  *      refused (returns 0) when paused;

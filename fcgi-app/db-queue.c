@@ -37,7 +37,7 @@ db_queue_slug_valid(const char *s)
 	return 1;
 }
 
-/* Result columns of the admission state (STATE_COLS in db.c). */
+/* Result columns of the admission state (STATE_COLS in db-stmt.c). */
 #define STATE_NCOLS	27
 
 /* Bind the admission state and the database's now, from r[0]. */
@@ -61,7 +61,7 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 		db_bind_int(&r[i], cols[i]);
 }
 
-/* The opening's parameters of a row's write (DRAW_SET_SQL in db.c). */
+/* The opening's parameters of a row's write (DRAW_SET_SQL in db-stmt.c). */
 #define DRAW_NCOLS	6
 
 /* The bytes a text setting's column holds: its characters in UTF-8. */
@@ -72,7 +72,7 @@ text_cap(const struct fld *f)
 }
 
 /*
- * Result buffers for a whole queue row (QUEUE_COLS in db.c): the id,
+ * Result buffers for a whole queue row (QUEUE_COLS in db-stmt.c): the id,
  * the slug and the keys, the settings of the field table, the state,
  * the draw's seed.  texts holds each text setting's buffer.
  */
@@ -374,7 +374,7 @@ state_read(struct db *db, enum stmt s, int64_t id, struct adm_queue *adm)
 
 /*
  * The number in a join's LAST_INSERT_ID(), 0 when it holds none:
- * number * 2 + admitted; see db.c.
+ * number * 2 + admitted; see db-stmt.c.
  */
 static int64_t
 join_number(int64_t packed)
@@ -501,7 +501,7 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
 		}
 		return APP_NOTFOUND;
 	}
-	/* number * 2 + admitted; see db.c. */
+	/* number * 2 + admitted; see db-stmt.c. */
 	packed = db_insert_id(db, STMT_QUEUE_JOIN);
 	if ((*number = join_number(packed)) == 0) {
 		log_warnx("db join: statement returned no number");

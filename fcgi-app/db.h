@@ -1,6 +1,6 @@
 /*
  * db.h - the database: one MariaDB/MySQL connection per process, every
- * statement prepared once per connection from the table in db.c, strict
+ * statement prepared once per connection from the table in db-stmt.c, strict
  * sql_mode and utf8mb4 set at every connect, reconnect after a lost
  * connection.  No SQL text is ever built from input.
  */

@@ -189,7 +189,7 @@ struct json_object *qops_queue_fields(const struct queue *q);
 
 /*
  * The settings stored by column (the rows without FLD_STATE, in table
- * order) as SQL into buf of n bytes, for the statements of db.c that
+ * order) as SQL into buf of n bytes, for the statements of db-stmt.c that
  * read and write a whole row: QOPS_SQL_COLS "name, target_url, ...",
  * QOPS_SQL_SET "name = ?, target_url = ?, ...", QOPS_SQL_MARKS "?, ?,
  * ...".  Returns the number of columns (parameters), or -1 when buf is
