@@ -61,7 +61,7 @@ export class Client {
 			h[k.toLowerCase()] = v;
 		const buf = body === null ? null : Buffer.from(body);
 		if (buf !== null || method === 'POST')
-			h['content-length'] = String(buf === null ? 0 : buf.length);
+			h['content-length'] = String(buf?.length ?? 0);
 		const rec = { pool, method, path, status: 0, headers: {},
 		    text: '', json: null, tSend: Date.now(), tRecv: 0,
 		    err: null };
@@ -126,9 +126,9 @@ export class Client {
 		for (const [k, v] of Object.entries(headers))
 			extra[cgiName(k)] = v;
 		try {
-			const r = await fcgiRequest({ sock: this.sock2, timeoutMs,
-			    params: fcgiParams(rec.method, rec.path, extra),
-			    stdin: buf ?? '' });
+			const r = await fcgiRequest({ sock: this.sock2,
+			    timeoutMs, stdin: buf ?? '',
+			    params: fcgiParams(rec.method, rec.path, extra) });
 			rec.status = r.status;
 			const hs = { ...r.headers };
 			delete hs.status;

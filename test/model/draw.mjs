@@ -29,8 +29,8 @@ export function drawIndex(seed, p, x) {
 		for (let i = 0; i < ROUNDS; i++) {
 			const msg = Buffer.concat([LABEL, Buffer.from([i]), pb,
 			    be64(right)]);
-			const f = createHmac('sha256', seed).update(msg).digest()
-			    .readBigUInt64BE(0) & mask;
+			const f = createHmac('sha256', seed).update(msg)
+			    .digest().readBigUInt64BE(0) & mask;
 			[left, right] = [right, left ^ f];
 		}
 		y = (left << hb) | right;
@@ -64,9 +64,10 @@ export function checkAgainstScript(root) {
 		for (let n = 1; n <= p; n++) {
 			const mine = drawPosition(seed, p, n);
 			if (mine !== out.positions[n - 1])
-				throw new Error(`draw port differs from ` +
-				    `verify-draw.py: seed ${hex} P ${p} number ` +
-				    `${n}: ${mine} vs ${out.positions[n - 1]}`);
+				throw new Error('draw port differs from ' +
+				    `verify-draw.py: seed ${hex} P ${p} ` +
+				    `number ${n}: ${mine} vs ` +
+				    `${out.positions[n - 1]}`);
 		}
 	}
 }

@@ -82,6 +82,8 @@ const DEADLINE = T0 + A.seconds * 1000;
 let stopAll = false;
 const stopping = () => stopAll || Date.now() >= DEADLINE;
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+// nap(ms): sleep, but not past the end of the schedule.
+const nap = (ms) => sleep(Math.min(ms, DEADLINE - Date.now()));
 const rel = (t) => `+${((t - T0) / 1000).toFixed(1)}s`;
 
 const client = new Client({ port: A.port, sock2: A.sock2 });
@@ -129,7 +131,8 @@ function ours(pid, ...words) {
 }
 
 const POOLS = {
-	1: { pidFile: `${VAR}/run/aqueue-fcgi.pid`, conf: `${VAR}/aqueue.conf` },
+	1: { pidFile: `${VAR}/run/aqueue-fcgi.pid`,
+	    conf: `${VAR}/aqueue.conf` },
 	2: { pidFile: `${VAR}/pool2/master.pid`,
 	    conf: `${VAR}/pool2/aqueue.conf` },
 };
@@ -244,8 +247,8 @@ async function createQueue(spec) {
 	    `${spec.window} s${spec.burst !== null ? ', burst ' +
 	    spec.burst : ''}, abandonment ${spec.abandon ? 'on' : 'off'}, ` +
 	    `JSON status ${spec.jsonStatus}${spec.jsonCookie !== null ?
-	    `, JSON cookie aditus_wr_${spec.jsonCookie}` : ''}${opensAt !== null ?
-	    `, opens at ${rel(opensAt)}` : ''}`);
+	    `, JSON cookie aditus_wr_${spec.jsonCookie}` : ''}` +
+	    `${opensAt !== null ? `, opens at ${rel(opensAt)}` : ''}`);
 	startObserver(q);
 	return q;
 }
@@ -266,7 +269,8 @@ function queueSpec(r, tag, draw) {
 
 function b64json(part) {
 	try {
-		return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+		return JSON.parse(Buffer.from(part, 'base64url')
+		    .toString('utf8'));
 	} catch {
 		return null;
 	}
@@ -285,8 +289,8 @@ function tokenNumber(q, tok, ev, visitor, expect) {
 	    c.iss !== 'aditus-queue' || c.aud !== q.slug ||
 	    !Number.isInteger(c.qnr) ||
 	    (expect !== undefined && c.qnr !== expect)) {
-		oracle.violation('token-invalid', q, ev, `a token that is not ` +
-		    `one for number ${expect}: ${JSON.stringify(c)}`,
+		oracle.violation('token-invalid', q, ev, 'a token that is ' +
+		    `not one for number ${expect}: ${JSON.stringify(c)}`,
 		    { visitor });
 		return c !== null && Number.isInteger(c.qnr) ? c.qnr : null;
 	}
@@ -330,6 +334,13 @@ function recheckTokens(q, final) {
 const FAULT_SLACK_MS = 5000;
 const STALL_MS = 5000;
 
+// inDbFault(rec): the request overlapped a database fault (or its
+// first seconds after).
+function inDbFault(rec) {
+	return faultIntervals.some((x) => x.db && x.tStart <= rec.tRecv &&
+	    (x.tEnd ?? Infinity) + FAULT_SLACK_MS >= rec.tSend);
+}
+
 // stallCheck(ev, rec): an answer (or none) that took STALL_MS or more
 // while the database was stopped or restarting, or just after.
 function stallCheck(q, ev, rec, visitor) {
@@ -353,8 +364,8 @@ function stallCheck(q, ev, rec, visitor) {
 function summary(rec) {
 	const j = rec.json;
 	if (j === null || typeof j !== 'object')
-		return rec.headers?.location !== undefined ?
-		    `Location ${String(rec.headers.location).slice(0, 90)}` : '';
+		return rec.headers?.location === undefined ? '' :
+		    `Location ${String(rec.headers.location).slice(0, 90)}`;
 	const w = j.WaitingRoom ?? j;
 	const f = [];
 	for (const k of ['error', 'number', 'serving', 'admitted',
@@ -375,6 +386,10 @@ async function send(actor, visitor, q, op, pool, method, path, opts = {}) {
 	const ev = oracle.event(rec, { actor, visitor, q, op,
 	    extra: summary(rec) });
 	stallCheck(q, ev, rec, visitor);
+	if ((op === 'status' || op === 'info') && rec.status === 503 &&
+	    !nginxOwn503(rec))
+		oracle.note(`${op} answered 503 (${rec.json?.error ?? '?'})` +
+		    `${inDbFault(rec) ? ' during a database fault' : ''}`);
 	return { rec, ev };
 }
 
@@ -475,6 +490,12 @@ function jsonAnswer(v, rec, ev) {
 	oracle.observe({ ev, q, actor: v.actor, visitor: v,
 	    serving: w.serving, stale: false, number: w.number,
 	    admitted: !w.inWaitingRoom, token: tn });
+	const want = w.inWaitingRoom ? q.spec.jsonStatus : 200;
+	if (rec.status !== want)
+		oracle.violation('json-mode', q, ev, `JSON mode answered ` +
+		    `${rec.status} ${w.inWaitingRoom ? 'in the waiting room' :
+		    'admitted'}, the queue's setting says ${want}`,
+		    { visitor: v });
 	return w.inWaitingRoom ? 'waiting' : 'admitted';
 }
 
@@ -627,8 +648,9 @@ async function heartbeat(v, pool) {
 async function tokenReq(v, pool, viaJson) {
 	const q = v.q;
 	if (viaJson) {
-		const { rec, ev } = await send(v.actor, v, q, 'json-claim', pool,
-		    'GET', `/queue/${q.slug}`, { headers: jsonHeaders(v) });
+		const { rec, ev } = await send(v.actor, v, q, 'json-claim',
+		    pool, 'GET', `/queue/${q.slug}`,
+		    { headers: jsonHeaders(v) });
 		if (transient(rec))
 			return { rec, ev, got: 'transient' };
 		const said = jsonAnswer(v, rec, ev);
@@ -743,7 +765,7 @@ async function present(v, r) {
 	const giveUp = Date.now() + 90000;
 	let nextHb = 0, claimAt = null, expiryAt = null, claimed = false;
 	const checkExpiry = r.chance(0.3);
-	const pace = () => r.uniform(80, 350);
+	const pace = () => r.uniform(60, 300);
 	while (!stopping()) {
 		const now = Date.now();
 		if (v.ta === null) {
@@ -1047,16 +1069,19 @@ async function setRate(q, r, rate) {
 	    res, ok);
 }
 
+// pauseResume(q, r, pause): returns 'ok', 'maybe' (failed in a way
+// that may have applied it) or 'refused'.
 async function pauseResume(q, r, pause) {
 	const viaRest = r.chance(0.4);
 	const what = pause ? 'pause' : 'resume';
 	const res = viaRest ? await rest(q, 'POST', `/${what}`) :
 	    await ctl(what, q.slug);
 	const ok = viaRest ? res.status === 200 : res.code === 0;
-	if (ok || ambiguous(res, viaRest))
+	const maybe = !ok && ambiguous(res, viaRest);
+	if (ok || maybe)
 		q.paused = pause;
 	opEvent(q, `${what} ${q.slug}${viaRest ? ' (REST)' : ''}`, res, ok);
-	return ok;
+	return ok ? 'ok' : maybe ? 'maybe' : 'refused';
 }
 
 async function claimWindow(q, r) {
@@ -1141,31 +1166,35 @@ async function operatorActor() {
 	const resumes = new Map();
 	let nextDraw = T0 + 25000;
 	while (!stopping()) {
-		await sleep(r.exp(2500));
+		await nap(r.exp(2500));
 		if (stopping())
 			break;
 		const now = Date.now();
 		for (const [q, t] of resumes)
 			if (now >= t) {
 				resumes.delete(q);
-				if (!(await pauseResume(q, r, false)))
+				if ((await pauseResume(q, r, false)) !== 'ok')
 					resumes.set(q, Date.now() + 1000);
 			}
 		for (const q of queues)
 			if (!q.retired && now > q.retireAt) {
 				q.retired = true;
-				oracle.globalEvent('operator', `retire ${q.slug} ` +
-				    '(no more joins)', now, now, q.slug);
+				oracle.globalEvent('operator', 'retire ' +
+				    `${q.slug} (no more joins)`, now, now,
+				    q.slug);
 			}
 		const live = queues.filter((q) => !q.retired);
 		if (now >= nextDraw && DEADLINE - now > 45000 &&
 		    live.length < 7) {
-			nextDraw = now + 40000;
+			// A new opening every 40 s at first, then every 150 s
+			// (every queue stays in the stack until the end).
+			nextDraw = now + (drawSeq < 6 ? 40000 : 150000);
 			try {
 				await createQueue(queueSpec(r,
 				    `d${++drawSeq}`, true));
 			} catch (e) {
-				oracle.note(`queue creation failed: ${e.message}`);
+				oracle.note('queue creation failed: ' +
+				    e.message);
 			}
 			continue;
 		}
@@ -1191,7 +1220,7 @@ async function operatorActor() {
 			await setRate(q, r, r.pick(rates));
 			break;
 		case 'pause':
-			if (await pauseResume(q, r, true))
+			if ((await pauseResume(q, r, true)) !== 'refused')
 				resumes.set(q, Date.now() + r.uniform(1000,
 				    7000));
 			break;
@@ -1216,7 +1245,11 @@ async function operatorActor() {
 		}
 	}
 	for (const q of resumes.keys())
-		await pauseResume(q, r, false);
+		for (let i = 0; i < 20; i++) {
+			if ((await pauseResume(q, r, false)) === 'ok')
+				break;
+			await sleep(1000);
+		}
 }
 
 // ---- the fault actor -----------------------------------------------------
@@ -1299,12 +1332,13 @@ async function restartDb() {
 	    'FAILED'}, start ${b.code === 0 ? 'ok' : 'FAILED ' +
 	    b.stderr.trim().slice(0, 200)})`, t, f.tEnd);
 	if (b.code !== 0)
-		throw new Error(`the database did not start again: ${b.stderr}`);
+		throw new Error('the database did not start again: ' +
+		    b.stderr);
 }
 
 async function faultActor() {
 	const r = rng.fork('faults');
-	await sleep(r.uniform(5000, 15000));
+	await nap(r.uniform(5000, 15000));
 	while (!stopping() && DEADLINE - Date.now() > 15000) {
 		const f = r.weighted({ pool: 4, dbstop: 3, worker: 2,
 		    dbrestart: 1 });
@@ -1316,7 +1350,7 @@ async function faultActor() {
 			await killWorker(r);
 		else
 			await restartDb();
-		await sleep(Math.min(r.exp(18000), DEADLINE - Date.now()));
+		await nap(r.exp(18000));
 	}
 }
 
@@ -1345,7 +1379,8 @@ async function voidedCounts() {
 	const rec = await client.send(1, 'GET', '/metrics');
 	if (rec.status !== 200)
 		return { m, how: `/metrics answered ${rec.status}` };
-	const re = /^aqueue_queue_joins_voided_total\{queue="([^"]+)"\} (\d+)/gm;
+	const re = new RegExp('^aqueue_queue_joins_voided_total' +
+	    '\\{queue="([^"]+)"\\} (\\d+)', 'gm');
 	let x, seen = false;
 	while ((x = re.exec(rec.text)) !== null) {
 		m.set(x[1], Number(x[2]));
@@ -1403,7 +1438,8 @@ async function account(list) {
 					near.push(e);
 			const ev = { id: 0, actor: 'accounting', pool: 0,
 			    tSend: lo, tRecv: Math.min(hi, now),
-			    text: `number ${n} was issued and handed to nobody` };
+			    text: `number ${n} was issued and handed to ` +
+			    'nobody' };
 			oracle.violation('failed-join-left-number', q, ev,
 			    `${k} of the ${missing.length} numbers not ` +
 			    `received are covered by no lost answer or void ` +
@@ -1463,8 +1499,9 @@ async function main() {
 	const progress = setInterval(() => {
 		const now = Date.now();
 		const ops = oracle.ops;
-		say(`${rel(now)} ${ops} operations ` +
-		    `(${Math.round((ops - lastOps) * 1000 / (now - lastT))}/s), ` +
+		const rate = Math.round((ops - lastOps) * 1000 /
+		    (now - lastT));
+		say(`${rel(now)} ${ops} operations (${rate}/s), ` +
 		    `${oracle.total} violations, claims ok ${claims.ok}`);
 		lastOps = ops;
 		lastT = now;

@@ -315,14 +315,14 @@ export class Oracle {
 		if (this.logFile !== null)
 			appendFileSync(this.logFile, `${kind}\t${line}\n`);
 		if (this.traceFile !== null)
-			appendFileSync(this.traceFile, `--- ${kind}: ${line}\n` +
-			    `${this.trace(v, q).join('\n')}\n`);
+			appendFileSync(this.traceFile, `--- ${kind}: ` +
+			    `${line}\n${this.trace(v, q).join('\n')}\n`);
 		if (k.built < TRACES_FIRST || k.best === null ||
 		    span < k.best.span) {
 			k.built++;
 			const lines = this.trace(v, q);
-			if (k.best === null || lines.length < k.best.lines.length ||
-			    (lines.length === k.best.lines.length &&
+			const n = k.best?.lines.length ?? Infinity;
+			if (lines.length < n || (lines.length === n &&
 			    span < k.best.span))
 				k.best = { lines, span, message, q: v.q };
 		}
@@ -444,7 +444,8 @@ export class Oracle {
 		}
 		if (o.serving < m.all) {
 			const stale = o.stale || o.serving >= m.fresh;
-			const before = o.serving < m.fresh ? m.freshEv : m.allEv;
+			const before = o.serving < m.fresh ? m.freshEv :
+			    m.allEv;
 			const was = o.serving < m.fresh ? m.fresh : m.all;
 			this.violation(stale ? 'serving-backward-stale' :
 			    'serving-backward', o.q, o.ev,
@@ -514,22 +515,24 @@ export class Oracle {
 		}
 		if (hi !== null)
 			this.violation('doc-vs-answer', q, ev,
-			    `state.json's serving ${s} at its updatedAt is below ` +
-			    `serving ${hi.s} answered ${u - hi.tRecv} ms before`,
+			    `state.json's serving ${s} at its updatedAt is ` +
+			    'below serving ' +
+			    `${hi.s} answered ${u - hi.tRecv} ms before`,
 			    { involved: [hi.ev], visitor });
 		if (lo !== null)
 			this.violation('doc-vs-answer', q, ev,
-			    `state.json's serving ${s} at its updatedAt is above ` +
-			    `serving ${lo.s} in an answer sent ` +
-			    `${lo.tSend - u} ms after it`,
-			    { involved: [lo.ev], visitor });
+			    `state.json's serving ${s} at its updatedAt is ` +
+			    'above serving ' +
+			    `${lo.s} in an answer sent ${lo.tSend - u} ms ` +
+			    'after it', { involved: [lo.ev], visitor });
 		if (q.resolved()) {
 			const f = q.tokens.best(u - DOC_SLACK_MS);
 			if (f !== null && f.value > s)
 				this.violation('doc-vs-answer', q, ev,
-				    `state.json's serving ${s} is below position ` +
-				    `${f.value}, whose token was received before ` +
-				    `its updatedAt`, { involved: [f.ev], visitor });
+				    `state.json's serving ${s} is below ` +
+				    `position ${f.value}, whose token was ` +
+				    'received before its updatedAt',
+				    { involved: [f.ev], visitor });
 		}
 		let i = q.docs.length;
 		while (i > 0 && q.docs[i - 1].u > u)
@@ -553,9 +556,9 @@ export class Oracle {
 			if ((o.serving !== undefined && o.serving < tp) ||
 			    o.admitted === false)
 				this.violation('token-unadmitted', q, ev,
-				    `a token for ${o.token} (position ${tp}) in ` +
-				    `an answer saying serving ${o.serving}, ` +
-				    `admitted ${o.admitted}`,
+				    `a token for ${o.token} (position ${tp}) ` +
+				    'in an answer saying serving ' +
+				    `${o.serving}, admitted ${o.admitted}`,
 				    { visitor: o.visitor });
 			q.tokens.add(ev.tRecv, tp, ev);
 			q.admitted.add(ev.tRecv, tp, ev);
@@ -563,8 +566,8 @@ export class Oracle {
 		if (o.number !== undefined && o.serving !== undefined &&
 		    o.admitted !== undefined && o.admitted !== (p <= o.serving))
 			this.violation('admitted-mismatch', q, ev,
-			    `number ${o.number} (position ${p}) said admitted ` +
-			    `${o.admitted} with serving ${o.serving}` +
+			    `number ${o.number} (position ${p}) said ` +
+			    `admitted ${o.admitted} with serving ${o.serving}` +
 			    `${o.stale ? ' (stale)' : ''}`,
 			    { visitor: o.visitor });
 		if (o.number !== undefined && typeof o.position === 'number' &&
@@ -579,17 +582,18 @@ export class Oracle {
 			const f = q.tokens.best(ev.tSend);
 			if (f !== null && o.serving < f.value)
 				this.violation('serving-below-token', q, ev,
-				    `serving ${o.serving} in an answer sent after ` +
-				    `a token for position ${f.value} was received`,
+				    `serving ${o.serving} in an answer sent ` +
+				    `after a token for position ${f.value} ` +
+				    'was received',
 				    { involved: [f.ev], visitor: o.visitor });
 		}
 		if (o.number !== undefined && o.admitted === false) {
 			const f = q.admitted.best(ev.tSend);
 			if (f !== null && f.value >= p)
 				this.violation('order', q, ev,
-				    `number ${o.number} (position ${p}) said not ` +
-				    `admitted after position ${f.value} was seen ` +
-				    `admitted`, { involved: [f.ev],
+				    `number ${o.number} (position ${p}) said ` +
+				    `not admitted after position ${f.value} ` +
+				    'was seen admitted', { involved: [f.ev],
 				    visitor: o.visitor });
 		}
 		if (o.number !== undefined && o.admitted === true)
@@ -642,9 +646,10 @@ export class Oracle {
 		const bad = seen.find((h) => h.hash !== hash);
 		if (bad !== undefined)
 			this.violation('draw-commitment', q, ev,
-			    `the published seed hashes to ${hash.slice(0, 12)}…, ` +
-			    `before the opening ${bad.hash.slice(0, 12)}… was ` +
-			    `published`, { involved: [bad.ev] });
+			    'the published seed hashes to ' +
+			    `${hash.slice(0, 12)}..., before the opening ` +
+			    `${bad.hash.slice(0, 12)}... was published`,
+			    { involved: [bad.ev] });
 	}
 
 	drain(q) {
