@@ -613,8 +613,7 @@ async function poll(v, r, admittedPhase) {
 		const { rec, ev } = await send(v.actor, v, q, 'json', pool,
 		    'GET', `/queue/${q.slug}`, { headers: jsonHeaders(v) });
 		const said = jsonAnswer(v, rec, ev);
-		checkJsonSameNumber(v, rec, ev);
-		if (said !== null)
+		if (checkJsonSameNumber(v, rec, ev) && said !== null)
 			ownAnswer(v, rec, said);
 	} else if (kind === 'info')
 		await infoReq(v.actor, v, q, pool);
@@ -624,15 +623,18 @@ async function poll(v, r, admittedPhase) {
 
 // checkJsonSameNumber: a JSON mode request with v's valid cookie
 // answers for v's number; a new number means the cookie was refused.
+// Returns true when the answer is about v's number.
 function checkJsonSameNumber(v, rec, ev) {
 	const w = rec.json?.WaitingRoom;
-	if (w === undefined || typeof w.number !== 'number' ||
-	    w.number === v.number)
-		return;
+	if (w === undefined || typeof w.number !== 'number')
+		return false;
+	if (w.number === v.number)
+		return true;
 	noteNumber(v.q, w.number, ev, v);
 	oracle.violation('json-mode', v.q, ev, `JSON mode with the cookie ` +
 	    `of number ${v.number} answered for number ${w.number}`,
 	    { visitor: v });
+	return false;
 }
 
 async function heartbeat(v, pool) {
@@ -654,13 +656,18 @@ async function tokenReq(v, pool, viaJson) {
 		if (transient(rec))
 			return { rec, ev, got: 'transient' };
 		const said = jsonAnswer(v, rec, ev);
-		checkJsonSameNumber(v, rec, ev);
-		const w = rec.json?.WaitingRoom;
-		if (said === 'admitted' && w?.token !== undefined)
+		if (said === null)
+			return { rec, ev, got: false, why: `JSON mode: ` +
+			    `${rec.status} ${rec.json?.error ?? ''}` };
+		// An answer about another number is a violation of its own;
+		// it says nothing about this claim.
+		if (!checkJsonSameNumber(v, rec, ev))
+			return { rec, ev, got: 'other' };
+		if (said === 'admitted' && rec.json.WaitingRoom.token !==
+		    undefined)
 			return { rec, ev, got: true };
-		return { rec, ev, got: false, why: said === 'waiting' ?
-		    `JSON mode: in the waiting room (${rec.status})` :
-		    `JSON mode: ${rec.status} ${rec.json?.error ?? ''}` };
+		return { rec, ev, got: false, why: 'JSON mode: in the ' +
+		    `waiting room (${rec.status})` };
 	}
 	const { rec, ev } = await send(v.actor, v, q, 'token', pool, 'POST',
 	    `/queue/${q.slug}/token`, { headers:
@@ -704,6 +711,10 @@ async function claim(v, r) {
 			claims.ok++;
 			return;
 		}
+		if (res.got === 'other') {
+			claims.unverified++;
+			return;
+		}
 		if (res.got === 'transient') {
 			if (res.rec.tRecv < D - 300 && !stopping()) {
 				await sleep(r.uniform(200, 700));
@@ -737,8 +748,11 @@ async function expiry(v, r) {
 			continue;
 		}
 		const W = q.window.max(v.t0, res.rec.tSend);
-		if (res.rec.tSend < v.ta + 2 * W * 1000 + 10000)
+		if (res.rec.tSend < v.ta + 2 * W * 1000 + 10000 ||
+		    res.got === 'other') {
+			claims.expiryUnverified++;
 			return;
+		}
 		if (res.got === true) {
 			claims.expiryOpen++;
 			oracle.violation('window-not-closed', q, res.ev,
@@ -1458,26 +1472,25 @@ async function account(list) {
 // resolveDraws(): after the faults, the published draws of openings
 // that passed; an opening long past without its draw is a violation.
 async function resolveDraws() {
+	const open = () => queues.filter((q) => q.isDraw && !q.tainted &&
+	    !q.resolved() && q.certainlyOpened(Date.now()));
+	const end = Date.now() + 15000;
+	while (open().length > 0 && Date.now() < end) {
+		for (const q of open())
+			await infoReq('draw', null, q, 1);
+		await sleep(300);
+	}
 	for (const q of queues) {
 		if (!q.isDraw || q.tainted || q.resolved())
 			continue;
-		const end = Date.now() + 10000;
-		while (!q.resolved() && Date.now() < end &&
-		    q.certainlyOpened(Date.now())) {
-			await infoReq('draw', null, q, 1);
-			if (!q.resolved())
-				await sleep(300);
-		}
-		if (q.resolved())
-			continue;
 		const o = q.latestOpening();
-		const { rec, ev } = await infoReq('draw', null, q, 1);
-		if (o !== null && Date.now() - o > 15000 && q.P !== 0)
+		if (o !== null && Date.now() - o > 15000 && q.P !== 0) {
+			const { rec, ev } = await infoReq('draw', null, q, 1);
 			oracle.violation('draw-unpublished', q, ev,
 			    `opened ${rel(o)}, ${Math.round((Date.now() - o) /
 			    1000)} s ago; /info says ${rec.text.trim()
 			    .slice(0, 200)}`);
-		else if (q.pending.length > 0)
+		} else if (q.pending.length > 0)
 			oracle.note(`${q.slug}: checks left waiting for a ` +
 			    `draw that has not opened (${q.pending.length})`);
 	}

@@ -410,6 +410,9 @@ export class Oracle {
 	// fields are absent from the answer.
 	observe(o) {
 		const { q, ev } = o;
+		// A queue armed against the rules is out of the model.
+		if (q.tainted)
+			return;
 		if (o.serving !== undefined)
 			this.checkMonotone(o);
 		if (q.certainlyBeforeOpening(ev.tRecv)) {
@@ -488,6 +491,8 @@ export class Oracle {
 	// ...} fetched as ev.
 	doc(q, ev, d, visitor) {
 		const u = d.updatedAt, s = d.serving;
+		if (q.tainted)
+			return;
 		if (typeof u !== 'number' || typeof s !== 'number')
 			return;
 		if (q.certainlyBeforeOpening(u) && s > 0)
