@@ -73,7 +73,9 @@ const A = (() => {
 })();
 const SEED = A.seed ?? randomBytes(4).readUInt32BE(0);
 const say = (s) => console.log(`model: ${s}`);
-say(`seed ${SEED}`);
+// (test/model/run has printed the seed first.)
+if (A.seed === null)
+	say(`seed ${SEED}`);
 
 const ROOT = A.root, VAR = A.var;
 const rng = new Rng(SEED);
@@ -215,9 +217,20 @@ async function createQueue(spec) {
 	if (r.code !== 0 || m === null)
 		throw new Error(`aqueuectl create ${slug}: exit ${r.code} ` +
 		    `${r.stderr}${r.stdout}`);
-	const show = await ctl('show', slug);
-	const k = await ctl('key', 'create', slug, '--name', 'model');
-	const km = /^key: (\S+)$/m.exec(k.stdout);
+	// A fault may be under way: the queue exists, read it again.
+	let show, k, km = null;
+	for (let i = 0; i < 30; i++) {
+		show = await ctl('show', slug);
+		if (show.code === 0)
+			break;
+		await sleep(1000);
+	}
+	for (let i = 0; i < 30 && km === null; i++) {
+		k = await ctl('key', 'create', slug, '--name', `model${i}`);
+		km = /^key: (\S+)$/m.exec(k.stdout);
+		if (km === null)
+			await sleep(1000);
+	}
 	if (show.code !== 0 || km === null)
 		throw new Error(`aqueuectl show/key ${slug} failed: ` +
 		    `${show.stderr}${k.stderr}`);
@@ -466,7 +479,7 @@ let visitorSeq = 0;
 function newVisitor(actor, q) {
 	return { id: `${actor}.${++visitorSeq}`, actor, q, events: [],
 	    firstT: Date.now(), number: null, ticket: null, cookie: null,
-	    t0: null, ta: null };
+	    t0: null, ta: null, admittedAtJoin: false };
 }
 
 // jsonHeaders(v, extra): JSON mode's request headers for v.
@@ -523,8 +536,10 @@ async function join(v, entry, pool) {
 		oracle.observe({ ev, q, actor: a, visitor: v,
 		    serving: j.serving, stale: false, number: j.number,
 		    admitted: j.admitted, position: j.position, token: tn });
-		if (j.admitted === true && tn !== undefined)
+		if (j.admitted === true && tn !== undefined) {
 			v.ta = rec.tRecv;
+			v.admittedAtJoin = true;
+		}
 		v.cookie = `${cookieName(q)}=${j.number}.${j.ticket}`;
 		return;
 	}
@@ -543,6 +558,7 @@ async function join(v, entry, pool) {
 			v.number = n;
 			v.t0 = rec.tSend;
 			v.ta = rec.tRecv;
+			v.admittedAtJoin = true;
 			oracle.observe({ ev, q, actor: a, visitor: v,
 			    stale: false, token: n });
 			return;
@@ -584,8 +600,10 @@ async function join(v, entry, pool) {
 		if (mm !== null && Number(mm[1]) === w.number)
 			v.ticket = mm[2];
 	}
-	if (jsonAnswer(v, rec, ev) === 'admitted')
+	if (jsonAnswer(v, rec, ev) === 'admitted') {
 		v.ta = rec.tRecv;
+		v.admittedAtJoin = true;
+	}
 }
 
 // ownAnswer(v, rec, said): what an answer about v's own number says
@@ -697,6 +715,27 @@ async function tokenReq(v, pool, viaJson) {
 	return { rec, ev, got: false, why: `${rec.status} ${j?.error ?? ''}` };
 }
 
+// claimContext(v, rec): how v came to be admitted and what the operator
+// and the faults did meanwhile, for the message of a refused claim.
+function claimContext(v, rec) {
+	const what = [v.admittedAtJoin ? 'admitted at its join' :
+	    'admitted after waiting'];
+	const seen = new Map();
+	for (const e of oracle.global) {
+		if (e.tRecv < v.t0 - 2000 || e.tSend > rec.tRecv ||
+		    (e.q !== null && e.q !== v.q.slug))
+			continue;
+		const w = e.text.replace(/^operator: /, '').split(' ');
+		const k = e.actor === 'fault' ? e.text.replace(/^fault: /, '')
+		    .replace(/ \d+.*$/, '').replace(/ \(.*$/, '') :
+		    w[0] === 'abandonment' ? `${w[0]} ${w[2]}` : w[0];
+		seen.set(k, (seen.get(k) ?? 0) + 1);
+	}
+	for (const [k, n] of seen)
+		what.push(n > 1 ? `${k} x${n}` : k);
+	return what.join(', ');
+}
+
 // claim(v, r): the claim of a present visitor: within its window every
 // answer but 503 (retried) must be its token.
 async function claim(v, r) {
@@ -729,7 +768,8 @@ async function claim(v, r) {
 			    `${v.number}, first seen admitted ${rel(v.ta)}, ` +
 			    `refused ${res.rec.tRecv - v.t0} ms after the ` +
 			    `window's earliest start ${rel(v.t0)} (window ` +
-			    `${W} s): ${res.why}`, { visitor: v });
+			    `${W} s): ${res.why} [${claimContext(v, res.rec)}]`,
+			    { visitor: v });
 		} else
 			claims.late++;
 		return;
