@@ -26,7 +26,7 @@ import { Oracle, QueueState, LAG_MS } from './oracle.mjs';
 // ---- arguments -----------------------------------------------------------
 
 function parseArgs(argv) {
-	const a = { seconds: 120, seed: null, actors: 32, stop: false,
+	const a = { seconds: 120, seed: null, actors: 48, stop: false,
 	    var: null, port: null, sock2: null, root: null };
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
