@@ -23,7 +23,7 @@ static struct admin_session	 cur_session;
 int
 console_cookie(const struct req *r, const char *name, char *out, size_t n)
 {
-	const char	*h = FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp);
+	const char	*h = req_param(r, "HTTP_COOKIE");
 	const char	*p, *v;
 	size_t		 nl = strlen(name), vl;
 
@@ -47,116 +47,6 @@ console_cookie(const struct req *r, const char *name, char *out, size_t n)
 	return 0;
 }
 
-/* A hex digit's value, or -1. */
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * Decode len bytes of a form value into a new string.  NULL for a NUL
- * byte, a bad escape or out of memory.
- */
-static char *
-form_decode(const char *s, size_t len)
-{
-	char	*out, *o;
-	size_t	 i;
-	int	 hi, lo;
-
-	if ((out = try_malloc(len + 1)) == NULL)
-		return NULL;
-	for (i = 0, o = out; i < len; i++) {
-		if (s[i] == '+')
-			*o++ = ' ';
-		else if (s[i] == '%') {
-			if (i + 2 >= len) {
-				free(out);
-				return NULL;
-			}
-			hi = hexval((unsigned char)s[i + 1]);
-			lo = hexval((unsigned char)s[i + 2]);
-			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hi * 16 + lo);
-			i += 2;
-		} else
-			*o++ = s[i];
-	}
-	*o = '\0';
-	return out;
-}
-
-char *
-console_form(const struct req *r, const char *name)
-{
-	const char	*p, *end, *eq, *amp, *hit = NULL;
-	size_t		 nl = strlen(name), hitlen = 0;
-
-	if (r->body == NULL)
-		return NULL;
-	p = r->body;
-	end = r->body + r->bodylen;
-	while (p < end) {
-		amp = memchr(p, '&', (size_t)(end - p));
-		if (amp == NULL)
-			amp = end;
-		eq = memchr(p, '=', (size_t)(amp - p));
-		if (eq != NULL && (size_t)(eq - p) == nl &&
-		    memcmp(p, name, nl) == 0) {
-			if (hit != NULL)
-				return NULL;	/* given twice */
-			hit = eq + 1;
-			hitlen = (size_t)(amp - hit);
-		}
-		p = amp + 1;
-	}
-	if (hit == NULL)
-		return NULL;
-	return form_decode(hit, hitlen);
-}
-
-/*
- * Whether every name and value of the form body (read before) that
- * decodes (form_decode()) is well-formed UTF-8: the HTML standard's
- * application/x-www-form-urlencoded parser reads the bytes as UTF-8, and
- * anything else would be stored as it came.  Returns 1 if so (also with
- * no body), 0 if not.
- */
-static int
-form_utf8(const struct req *r)
-{
-	const char	*p, *end, *amp;
-	char		*d;
-	int		 ok = 1;
-
-	if (r->body == NULL)
-		return 1;
-	p = r->body;
-	end = r->body + r->bodylen;
-	while (p < end && ok) {
-		amp = memchr(p, '&', (size_t)(end - p));
-		if (amp == NULL)
-			amp = end;
-		/* Name and value together: '=' is ASCII either way. */
-		if ((d = form_decode(p, (size_t)(amp - p))) != NULL) {
-			ok = utf8_chars(d, strlen(d)) >= 0;
-			free(d);
-		}
-		p = amp + 1;
-	}
-	return ok;
-}
-
 /*
  * Whether the request came over plain http from loopback to a loopback
  * host: then (only) the cookies go without Secure, so that the local
@@ -168,8 +58,7 @@ plain_loopback(const struct req *r)
 	struct fetch_meta	 m;
 	const char		*a;
 
-	a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
-
+	a = req_remote_addr(r);
 	req_fetch_meta(r, &m);
 	if (strcmp(m.scheme, "https") == 0 || a == NULL)
 		return 0;
@@ -204,7 +93,7 @@ set_cookie(struct req *r, const char *name, const char *value,
 static const char *
 client_addr(const struct req *r)
 {
-	const char	*a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
+	const char	*a = req_remote_addr(r);
 
 	return a != NULL && strlen(a) <= ADMIN_ADDR_MAX ? a : "";
 }
@@ -220,14 +109,15 @@ wants_json(const struct req *r)
 	    NULL && strstr(r->accept, "text/html") == NULL);
 }
 
-/* A small error page (or JSON) with status, code and text. */
+/* A small error page (or JSON) for err, saying text. */
 static void
-console_fail(struct req *r, int status, const char *code, const char *text)
+console_fail(struct req *r, enum http_err err, const char *text)
 {
 	struct buf	 b = { NULL, 0, 0 };
+	int		 status = http_err_status(err);
 
 	if (wants_json(r)) {
-		http_error(r, status, code, "%s", text);
+		http_app_errf(r, err, "%s", text);
 		return;
 	}
 	html_raw(&b, "<p class=\"error\" role=\"alert\">");
@@ -260,7 +150,7 @@ console_api_session(struct req *r)
 		return 0;
 	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
 	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return -1;
 	}
 	if (er != APP_OK)
@@ -269,10 +159,8 @@ console_api_session(struct req *r)
 	set_who(r);
 	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
 		return 1;
-	if (!admin_csrf_ok(r->session, FCGX_GetParam(CONSOLE_CSRF_HEADER,
-	    r->fcgx->envp))) {
-		http_error(r, 403, "csrf_failed", "A console session's "
-		    "change needs its CSRF token in X-CSRF-Token.");
+	if (!admin_csrf_ok(r->session, req_param(r, CONSOLE_CSRF_HEADER))) {
+		http_app_err(r, ERR_CSRF);
 		return -1;
 	}
 	return 1;
@@ -285,7 +173,7 @@ console_auth(struct req *r)
 	char		*tok;
 	const char	*hdr;
 	enum app_err	 er;
-	enum body_err	 be;
+	enum http_err	 he;
 	int		 ok;
 
 	r->session = NULL;
@@ -293,14 +181,13 @@ console_auth(struct req *r)
 		sid[0] = '\0';
 	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
 	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return 0;
 	}
 	if (er != APP_OK) {
 		if (wants_json(r) || (r->method != METHOD_GET &&
 		    r->method != METHOD_HEAD)) {
-			http_error(r, 401, "not_logged_in",
-			    "Log in to the console first.");
+			http_app_err(r, ERR_NOT_LOGGED_IN);
 			return 0;
 		}
 		console_redirect(r, "/admin/login");
@@ -310,27 +197,26 @@ console_auth(struct req *r)
 	set_who(r);
 	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
 		return 1;
-	if ((be = req_read_body(r)) != BODY_OK) {
-		http_error(r, be == BODY_TOO_LARGE ? 413 : 400, "bad_body",
-		    "The request body could not be read.");
+	if ((he = req_read_body(r)) != ERR_OK) {
+		http_app_err(r, he);
 		return 0;
 	}
-	hdr = FCGX_GetParam(CONSOLE_CSRF_HEADER, r->fcgx->envp);
+	hdr = req_param(r, CONSOLE_CSRF_HEADER);
 	if (hdr != NULL)
 		ok = admin_csrf_ok(r->session, hdr);
 	else {
-		tok = console_form(r, CONSOLE_CSRF_FIELD);
+		tok = req_form(r, CONSOLE_CSRF_FIELD);
 		ok = admin_csrf_ok(r->session, tok);
 		free(tok);
 	}
 	if (!ok) {
-		console_fail(r, 403, "csrf_failed", "This form is out of date "
-		    "or did not come from the console (CSRF token missing or "
-		    "wrong). Reload the page and try again.");
+		console_fail(r, ERR_CSRF, "This form is out of date or did not "
+		    "come from the console (CSRF token missing or wrong). "
+		    "Reload the page and try again.");
 		return 0;
 	}
-	if (!form_utf8(r)) {
-		console_fail(r, 400, "invalid_unicode", "The form holds text "
+	if (!req_form_utf8(r)) {
+		console_fail(r, ERR_INVALID_UNICODE, "The form holds text "
 		    "that is not UTF-8; nothing was changed.");
 		return 0;
 	}
@@ -431,7 +317,7 @@ console_page(struct req *r, int status, const char *title, const char *head,
 	struct shell		 s = { r, title, head, body };
 
 	if (t == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	tmpl_render(&out, t, shell_keys,
@@ -463,8 +349,7 @@ login_form(struct req *r, int status, const char *msg, const char *name)
 	    strlen(tok) != ADMIN_SID_LEN) {
 		if (crypto_random(raw, sizeof(raw)) == -1 ||
 		    (t = crypto_b64url_encode(raw, sizeof(raw))) == NULL) {
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+			http_app_err(r, ERR_INTERNAL);
 			return;
 		}
 		snprintf(tok, sizeof(tok), "%s", t);
@@ -498,7 +383,7 @@ console_login(struct req *r)
 {
 	struct admin_session	 s;
 	enum admin_login	 res;
-	enum body_err		 be;
+	enum http_err		 he;
 	enum app_err		 er;
 	char			 sid[ADMIN_SID_LEN + 1];
 	char			 ctok[ADMIN_SID_LEN + 2];
@@ -509,12 +394,11 @@ console_login(struct req *r)
 		login_form(r, 200, NULL, NULL);
 		return;
 	}
-	if ((be = req_read_body(r)) != BODY_OK) {
-		http_error(r, be == BODY_TOO_LARGE ? 413 : 400, "bad_body",
-		    "The request body could not be read.");
+	if ((he = req_read_body(r)) != ERR_OK) {
+		http_app_err(r, he);
 		return;
 	}
-	tok = console_form(r, CONSOLE_CSRF_FIELD);
+	tok = req_form(r, CONSOLE_CSRF_FIELD);
 	if (tok == NULL || strlen(tok) != ADMIN_SID_LEN ||
 	    !console_cookie(r, CONSOLE_LOGIN_COOKIE, ctok, sizeof(ctok)) ||
 	    strlen(ctok) != ADMIN_SID_LEN ||
@@ -525,13 +409,13 @@ console_login(struct req *r)
 		return;
 	}
 	free(tok);
-	if (!form_utf8(r)) {
+	if (!req_form_utf8(r)) {
 		login_form(r, 400, "Enter your user name and password as "
 		    "UTF-8 text.", NULL);
 		return;
 	}
-	name = console_form(r, "user");
-	pw = console_form(r, "password");
+	name = req_form(r, "user");
+	pw = req_form(r, "password");
 	if (name == NULL || pw == NULL || name[0] == '\0' ||
 	    strlen(pw) > ADMIN_PASSWORD_MAX) {
 		login_form(r, 400, "Enter your user name and password.",
@@ -541,11 +425,11 @@ console_login(struct req *r)
 	er = admin_login(r->db, r->cfg, name, pw, client_addr(r), &res,
 	    &retry, sid, &s);
 	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		goto out;
 	}
 	if (er != APP_OK) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	if (res == ADMIN_LOGIN_THROTTLED) {
@@ -579,7 +463,7 @@ console_logout(struct req *r)
 	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
 		sid[0] = '\0';
 	if ((er = admin_logout(r->db, r->cfg, sid)) != APP_OK) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	if (r->session != NULL)

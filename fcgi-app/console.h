@@ -48,14 +48,6 @@ int	 console_cookie(const struct req *r, const char *name, char *out,
 	    size_t n);
 
 /*
- * Field name of the application/x-www-form-urlencoded request body
- * (read before), decoded ('+' is a space, %XX).  Returns a new string
- * the caller frees, or NULL when absent, given twice, holding a NUL byte
- * or out of memory.
- */
-char	*console_form(const struct req *r, const char *name);
-
-/*
  * Send a console page: the shell templates/admin.html with title, the
  * navigation (with the log-out form) when logged in, extra head markup
  * (NULL: none; our own markup) and the main content body (our own

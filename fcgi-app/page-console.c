@@ -67,7 +67,7 @@ op_failed(struct req *r, enum app_err er, const struct qops_err *err)
 	int		 status = qops_reason_status(err->reason);
 
 	if (er == APP_DB_DOWN) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	html_raw(&b, "<p class=\"error\" role=\"alert\">");
@@ -121,7 +121,7 @@ field_inputs(struct buf *b, const struct queue *q, int bad,
 		isint = qops_field_range((enum qops_field)f, &min, &max);
 		text[0] = '\0';
 		if (use_form && r->body != NULL &&
-		    (given = console_form(r, opt)) != NULL) {
+		    (given = req_form(r, opt)) != NULL) {
 			snprintf(text, sizeof(text), "%s", given);
 			free(given);
 		} else if (q != NULL)
@@ -187,7 +187,7 @@ form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
 	for (f = 0; f < QOPS_F__MAX; f++)
 		held[f] = NULL;
 	for (f = 0; f < QOPS_F__MAX; f++) {
-		held[f] = console_form(r, qops_field_opt((enum qops_field)f));
+		held[f] = req_form(r, qops_field_opt((enum qops_field)f));
 		if (held[f] == NULL)
 			continue;
 		/* An emptied time field: none (cancels an opening). */
@@ -218,7 +218,7 @@ create_form(struct req *r, int status, const struct qops_err *err)
 	struct buf	 b = { NULL, 0, 0 };
 	char		*slug;
 
-	slug = r->body != NULL ? console_form(r, "slug") : NULL;
+	slug = r->body != NULL ? req_form(r, "slug") : NULL;
 	if (err != NULL) {
 		html_raw(&b, "<p class=\"error\" role=\"alert\">");
 		html_text(&b, qops_reason_text(err->reason));
@@ -285,7 +285,7 @@ console_queue_create(struct req *r)
 
 	memset(&err, 0, sizeof(err));
 	err.field = -1;
-	slug = console_form(r, "slug");
+	slug = req_form(r, "slug");
 	er = form_spec(r, &spec, held, &err);
 	if (er == APP_OK)
 		er = qops_create(r->db, r->cfg, slug != NULL ? slug : "",
@@ -482,7 +482,7 @@ console_queue_action(struct req *r)
 	else if (strcmp(act, "resume") == 0)
 		er = qops_resume(r->db, r->arg, &err, &r->who);
 	else if (strcmp(act, "rate") == 0) {
-		v = console_form(r, "rate");
+		v = req_form(r, "rate");
 		if (v == NULL || parse_int64(v, ADM_RATE_MIN, ADM_RATE_MAX,
 		    &rate) == -1) {
 			err.reason = QOPS_R_INVALID;
@@ -504,7 +504,7 @@ console_queue_action(struct req *r)
 			return;
 		}
 	} else {
-		http_error(r, 404, "not_found", "No such endpoint.");
+		http_app_err(r, ERR_NOT_FOUND);
 		return;
 	}
 	if (er != APP_OK) {
@@ -614,13 +614,9 @@ console_queue_live(struct req *r)
 
 	if ((q = route_queue(r)) == NULL)
 		return;
-	if ((o = live_json(r, q, &er)) == NULL) {
-		if (er == APP_DB_DOWN)
-			http_db_down(r);
-		else
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
-	} else {
+	if ((o = live_json(r, q, &er)) == NULL)
+		http_app_err(r, http_err_of(er));
+	else {
 		http_json(r, 200, o);
 		json_object_put(o);
 	}
@@ -660,7 +656,7 @@ console_queue(struct req *r)
 		return;
 	if ((o = live_json(r, q, &er)) == NULL) {
 		qops_queue_free(q);
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
@@ -880,7 +876,7 @@ console_queue_keys(struct req *r)
 		qops_queue_free(q);
 		return;
 	}
-	name = console_form(r, "name");
+	name = req_form(r, "name");
 	er = qops_key_create(r->db, q->slug, name != NULL ? name : "", &key,
 	    &id, &err, &r->who);
 	if (er == APP_OK) {
@@ -908,7 +904,7 @@ console_key_revoke(struct req *r)
 	enum app_err	 er;
 
 	if (parse_int64(r->arg, 1, INT64_MAX, &id) == -1) {
-		http_error(r, 404, "key_not_found", "No such API key.");
+		http_app_err(r, ERR_KEY_NOT_FOUND);
 		return;
 	}
 	/* Back to the key's queue afterwards. */
@@ -1068,11 +1064,7 @@ console_live_list(struct req *r)
 	enum app_err		 er;
 
 	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
-		if (er == APP_DB_DOWN)
-			http_db_down(r);
-		else
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+		http_app_err(r, http_err_of(er));
 		return;
 	}
 	now = qops_now(r->db);

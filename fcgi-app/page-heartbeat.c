@@ -20,7 +20,6 @@
 #include "aqueue.h"
 #include "abandon.h"
 #include "extern.h"
-#include "jsonbody.h"
 #include "page-heartbeat.h"
 #include "token.h"
 #include "visitor.h"

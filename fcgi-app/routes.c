@@ -334,22 +334,20 @@ cors(struct req *r, const char *allow)
 			    r->origin);
 		return 0;
 	}
-	want = FCGX_GetParam("HTTP_ACCESS_CONTROL_REQUEST_METHOD",
-	    r->fcgx->envp);
+	want = req_param(r, "HTTP_ACCESS_CONTROL_REQUEST_METHOD");
 	if (r->origin == NULL || want == NULL) {
 		http_header(r, "Allow", "%s, OPTIONS", allow);
 		http_send(r, 204, NULL, NULL, 0);
 		return 1;
 	}
 	if (!ok) {
-		http_error(r, 403, "origin_not_allowed",
+		http_app_errf(r, ERR_ORIGIN,
 		    "This origin may not call this waiting room.");
 		return 1;
 	}
 	if (!method_listed(allow, want)) {
 		http_header(r, "Allow", "%s, OPTIONS", allow);
-		http_error(r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow);
+		http_app_errf(r, ERR_METHOD, "This endpoint takes %s.", allow);
 		return 1;
 	}
 	http_header(r, "Access-Control-Allow-Origin", "%s", r->origin);
@@ -383,10 +381,7 @@ unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
 		page_unavailable(r, slug);
 		return;
 	}
-	if (er == APP_BUSY)
-		http_busy(r);
-	else
-		http_db_down(r);
+	http_app_err(r, er == APP_BUSY ? ERR_BUSY : ERR_DB_DOWN);
 }
 
 /*
@@ -420,7 +415,7 @@ queue_not_found(struct req *r, route_fn pg, const char *slug)
 	if (page)
 		http_header(r, "Vary", "Accept");
 	if (!page || !wants_html(r->accept)) {
-		http_error(r, 404, "queue_not_found", "No such queue.");
+		http_app_err(r, ERR_QUEUE_NOT_FOUND);
 		return;
 	}
 	/* A page in the visitor's language (page-room.c). */
@@ -475,17 +470,16 @@ route_writes(FCGX_Request *fr)
 {
 	char		 path[sizeof(((struct req *)0)->path)];
 	char		 slug[SLUG_MAX + 1];
+	const char	*accept;
 	enum method	 m;
 	size_t		 i;
 
-	req_path(fr, path, sizeof(path));
-	m = req_method_of(FCGX_GetParam("REQUEST_METHOD", fr->envp));
+	req_peek(fr, path, sizeof(path), &m, &accept);
 	for (i = 0; i < ROUTES__MAX; i++)
 		if ((routes[i].methods & M(m)) &&
 		    route_match(routes[i].pattern, path, slug))
 			return (routes[i].flags & RF_WRITES) != 0 ||
-			    takes_number(&routes[i],
-			    FCGX_GetParam("HTTP_ACCEPT", fr->envp));
+			    takes_number(&routes[i], accept);
 	return 0;
 }
 
@@ -526,7 +520,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	if (methods == 0) {
 		if (strncmp(r.path, "/queue/", 7) == 0)
 			http_header(&r, "Vary", "Origin");
-		http_error(&r, 404, "not_found", "No such endpoint.");
+		http_app_err(&r, ERR_NOT_FOUND);
 		goto out;
 	}
 	allow_list(methods, allow, sizeof(allow));
@@ -542,8 +536,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			http_header(&r, "Allow", "%s", allow);
 		else
 			http_header(&r, "Allow", "%s, OPTIONS", allow);
-		http_error(&r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow);
+		http_app_errf(&r, ERR_METHOD, "This endpoint takes %s.", allow);
 		goto out;
 	}
 	/* Restored at the end: this may be answered inside a wait. */
@@ -575,8 +568,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			goto out;
 		}
 		if (er != APP_OK) {
-			http_error(&r, 500, "internal_error",
-			    "Internal error.");
+			http_app_err(&r, ERR_INTERNAL);
 			goto out;
 		}
 	}
@@ -585,7 +577,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		if (auth_admin(&r) == -1)
 			goto out;
 		if ((rt->flags & RF_NO_KEY) && r.who.kind == PRINCIPAL_KEY) {
-			http_error(&r, 403, "forbidden", "An API key cannot "
+			http_app_errf(&r, ERR_FORBIDDEN, "An API key cannot "
 			    "do this; sign in to the console.");
 			goto out;
 		}
@@ -600,7 +592,7 @@ out:
 	if (timed)
 		db_deadline_restore(db, saved);
 	if (!r.responded)
-		http_error(&r, 500, "internal_error", "Internal error.");
+		http_app_err(&r, ERR_INTERNAL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	instance_request_end(ep, r.status,
 	    (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 +
