@@ -10,13 +10,13 @@
 
 #include "aqueue.h"
 #include "auth.h"
-#include "console.h"
 #include "crypto.h"
 #include "db.h"
 #include "extern.h"
 #include "log.h"
 #include "principal.h"
 #include "queue-ops.h"
+#include "session.h"
 
 #define KEY_TOUCH_MS	60000	/* last use written at most this often */
 #define KEY_TEXT_MAX	512	/* longer Bearer tokens are not our keys */
@@ -188,7 +188,7 @@ auth_admin(struct req *r)
 	 * No API key: a console session may ask instead (r->who becomes
 	 * the user; a change needs the session's X-CSRF-Token).
 	 */
-	switch (console_api_session(r)) {
+	switch (session_api(r)) {
 	case 1:
 		return 0;
 	case -1:

@@ -1,6 +1,6 @@
 /*
- * console.c - the console's sessions, CSRF tokens, log-in and log-out,
- * and the page shell.
+ * console.c - the console's gate (a live session, session.c, and the
+ * CSRF token of every change), log-in and log-out, and the page shell.
  */
 #include "config.h"
 
@@ -15,37 +15,7 @@
 #include "crypto.h"
 #include "extern.h"
 #include "log.h"
-#include "principal.h"
-
-/* The session of the request being answered (one at a time). */
-static struct admin_session	 cur_session;
-
-int
-console_cookie(const struct req *r, const char *name, char *out, size_t n)
-{
-	const char	*h = req_param(r, "HTTP_COOKIE");
-	const char	*p, *v;
-	size_t		 nl = strlen(name), vl;
-
-	if (h == NULL)
-		return 0;
-	for (p = h; *p != '\0'; ) {
-		p += strspn(p, " ;");
-		if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
-			v = p + nl + 1;
-			vl = strcspn(v, ";");
-			while (vl > 0 && v[vl - 1] == ' ')
-				vl--;
-			if (vl >= n)
-				return 0;
-			memcpy(out, v, vl);
-			out[vl] = '\0';
-			return 1;
-		}
-		p += strcspn(p, ";");
-	}
-	return 0;
-}
+#include "session.h"
 
 /*
  * Whether the request came over plain http from loopback to a loopback
@@ -89,15 +59,6 @@ set_cookie(struct req *r, const char *name, const char *value,
 	    plain_loopback(r) ? "" : "; Secure", age);
 }
 
-/* The client's address, for throttling and the session row. */
-static const char *
-client_addr(const struct req *r)
-{
-	const char	*a = req_remote_addr(r);
-
-	return a != NULL && strlen(a) <= ADMIN_ADDR_MAX ? a : "";
-}
-
 /* Whether the request prefers JSON (API-style callers, the live part). */
 static int
 wants_json(const struct req *r)
@@ -128,59 +89,16 @@ console_fail(struct req *r, enum http_err err, const char *text)
 	buf_free(&b);
 }
 
-/* The console user as the principal of the request's changes. */
-static void
-set_who(struct req *r)
-{
-	memset(&r->who, 0, sizeof(r->who));
-	r->who.kind = PRINCIPAL_USER;
-	r->who.id = r->session->user_id;
-	snprintf(r->who.name, sizeof(r->who.name), "%s", r->session->user);
-	snprintf(r->who.addr, sizeof(r->who.addr), "%s", client_addr(r));
-}
-
-int
-console_api_session(struct req *r)
-{
-	char		 sid[ADMIN_SID_LEN + 2];
-	enum app_err	 er;
-
-	r->session = NULL;
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
-		return 0;
-	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
-	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_app_err(r, ERR_DB_DOWN);
-		return -1;
-	}
-	if (er != APP_OK)
-		return 0;
-	r->session = &cur_session;
-	set_who(r);
-	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
-		return 1;
-	if (!admin_csrf_ok(r->session, req_param(r, CONSOLE_CSRF_HEADER))) {
-		http_app_err(r, ERR_CSRF);
-		return -1;
-	}
-	return 1;
-}
-
 int
 console_auth(struct req *r)
 {
-	char		 sid[ADMIN_SID_LEN + 2];
 	char		*tok;
 	const char	*hdr;
 	enum app_err	 er;
 	enum http_err	 he;
 	int		 ok;
 
-	r->session = NULL;
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
-		sid[0] = '\0';
-	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
-	if (er == APP_DB_DOWN || er == APP_DB) {
+	if ((er = session_find(r)) == APP_DB_DOWN) {
 		http_app_err(r, ERR_DB_DOWN);
 		return 0;
 	}
@@ -193,15 +111,13 @@ console_auth(struct req *r)
 		console_redirect(r, "/admin/login");
 		return 0;
 	}
-	r->session = &cur_session;
-	set_who(r);
 	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
 		return 1;
 	if ((he = req_read_body(r)) != ERR_OK) {
 		http_app_err(r, he);
 		return 0;
 	}
-	hdr = req_param(r, CONSOLE_CSRF_HEADER);
+	hdr = req_param(r, SESSION_CSRF_HEADER);
 	if (hdr != NULL)
 		ok = admin_csrf_ok(r->session, hdr);
 	else {
@@ -312,7 +228,7 @@ void
 console_page(struct req *r, int status, const char *title, const char *head,
     const struct buf *body)
 {
-	const struct tmpl	*t = routes_tmpl("admin.html");
+	const struct tmpl	*t = tmpl_get(TMPL_ADMIN);
 	struct buf		 out = { NULL, 0, 0 };
 	struct shell		 s = { r, title, head, body };
 
@@ -345,7 +261,7 @@ login_form(struct req *r, int status, const char *msg, const char *name)
 	char		*t;
 
 	/* Double-submit token against log-in CSRF (cookie = field). */
-	if (!console_cookie(r, CONSOLE_LOGIN_COOKIE, tok, sizeof(tok)) ||
+	if (!session_cookie(r, CONSOLE_LOGIN_COOKIE, tok, sizeof(tok)) ||
 	    strlen(tok) != ADMIN_SID_LEN) {
 		if (crypto_random(raw, sizeof(raw)) == -1 ||
 		    (t = crypto_b64url_encode(raw, sizeof(raw))) == NULL) {
@@ -400,7 +316,7 @@ console_login(struct req *r)
 	}
 	tok = req_form(r, CONSOLE_CSRF_FIELD);
 	if (tok == NULL || strlen(tok) != ADMIN_SID_LEN ||
-	    !console_cookie(r, CONSOLE_LOGIN_COOKIE, ctok, sizeof(ctok)) ||
+	    !session_cookie(r, CONSOLE_LOGIN_COOKIE, ctok, sizeof(ctok)) ||
 	    strlen(ctok) != ADMIN_SID_LEN ||
 	    !crypto_ct_equal(tok, ctok, ADMIN_SID_LEN)) {
 		free(tok);
@@ -422,8 +338,8 @@ console_login(struct req *r)
 		    name);
 		goto out;
 	}
-	er = admin_login(r->db, r->cfg, name, pw, client_addr(r), &res,
-	    &retry, sid, &s);
+	er = admin_login(r->db, r->cfg, name, pw, session_client_addr(r),
+	    &res, &retry, sid, &s);
 	if (er == APP_DB_DOWN || er == APP_DB) {
 		http_app_err(r, ERR_DB_DOWN);
 		goto out;
@@ -442,9 +358,10 @@ console_login(struct req *r)
 		login_form(r, 401, "Wrong user name or password.", name);
 		goto out;
 	}
-	log_info("console: %s logged in from %s", s.user, client_addr(r));
+	log_info("console: %s logged in from %s", s.user,
+	    session_client_addr(r));
 	set_cookie(r, CONSOLE_LOGIN_COOKIE, "", 0);
-	set_cookie(r, CONSOLE_COOKIE, sid, -1);
+	set_cookie(r, SESSION_COOKIE, sid, -1);
 	crypto_wipe(sid, sizeof(sid));
 	console_redirect(r, "/admin/");
 out:
@@ -460,7 +377,7 @@ console_logout(struct req *r)
 	char		 sid[ADMIN_SID_LEN + 2];
 	enum app_err	 er;
 
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
+	if (!session_cookie(r, SESSION_COOKIE, sid, sizeof(sid)))
 		sid[0] = '\0';
 	if ((er = admin_logout(r->db, r->cfg, sid)) != APP_OK) {
 		http_app_err(r, ERR_DB_DOWN);
@@ -468,6 +385,6 @@ console_logout(struct req *r)
 	}
 	if (r->session != NULL)
 		log_info("console: %s logged out", r->session->user);
-	set_cookie(r, CONSOLE_COOKIE, "", 0);
+	set_cookie(r, SESSION_COOKIE, "", 0);
 	console_redirect(r, "/admin/login");
 }

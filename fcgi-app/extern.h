@@ -539,19 +539,31 @@ void	 tmpl_render(struct buf *out, const struct tmpl *t,
 	    const char *const *keys, size_t n,
 	    void (*cb)(struct buf *, size_t, void *), void *arg);
 
+/* The templates the pages use, one file each (tmpl.c names them). */
+enum tmpl_id {
+	TMPL_ROOM,		/* waiting-room.html: page-room.c */
+	TMPL_UNAVAILABLE,	/* unavailable.html: page_unavailable() */
+	TMPL_UNKNOWN,		/* unknown.html: page_room_unknown() */
+	TMPL_EMBED,		/* embed.js: page_embed() */
+	TMPL_ADMIN,		/* admin.html: the console's page shell */
+	TMPL__MAX
+};
 /*
- * A registry of named templates: every file of names[0..n-1] read from
- * dir, all or nothing.  Returns the set (the caller frees it with
- * tmpl_set_free), or NULL when any file could not be read (logged), so
- * that a reload can keep its old set until a new one is complete.
+ * Read every template of enum tmpl_id from dir, all or nothing.
+ * Returns the set (the caller frees it with tmpl_set_free, or hands it
+ * to tmpl_set_use), or NULL when any file could not be read (logged),
+ * so that a reload can keep its old set until a new one is complete.
  */
 struct tmpl_set;
-struct tmpl_set *tmpl_set_load(const char *dir, const char *const *names,
-	    size_t n);
+struct tmpl_set *tmpl_set_load(const char *dir);
 void	 tmpl_set_free(struct tmpl_set *);
-/* The template called name in ts (owned by ts), or NULL if none. */
-const struct tmpl *tmpl_set_get(const struct tmpl_set *ts,
-	    const char *name);
+/*
+ * Make ts the set tmpl_get() answers from; the set in use before is
+ * freed (NULL: none left).  Can't fail.
+ */
+void	 tmpl_set_use(struct tmpl_set *ts);
+/* Template id of the set in use (owned by the set), or NULL if none. */
+const struct tmpl *tmpl_get(enum tmpl_id id);
 
 /* routes.c */
 /* Answer one accepted request.  Can't fail (errors become responses). */
@@ -564,19 +576,14 @@ void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
  */
 int	 route_writes(FCGX_Request *fr);
 /*
- * Load the templates the pages need from the config's templates-dir.
- * The new set replaces the current one only once it is complete: on
- * failure the templates loaded before stay in use.  Returns 0, or -1
- * (logged).
+ * Check the config's base-path and load the templates (tmpl_set_load())
+ * and the languages (lang_load()) from its templates-dir.  They replace
+ * those in use only once both are complete: on failure the ones loaded
+ * before stay in use.  Returns 0, or -1 (logged).
  */
 int	 routes_init(const struct cfg *);
+/* Release the templates (at exit).  Can't fail. */
 void	 routes_free(void);
-
-/*
- * The loaded template called name (one of the files routes_init()
- * reads, e.g. "waiting-room.html"; owned by the registry), or NULL.
- */
-const struct tmpl *routes_tmpl(const char *name);
 
 /* pool.c */
 /*
@@ -599,22 +606,30 @@ void	 pool_wait(int ms, int wake_fd);
 
 /* writers.c */
 /*
+ * How a worker waits for a slot: up to ms milliseconds, returning early
+ * when wake_fd (an eventfd(2) semaphore, or -1) is posted, and
+ * answering other requests meanwhile (pool_wait()).
+ */
+typedef void (*writers_wait_fn)(int ms, int wake_fd);
+/*
  * Create the shared slots for requests inside a database write: one
  * fewer than workers (at least one), so one worker always stays free for
- * requests that need no database.  Call in the master before forking.
- * Returns 0, or -1 (logged; then there is no limit).
+ * requests that need no database; waiting workers call wait (the pool
+ * hands its pool_wait() down here, so that writers.c never calls up
+ * into the pool).  Call in the master before forking.  Returns 0, or -1
+ * (logged; then there is no limit).
  */
-int	 writers_init(size_t workers);
+int	 writers_init(size_t workers, writers_wait_fn wait);
 /*
  * Take a slot before a database write.  When every slot is taken,
  * waits (at most 500 ms, answering other requests meanwhile through
- * pool_wait()) for one to free up, unless the holders have all been in
- * the database for 500 ms or more (stuck: a locked row, a hanging
- * server).  Returns APP_OK (call writers_leave() after the write; a
- * write given up on keeps the slot until its statement is done: see
- * db_inflight()) or APP_BUSY (answer 503 busy with Retry-After; nothing
- * was written).  A worker that still holds its slot gets APP_OK at once.
- * Without writers_init(), always APP_OK.
+ * the wait function of writers_init()) for one to free up, unless the
+ * holders have all been in the database for 500 ms or more (stuck: a
+ * locked row, a hanging server).  Returns APP_OK (call writers_leave()
+ * after the write; a write given up on keeps the slot until its
+ * statement is done: see db_inflight()) or APP_BUSY (answer 503 busy
+ * with Retry-After; nothing was written).  A worker that still holds
+ * its slot gets APP_OK at once.  Without writers_init(), always APP_OK.
  */
 enum app_err writers_enter(void);
 /* Give back this worker's slot, if it holds one.  Can't fail. */

@@ -13,17 +13,18 @@
 
 #include <json-c/json.h>
 
-#include "admin-user.h"
 #include "admission.h"
 #include "aqueue.h"
 #include "autorate.h"
 #include "cfg.h"
 #include "console.h"
+#include "db-console.h"
 #include "db-stats.h"
 #include "db-worker.h"
 #include "extern.h"
 #include "instance.h"
 #include "log.h"
+#include "page-console.h"
 #include "queue-ops.h"
 
 #define SERIES_MS	(30 * 60 * 1000)	/* the chart's history */

@@ -22,10 +22,10 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "cfg.h"
-#include "console.h"
 #include "crypto.h"
 #include "extern.h"
 #include "instance.h"
+#include "page-metrics.h"
 #include "queue-ops.h"
 
 #define CTYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"

@@ -552,7 +552,7 @@ page_room(struct req *r)
 	rm.ret = ret;
 	rm.slug = r->qe->q->slug;
 	pick_lang(r, &rm);
-	tmpl_render(&out, routes_tmpl("waiting-room.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_ROOM), keys, KEY__MAX,
 	    fill, &rm);
 	room_csp(r, r->qe->q);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
@@ -569,7 +569,7 @@ page_room_unknown(struct req *r, const char *slug)
 	struct buf	 out = { NULL, 0, 0 };
 
 	pick_lang(r, &rm);
-	tmpl_render(&out, routes_tmpl("unknown.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_UNKNOWN), keys, KEY__MAX,
 	    fill, &rm);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
 	http_header(r, "Vary", "Accept-Language");
@@ -586,7 +586,7 @@ page_unavailable(struct req *r, const char *slug)
 	pick_lang(r, &rm);
 	rm.retry = http_retry_jitter(HTTP_DOWN_RETRY_MIN_S,
 	    HTTP_DOWN_RETRY_MAX_S);
-	tmpl_render(&out, routes_tmpl("unavailable.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_UNAVAILABLE), keys, KEY__MAX,
 	    fill, &rm);
 	http_header(r, "Retry-After", "%d", rm.retry);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
@@ -598,7 +598,7 @@ page_unavailable(struct req *r, const char *slug)
 void
 page_embed(struct req *r)
 {
-	const struct tmpl	*t = routes_tmpl("embed.js");
+	const struct tmpl	*t = tmpl_get(TMPL_EMBED);
 	struct buf		 out = { NULL, 0, 0 };
 
 	tmpl_render(&out, t, keys, 0, fill, NULL);
