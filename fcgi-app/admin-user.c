@@ -15,7 +15,6 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
-#include "db.h"
 #include "log.h"
 
 #define SALT_LEN	16

@@ -1,7 +1,8 @@
 /*
  * http.c - every response goes out through http_send(): status,
  * content type, security headers, no caching, the handler's extra
- * headers, then the body.  Also the growable buffer.
+ * headers, then the body; every error answer through http_app_err()
+ * and the one table of enum http_err.  Also the growable buffer.
  */
 #include "config.h"
 

@@ -33,6 +33,14 @@ visitor_position(const struct qentry *e, int64_t number, int64_t now)
 	    e->have_draw_seed, number, now);
 }
 
+int
+visitor_waiting(const struct qentry *e, int64_t number, int64_t now)
+{
+	int64_t	 pos = visitor_position(e, number, now);
+
+	return pos < 0 || pos > adm_serving(&e->q->adm, now);
+}
+
 int64_t
 visitor_status(const struct qentry *e, int64_t number, int64_t now,
     struct adm_status *st)

@@ -62,6 +62,13 @@ int64_t	 visitor_position(const struct qentry *e, int64_t number,
 #define VISITOR_NUMBER_MAX	9007199254740991LL
 
 /*
+ * Whether number waits on e's queue at now by the cached state (a
+ * heartbeat's question): its place is not drawn yet, or beyond the
+ * serving number.  Returns 1 or 0.  Can't fail.
+ */
+int	 visitor_waiting(const struct qentry *e, int64_t number, int64_t now);
+
+/*
  * Read the body of a request about one number (POST /token,
  * /heartbeat): one JSON object (req_body_json()) with "number" (1 to
  * VISITOR_NUMBER_MAX) and "ticket".  *body gets the object for the
