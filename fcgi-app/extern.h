@@ -132,6 +132,63 @@ struct req {
 	char			 base[REQ_BASE_MAX];	/* URL prefix or "" */
 };
 
+/*
+ * Every error a request can be answered with: one row each in http.c's
+ * table (status, code, default message), answered by http_app_err() as
+ * {"error": code, "message": text}.  The request layer's helpers return
+ * these (ERR_OK = 0: nothing to answer); library functions return enum
+ * app_err, mapped by http_err_of(), and name their failures by code
+ * (http_err_by_code()).  Adding an error: a value here, its row in
+ * http.c (codes are unique; test-req checks the table).
+ */
+enum http_err {
+	ERR_OK = 0,		/* not an error */
+	ERR_INTERNAL,		/* 500 internal_error */
+	ERR_DB_DOWN,		/* 503 service_unavailable, Retry-After */
+	ERR_BUSY,		/* 503 busy (paced look-ups used up) */
+	ERR_NOT_FOUND,		/* 404 not_found: no such endpoint */
+	ERR_METHOD,		/* 405 method_not_allowed (the caller adds
+				   Allow) */
+	ERR_LENGTH_REQUIRED,	/* 411 length_required */
+	ERR_BAD_LENGTH,		/* 400 invalid_content_length */
+	ERR_TOO_LARGE,		/* 413 body_too_large (says max-body) */
+	ERR_INCOMPLETE,		/* 400 incomplete_body */
+	ERR_MEDIA_TYPE,		/* 415 unsupported_media_type */
+	ERR_INVALID_JSON,	/* 400 invalid_json */
+	ERR_INVALID_UNICODE,	/* 400 invalid_unicode */
+	ERR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
+	ERR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
+	ERR_KEY_NOT_FOUND,	/* 404 key_not_found */
+	ERR_NO_TARGET,		/* 404 no_target_url */
+	ERR_QUEUE_PAUSED,	/* 423 queue_paused */
+	ERR_NOT_ADMITTED,	/* 425 not_admitted (the caller adds
+				   Retry-After) */
+	ERR_TICKET_EXPIRED,	/* 403 ticket_expired */
+	ERR_INVALID_TICKET,	/* 403 invalid_ticket */
+	ERR_INVALID_NUMBER,	/* 400 invalid_number */
+	ERR_INVALID_RETURN,	/* 400 invalid_return_url */
+	ERR_ORIGIN,		/* 403 origin_not_allowed */
+	ERR_NOT_DELIBERATE,	/* 403 not_deliberate */
+	ERR_FORBIDDEN,		/* 403 forbidden */
+	ERR_MISSING_CREDENTIALS, /* 401 missing_credentials */
+	ERR_INVALID_API_KEY,	/* 401 invalid_api_key */
+	ERR_INVALID_TOKEN,	/* 401 invalid_token (metrics) */
+	ERR_NOT_LOGGED_IN,	/* 401 not_logged_in (console) */
+	ERR_CSRF,		/* 403 csrf_failed */
+	ERR_INVALID_LIMIT,	/* 400 invalid_limit */
+	ERR_INVALID_CURSOR,	/* 400 invalid_cursor */
+	ERR_INVALID_FILTER,	/* 400 invalid_filter */
+	ERR_MISSING_VALUE,	/* 422 missing_value */
+	ERR_INVALID_VALUE,	/* 422 invalid_value */
+	ERR_INVALID_SLUG,	/* 422 invalid_slug */
+	ERR_QUEUE_EXISTS,	/* 409 queue_exists */
+	ERR_INVALID_HEALTH_URL,	/* 422 invalid_health_url (auto-rate) */
+	ERR_INVALID_RULES,	/* 422 invalid_rules (auto-rate) */
+	ERR_TEST_REQUIRED,	/* 409 test_required (auto-rate) */
+	ERR_SETTINGS_CHANGED,	/* 409 settings_changed (auto-rate) */
+	ERR__MAX
+};
+
 /* req.c */
 /*
  * Fill *r from the FastCGI parameters of fr: method, path, origin, and
@@ -331,63 +388,6 @@ void	 http_send(struct req *, int status, const char *ctype,
 void	 http_json(struct req *, int status, struct json_object *);
 /* 302 to location (an absolute URL or a path we built). */
 void	 http_redirect(struct req *, const char *location);
-
-/*
- * Every error a request can be answered with: one row each in http.c's
- * table (status, code, default message), answered by http_app_err() as
- * {"error": code, "message": text}.  The request layer's helpers return
- * these (ERR_OK = 0: nothing to answer); library functions return enum
- * app_err, mapped by http_err_of(), and name their failures by code
- * (http_err_by_code()).  Adding an error: a value here, its row in
- * http.c (codes are unique; test-req checks the table).
- */
-enum http_err {
-	ERR_OK = 0,		/* not an error */
-	ERR_INTERNAL,		/* 500 internal_error */
-	ERR_DB_DOWN,		/* 503 service_unavailable, Retry-After */
-	ERR_BUSY,		/* 503 busy (paced look-ups used up) */
-	ERR_NOT_FOUND,		/* 404 not_found: no such endpoint */
-	ERR_METHOD,		/* 405 method_not_allowed (the caller adds
-				   Allow) */
-	ERR_LENGTH_REQUIRED,	/* 411 length_required */
-	ERR_BAD_LENGTH,		/* 400 invalid_content_length */
-	ERR_TOO_LARGE,		/* 413 body_too_large (says max-body) */
-	ERR_INCOMPLETE,		/* 400 incomplete_body */
-	ERR_MEDIA_TYPE,		/* 415 unsupported_media_type */
-	ERR_INVALID_JSON,	/* 400 invalid_json */
-	ERR_INVALID_UNICODE,	/* 400 invalid_unicode */
-	ERR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
-	ERR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
-	ERR_KEY_NOT_FOUND,	/* 404 key_not_found */
-	ERR_NO_TARGET,		/* 404 no_target_url */
-	ERR_QUEUE_PAUSED,	/* 423 queue_paused */
-	ERR_NOT_ADMITTED,	/* 425 not_admitted (the caller adds
-				   Retry-After) */
-	ERR_TICKET_EXPIRED,	/* 403 ticket_expired */
-	ERR_INVALID_TICKET,	/* 403 invalid_ticket */
-	ERR_INVALID_NUMBER,	/* 400 invalid_number */
-	ERR_INVALID_RETURN,	/* 400 invalid_return_url */
-	ERR_ORIGIN,		/* 403 origin_not_allowed */
-	ERR_NOT_DELIBERATE,	/* 403 not_deliberate */
-	ERR_FORBIDDEN,		/* 403 forbidden */
-	ERR_MISSING_CREDENTIALS, /* 401 missing_credentials */
-	ERR_INVALID_API_KEY,	/* 401 invalid_api_key */
-	ERR_INVALID_TOKEN,	/* 401 invalid_token (metrics) */
-	ERR_NOT_LOGGED_IN,	/* 401 not_logged_in (console) */
-	ERR_CSRF,		/* 403 csrf_failed */
-	ERR_INVALID_LIMIT,	/* 400 invalid_limit */
-	ERR_INVALID_CURSOR,	/* 400 invalid_cursor */
-	ERR_INVALID_FILTER,	/* 400 invalid_filter */
-	ERR_MISSING_VALUE,	/* 422 missing_value */
-	ERR_INVALID_VALUE,	/* 422 invalid_value */
-	ERR_INVALID_SLUG,	/* 422 invalid_slug */
-	ERR_QUEUE_EXISTS,	/* 409 queue_exists */
-	ERR_INVALID_HEALTH_URL,	/* 422 invalid_health_url (auto-rate) */
-	ERR_INVALID_RULES,	/* 422 invalid_rules (auto-rate) */
-	ERR_TEST_REQUIRED,	/* 409 test_required (auto-rate) */
-	ERR_SETTINGS_CHANGED,	/* 409 settings_changed (auto-rate) */
-	ERR__MAX
-};
 
 /*
  * Answer err with its row: status, {"error": code, "message": the
