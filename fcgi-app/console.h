@@ -1,12 +1,11 @@
 /*
  * console.h - the operator console under /admin/: log-in and log-out,
- * the session check before every console route (and the CSRF token of
- * every state-changing request), the page shell, and the pages.
+ * the gate before every console route (a live session, session.h, and
+ * the CSRF token of every state-changing request) and the page shell;
+ * the queue pages are page-console.h's.
  */
 #ifndef CONSOLE_H
 #define CONSOLE_H
-
-#include <stddef.h>
 
 struct buf;
 struct req;
