@@ -16,7 +16,6 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
-#include "db.h"
 #include "log.h"
 
 #define SALT_LEN	16

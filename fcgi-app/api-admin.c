@@ -23,7 +23,6 @@
 #include "instance.h"
 #include "jsonbody.h"
 #include "queue-ops.h"
-#include "visitor.h"
 
 #define PAGE_DEF	50	/* rows of a list page by default */
 #define PAGE_MAX	100	/* rows of a list page at most */
@@ -37,34 +36,27 @@ put(struct json_object *o, const char *key, struct json_object *v)
 }
 
 /*
- * Answer the failure of a queue operation: 422 with the field's API name
- * and its rule, 403, 404, 409, 503 (with Retry-After) or 500, as
+ * Answer the failure of a queue operation by its reason's code
+ * (http_err_by_code()): 422 with the field's API name and its rule,
+ * 403, 404, 409, 503 (with Retry-After) or 500, as
  * {"error","message"[,"field"]}.  Can't fail.
  */
 static void
 qops_answer(struct req *r, const struct qops_err *err)
 {
-	struct json_object	*x;
-	const char		*key;
-	char			*msg;
-	int			 st = qops_reason_status(err->reason);
+	const char	*key;
+	char		*msg;
+	enum http_err	 he = http_err_by_code(qops_reason_code(err->reason));
 
-	if (err->reason == QOPS_R_OK || err->reason == QOPS_R_INTERNAL) {
-		http_error(r, 500, "internal_error", "Internal error.");
-		return;
-	}
-	if (err->reason == QOPS_R_UNAVAILABLE) {
-		http_db_down(r);
+	if (he == ERR_INTERNAL || he == ERR_DB_DOWN) {
+		http_app_err(r, he);
 		return;
 	}
 	if (err->field < 0) {
-		http_error(r, st, qops_reason_code(err->reason), "%s",
-		    qops_reason_text(err->reason));
+		http_app_errf(r, he, "%s", qops_reason_text(err->reason));
 		return;
 	}
 	key = qops_field_key((enum qops_field)err->field);
-	x = json_object_new_object();
-	put(x, "field", json_object_new_string(key));
 	msg = err->reason == QOPS_R_MISSING ?
 	    xasprintf("%s is required: %s", key,
 	    qops_field_rule((enum qops_field)err->field)) :
@@ -72,20 +64,15 @@ qops_answer(struct req *r, const struct qops_err *err)
 	    xasprintf("%s is not valid UTF-8", key) :
 	    xasprintf("%s must be %s", key,
 	    qops_field_rule((enum qops_field)err->field));
-	http_error_obj(r, st, qops_reason_code(err->reason), msg, x);
+	http_app_err_field(r, he, key, msg);
 	free(msg);
-	json_object_put(x);
 }
 
 /* 422 for a field outside the field table (e.g. slug, active). */
 static void
 field_error(struct req *r, const char *field, const char *msg)
 {
-	struct json_object	*x = json_object_new_object();
-
-	put(x, "field", json_object_new_string(field));
-	http_error_obj(r, 422, "invalid_value", msg, x);
-	json_object_put(x);
+	http_app_err_field(r, ERR_INVALID_VALUE, field, msg);
 }
 
 /* Send o with status and release it; 500 when o is NULL. */
@@ -93,7 +80,7 @@ static void
 send_json(struct req *r, int status, struct json_object *o)
 {
 	if (o == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	http_json(r, status, o);
@@ -127,12 +114,11 @@ site_load(struct req *r, struct queue **out)
 
 	*out = NULL;
 	if (id > 0 && !qops_in_scope(&r->who, id)) {
-		http_error(r, 403, "forbidden", "This API key belongs to "
-		    "another queue.");
+		http_app_err(r, ERR_FORBIDDEN);
 		return -1;
 	}
 	if (id < 0) {
-		http_error(r, 404, "queue_not_found", "No such queue.");
+		http_app_err(r, ERR_QUEUE_NOT_FOUND);
 		return -1;
 	}
 	if (qops_get_id(r->db, id, out, &err) != APP_OK) {
@@ -169,14 +155,13 @@ page_args(struct req *r, int64_t *limit, int64_t *cursor)
 	*cursor = 0;
 	if (l->state == FIELD_BAD || (l->state == FIELD_OK &&
 	    parse_int64(l->val, 1, PAGE_MAX, limit) == -1)) {
-		http_error(r, 400, "invalid_limit", "limit must be a whole "
+		http_app_errf(r, ERR_INVALID_LIMIT, "limit must be a whole "
 		    "number from 1 to %d.", PAGE_MAX);
 		return -1;
 	}
 	if (c->state == FIELD_BAD || (c->state == FIELD_OK &&
 	    parse_int64(c->val, 1, INT64_MAX, cursor) == -1)) {
-		http_error(r, 400, "invalid_cursor", "cursor must be the "
-		    "\"next\" of the previous page.");
+		http_app_err(r, ERR_INVALID_CURSOR);
 		return -1;
 	}
 	return 0;
@@ -220,7 +205,7 @@ sites_list(struct req *r)
 		}
 	} else if (db_queue_list_page(r->db, cursor, limit + 1, &qs, &n) !=
 	    APP_OK) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	now = qops_now(r->db);
@@ -274,16 +259,16 @@ site_create(struct req *r)
 	struct queue		*q = NULL;
 	const char		*slug = NULL;
 	char			*secret = NULL;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 	int64_t			 id;
 
 	if (r->who.kind == PRINCIPAL_KEY) {
-		http_error(r, 403, "forbidden", "An API key cannot create "
+		http_app_errf(r, ERR_FORBIDDEN, "An API key cannot create "
 		    "queues; sign in to the console.");
 		return;
 	}
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
+		http_app_err(r, he);
 		return;
 	}
 	if (json_object_object_get_ex(body, "slug", &v) &&
@@ -340,12 +325,12 @@ api_site_patch(struct req *r)
 	struct qops_spec	 spec;
 	struct qops_err		 err;
 	struct queue		*q = NULL;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 
 	if (site_load(r, &q) == -1)
 		return;
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
+		http_app_err(r, he);
 		goto out;
 	}
 	/* The slug names the queue for good: accepted only unchanged. */
@@ -398,10 +383,10 @@ static int
 no_body(struct req *r)
 {
 	struct json_object	*body = NULL;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 
-	if ((ve = visitor_body_json(r, &body, 0)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((he = req_body_json(r, &body, 0)) != ERR_OK) {
+		http_app_err(r, he);
 		return -1;
 	}
 	json_object_put(body);
@@ -470,11 +455,11 @@ key_create(struct req *r, const struct queue *q)
 	const char		*name;
 	char			*key = NULL;
 	size_t			 len, n, i;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 	int64_t			 id;
 
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
+		http_app_err(r, he);
 		return;
 	}
 	name = jsonbody_get_str(body, "name", &len);
@@ -549,7 +534,7 @@ api_key_revoke(struct req *r)
 	int64_t		 id = route_id(r);
 
 	if (id < 0) {
-		http_error(r, 404, "key_not_found", "No such API key.");
+		http_app_err(r, ERR_KEY_NOT_FOUND);
 		return;
 	}
 	if (qops_key_revoke(r->db, id, &err, &r->who) != APP_OK)
@@ -592,8 +577,7 @@ audit_answer(struct req *r, int64_t queue_id)
 	    (r->fields[FIELD_UNTIL].state == FIELD_OK &&
 	    parse_int64(r->fields[FIELD_UNTIL].val, 1, INT64_MAX,
 	    &f.until_ms) == -1)) {
-		http_error(r, 400, "invalid_filter", "actor and action are "
-		    "given once; since and until are Unix times in ms.");
+		http_app_err(r, ERR_INVALID_FILTER);
 		return;
 	}
 	if (qops_audit_list(r->db, &f, &e, &n, &err, &r->who) != APP_OK) {
@@ -639,7 +623,7 @@ api_instances(struct req *r)
 
 	if (db_instance_list(r->db, r->cfg->instance_stale_ms, &inst, &n) !=
 	    APP_OK) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	o = json_object_new_object();
@@ -668,7 +652,7 @@ api_users(struct req *r)
 	if (page_args(r, &limit, &cursor) == -1)
 		return;
 	if (db_admin_user_list(r->db, &u, &n) != APP_OK) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	if (n > 1)

@@ -21,26 +21,23 @@
 #include "extern.h"
 #include "fairness.h"
 #include "queue-ops.h"
-#include "visitor.h"
 
 #define ID_MAX		4294967295LL	/* INT UNSIGNED */
 
-/* Answer a failed auto-rate operation as {"error","message"[,"field"]}. */
+/*
+ * Answer a failed auto-rate operation by its code (http_err_by_code())
+ * as {"error","message"[,"field"]}; 503 with Retry-After when the
+ * database does not answer.
+ */
 static void
 ar_answer(struct req *r, const struct ar_err *err)
 {
-	struct json_object	*x;
-
 	if (err->status == 503) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
-	x = json_object_new_object();
-	if (err->field >= 0)
-		json_object_object_add(x, "field", json_object_new_string(
-		    ar_field_key((enum ar_field)err->field)));
-	http_error_obj(r, err->status, err->code, err->message, x);
-	json_object_put(x);
+	http_app_err_field(r, http_err_by_code(err->code), err->field >= 0 ?
+	    ar_field_key((enum ar_field)err->field) : NULL, err->message);
 }
 
 /*
@@ -57,21 +54,17 @@ site_slug_id(struct req *r, int64_t *idp)
 	char		*slug;
 
 	if (parse_int64(r->arg, 1, ID_MAX, &id) == -1) {
-		http_error(r, 404, "queue_not_found", "No such queue.");
+		http_app_err(r, ERR_QUEUE_NOT_FOUND);
 		return NULL;
 	}
 	if (!qops_in_scope(&r->who, id)) {
-		http_error(r, 403, "forbidden", "This API key belongs to "
-		    "another queue.");
+		http_app_err(r, ERR_FORBIDDEN);
 		return NULL;
 	}
 	if (qops_get_id(r->db, id, &q, &err) != APP_OK) {
-		if (err.reason == QOPS_R_UNAVAILABLE)
-			http_db_down(r);
-		else if (err.reason == QOPS_R_NOT_FOUND)
-			http_error(r, 404, "queue_not_found", "No such queue.");
-		else
-			http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, err.reason == QOPS_R_UNAVAILABLE ? ERR_DB_DOWN :
+		    err.reason == QOPS_R_NOT_FOUND ? ERR_QUEUE_NOT_FOUND :
+		    ERR_INTERNAL);
 		return NULL;
 	}
 	slug = xstrdup(q->slug);
@@ -102,7 +95,7 @@ settings_answer(struct req *r, const char *slug)
 		return;
 	}
 	if ((o = ar_settings_json(&s, slug)) == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	http_json(r, 200, o);
@@ -191,9 +184,7 @@ changes_tested(struct req *r, const char *slug, const struct ar_settings *in,
 	    ((bits & AR_BIT(AR_F_RULES)) && strcmp(norm, cur.rules) != 0) ||
 	    ((bits & AR_BIT(AR_F_ALLOW_PRIVATE)) &&
 	    in->allow_private != cur.allow_private)) {
-		http_error(r, 409, "test_required", "A new health URL, rules "
-		    "or network setting need a passing test before auto-rate "
-		    "can be enabled: save them, test, then enable.");
+		http_app_err(r, ERR_TEST_REQUIRED);
 		return 1;
 	}
 	return 0;
@@ -205,20 +196,15 @@ api_autorate_patch(struct req *r)
 	struct json_object	*body = NULL, *v;
 	struct ar_settings	 in;
 	struct ar_err		 err;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 	unsigned int		 bits = 0;
 	char			*slug, *text, msg[200];
 	int			 f, enabled = -1;
 
 	if ((slug = site_slug(r)) == NULL)
 		return;
-	if ((ve = visitor_body_json(r, &body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
-		goto out;
-	}
-	if (!json_object_is_type(body, json_type_object)) {
-		http_error(r, 400, "invalid_json", "The body must be a JSON "
-		    "object.");
+	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
+		http_app_err(r, he);
 		goto out;
 	}
 	memset(&in, 0, sizeof(in));
@@ -290,13 +276,13 @@ api_autorate_test(struct req *r)
 	struct ar_eval		 ev;
 	struct ar_err		 err;
 	struct json_object	*o = NULL;
-	enum visitor_err	 ve;
+	enum http_err		 he;
 	enum app_err		 er;
 	char			*slug;
 
 	/* No parameters: a body, when sent, is one JSON object (ignored). */
-	if ((ve = visitor_body_json(r, &o, 0)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((he = req_body_json(r, &o, 0)) != ERR_OK) {
+		http_app_err(r, he);
 		return;
 	}
 	json_object_put(o);
@@ -309,7 +295,7 @@ api_autorate_test(struct req *r)
 		return;
 	}
 	if ((o = ar_eval_json(&ev)) == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	json_object_object_add(o, "passed",
@@ -329,7 +315,7 @@ api_autorate_log(struct req *r)
 
 	if (l->state == FIELD_BAD || (l->state == FIELD_OK &&
 	    parse_int64(l->val, 1, 1000, &limit) == -1)) {
-		http_error(r, 400, "invalid_limit", "limit must be a whole "
+		http_app_errf(r, ERR_INVALID_LIMIT, "limit must be a whole "
 		    "number from 1 to 1000.");
 		return;
 	}
@@ -360,12 +346,8 @@ fairness(struct req *r, int as_csv)
 		return;
 	er = fair_report(r->db, id, slug, 0, 0, &o);
 	free(slug);
-	if (er == APP_DB_DOWN) {
-		http_db_down(r);
-		return;
-	}
 	if (er != APP_OK) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, http_err_of(er));
 		return;
 	}
 	if (!as_csv) {
@@ -376,7 +358,7 @@ fairness(struct req *r, int as_csv)
 	csv = fair_csv(o);
 	json_object_put(o);
 	if (csv == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	http_send(r, 200, "text/csv; charset=utf-8", csv, strlen(csv));

@@ -10,13 +10,13 @@
 
 #include "aqueue.h"
 #include "auth.h"
-#include "console.h"
 #include "crypto.h"
 #include "db.h"
 #include "extern.h"
 #include "log.h"
 #include "principal.h"
 #include "queue-ops.h"
+#include "session.h"
 
 #define KEY_TOUCH_MS	60000	/* last use written at most this often */
 #define KEY_TEXT_MAX	512	/* longer Bearer tokens are not our keys */
@@ -80,26 +80,18 @@ auth_bearer_parse(const char *value, const char **tok, size_t *toklen)
 	return AUTH_CRED_BEARER;
 }
 
-const char *
-auth_header(const struct req *r)
-{
-	const char	*v;
-
-	v = FCGX_GetParam("HTTP_AUTHORIZATION", r->fcgx->envp);
-	if (v != NULL && v[0] != '\0')
-		return v;
-	v = FCGX_GetParam("REDIRECT_HTTP_AUTHORIZATION", r->fcgx->envp);
-	if (v != NULL && v[0] != '\0')
-		return v;
-	return NULL;
-}
-
-/* 401 with the Bearer challenge (RFC 6750 section 3).  Returns -1. */
+/*
+ * 401 err (a 401 row) with the Bearer challenge (RFC 6750 section 3)
+ * and message msg (NULL: the row's).  Returns -1.
+ */
 static int
-unauthorized(struct req *r, const char *code, const char *msg)
+unauthorized(struct req *r, enum http_err err, const char *msg)
 {
 	http_header(r, "WWW-Authenticate", "Bearer");
-	http_error(r, 401, code, "%s", msg);
+	if (msg == NULL)
+		http_app_err(r, err);
+	else
+		http_app_errf(r, err, "%s", msg);
 	return -1;
 }
 
@@ -107,7 +99,7 @@ unauthorized(struct req *r, const char *code, const char *msg)
 static void
 who_addr(struct req *r)
 {
-	const char	*a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
+	const char	*a = req_remote_addr(r);
 
 	snprintf(r->who.addr, sizeof(r->who.addr), "%s", a != NULL ? a : "");
 }
@@ -145,23 +137,21 @@ key_check(struct req *r, const char *tok, size_t len)
 
 	if (len < plen || len > KEY_TEXT_MAX ||
 	    strncmp(tok, QOPS_KEY_PREFIX, plen) != 0)
-		return unauthorized(r, "invalid_api_key",
-		    "This is not a valid API key.");
+		return unauthorized(r, ERR_INVALID_API_KEY, NULL);
 	/* Stored and looked up only as its SHA-256, never the key. */
 	if (crypto_sha256(tok, len, hash) == -1) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return -1;
 	}
 	er = db_key_by_hash(r->db, hash, &k);
 	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return -1;
 	}
 	if (er != APP_OK)
-		return unauthorized(r, "invalid_api_key",
-		    "This is not a valid API key.");
+		return unauthorized(r, ERR_INVALID_API_KEY, NULL);
 	if (k.revoked_ms != 0)
-		return unauthorized(r, "invalid_api_key",
+		return unauthorized(r, ERR_INVALID_API_KEY,
 		    "This API key has been revoked.");
 	if (k.last_used_ms == 0 ||
 	    k.db_now_ms - k.last_used_ms >= KEY_TOUCH_MS) {
@@ -185,11 +175,11 @@ auth_admin(struct req *r)
 	size_t		 len;
 
 	memset(&r->who, 0, sizeof(r->who));
-	switch (auth_bearer_parse(auth_header(r), &tok, &len)) {
+	switch (auth_bearer_parse(req_authorization(r), &tok, &len)) {
 	case AUTH_CRED_BEARER:
 		return key_check(r, tok, len);
 	case AUTH_CRED_BAD:
-		return unauthorized(r, "invalid_api_key",
+		return unauthorized(r, ERR_INVALID_API_KEY,
 		    "Send the API key as \"Authorization: Bearer qak_...\".");
 	case AUTH_CRED_NONE:
 		break;
@@ -198,7 +188,7 @@ auth_admin(struct req *r)
 	 * No API key: a console session may ask instead (r->who becomes
 	 * the user; a change needs the session's X-CSRF-Token).
 	 */
-	switch (console_api_session(r)) {
+	switch (session_api(r)) {
 	case 1:
 		return 0;
 	case -1:
@@ -206,7 +196,5 @@ auth_admin(struct req *r)
 	default:
 		break;
 	}
-	return unauthorized(r, "missing_credentials",
-	    "This endpoint needs an API key (Authorization: Bearer qak_...) "
-	    "or a console session.");
+	return unauthorized(r, ERR_MISSING_CREDENTIALS, NULL);
 }

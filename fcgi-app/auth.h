@@ -32,17 +32,10 @@ enum auth_cred auth_bearer_parse(const char *value, const char **tok,
 	    size_t *toklen);
 
 /*
- * The Authorization header of a request: HTTP_AUTHORIZATION, else
- * REDIRECT_HTTP_AUTHORIZATION (Apache's rewrite work-around; CASES C01);
- * an empty value counts as absent.  Never the query string or the body.
- * The string belongs to the request; NULL when there is none.
- */
-const char	*auth_header(const struct req *r);
-
-/*
  * Resolve who is asking an admin route into r->who: an API key from the
- * Authorization header (looked up by its SHA-256; revoked keys refused;
- * its last use recorded at most once a minute), else a console session.
+ * Authorization header (req_authorization(); looked up by its SHA-256;
+ * revoked keys refused; its last use recorded at most once a minute),
+ * else a console session.
  * Answers the request itself and returns -1 when nobody valid asks: 401
  * with "WWW-Authenticate: Bearer" and {"error":"missing_credentials"} or
  * {"error":"invalid_api_key"}, 503 when the database does not answer.

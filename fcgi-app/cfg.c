@@ -15,7 +15,6 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
-#include "db.h"
 #include "log.h"
 
 enum cfg_type {
@@ -143,6 +142,42 @@ trim(char *s)
 	return s;
 }
 
+int
+cfg_hosts_entry(const char **list, int64_t defport, char *host, size_t sz,
+    unsigned int *port)
+{
+	const char	*p = *list, *e, *colon;
+	size_t		 n;
+	int64_t		 v;
+	char		 num[8];
+
+	while (*p == ' ' || *p == ',')
+		p++;
+	if (*p == '\0') {
+		*list = p;
+		return 0;
+	}
+	e = p + strcspn(p, ", ");
+	*list = e;
+	colon = memchr(p, ':', (size_t)(e - p));
+	n = (size_t)((colon != NULL ? colon : e) - p);
+	if (n == 0 || n >= sz)
+		return -1;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	v = defport;
+	if (colon != NULL) {
+		if ((size_t)(e - colon - 1) >= sizeof(num) || e == colon + 1)
+			return -1;
+		memcpy(num, colon + 1, (size_t)(e - colon - 1));
+		num[e - colon - 1] = '\0';
+		if (parse_int64(num, 1, 65535, &v) == -1)
+			return -1;
+	}
+	*port = (unsigned int)v;
+	return 1;
+}
+
 /*
  * Whether db-hosts, when set, is a list of host:port entries.  Returns
  * 0, or -1 (logged).
@@ -155,7 +190,7 @@ check_db_hosts(const struct cfg *c, const char *path)
 	unsigned int	 port;
 	int		 n, entries = 0;
 
-	while ((n = db_hosts_entry(&p, c->db_port, host, sizeof(host),
+	while ((n = cfg_hosts_entry(&p, c->db_port, host, sizeof(host),
 	    &port)) == 1)
 		entries++;
 	if (n == -1 || (c->db_hosts[0] != '\0' && entries == 0)) {

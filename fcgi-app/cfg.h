@@ -79,6 +79,18 @@ int	 cfg_load(const char *path, struct cfg *c);
 int	 cfg_listen_loopback(const char *listen);
 
 /*
+ * Take the next entry of a db-hosts list ("host:port,host:port"; commas
+ * or spaces between entries; a missing port is defport) from *list and
+ * advance it.  host gets the host (size sz), *port the port.  Returns 1
+ * for an entry, 0 at the end of the list, -1 for a malformed entry (an
+ * empty or too long host, a port not in 1..65535).  Can't fail
+ * otherwise.  The key's check (cfg_load) and db.c's connect both walk
+ * the list with it.
+ */
+int	 cfg_hosts_entry(const char **list, int64_t defport, char *host,
+	    size_t sz, unsigned int *port);
+
+/*
  * The web-server allowlist in effect: c->web_server_addrs when set, else
  * the environment's FCGI_WEB_SERVER_ADDRS (libfcgi's own), else NULL.
  * FastCGI has no authentication, so a pool listening on anything but

@@ -1,6 +1,6 @@
 /*
- * console.c - the console's sessions, CSRF tokens, log-in and log-out,
- * and the page shell.
+ * console.c - the console's gate (a live session, session.c, and the
+ * CSRF token of every change), log-in and log-out, and the page shell.
  */
 #include "config.h"
 
@@ -15,147 +15,7 @@
 #include "crypto.h"
 #include "extern.h"
 #include "log.h"
-#include "principal.h"
-
-/* The session of the request being answered (one at a time). */
-static struct admin_session	 cur_session;
-
-int
-console_cookie(const struct req *r, const char *name, char *out, size_t n)
-{
-	const char	*h = FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp);
-	const char	*p, *v;
-	size_t		 nl = strlen(name), vl;
-
-	if (h == NULL)
-		return 0;
-	for (p = h; *p != '\0'; ) {
-		p += strspn(p, " ;");
-		if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
-			v = p + nl + 1;
-			vl = strcspn(v, ";");
-			while (vl > 0 && v[vl - 1] == ' ')
-				vl--;
-			if (vl >= n)
-				return 0;
-			memcpy(out, v, vl);
-			out[vl] = '\0';
-			return 1;
-		}
-		p += strcspn(p, ";");
-	}
-	return 0;
-}
-
-/* A hex digit's value, or -1. */
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * Decode len bytes of a form value into a new string.  NULL for a NUL
- * byte, a bad escape or out of memory.
- */
-static char *
-form_decode(const char *s, size_t len)
-{
-	char	*out, *o;
-	size_t	 i;
-	int	 hi, lo;
-
-	if ((out = try_malloc(len + 1)) == NULL)
-		return NULL;
-	for (i = 0, o = out; i < len; i++) {
-		if (s[i] == '+')
-			*o++ = ' ';
-		else if (s[i] == '%') {
-			if (i + 2 >= len) {
-				free(out);
-				return NULL;
-			}
-			hi = hexval((unsigned char)s[i + 1]);
-			lo = hexval((unsigned char)s[i + 2]);
-			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hi * 16 + lo);
-			i += 2;
-		} else
-			*o++ = s[i];
-	}
-	*o = '\0';
-	return out;
-}
-
-char *
-console_form(const struct req *r, const char *name)
-{
-	const char	*p, *end, *eq, *amp, *hit = NULL;
-	size_t		 nl = strlen(name), hitlen = 0;
-
-	if (r->body == NULL)
-		return NULL;
-	p = r->body;
-	end = r->body + r->bodylen;
-	while (p < end) {
-		amp = memchr(p, '&', (size_t)(end - p));
-		if (amp == NULL)
-			amp = end;
-		eq = memchr(p, '=', (size_t)(amp - p));
-		if (eq != NULL && (size_t)(eq - p) == nl &&
-		    memcmp(p, name, nl) == 0) {
-			if (hit != NULL)
-				return NULL;	/* given twice */
-			hit = eq + 1;
-			hitlen = (size_t)(amp - hit);
-		}
-		p = amp + 1;
-	}
-	if (hit == NULL)
-		return NULL;
-	return form_decode(hit, hitlen);
-}
-
-/*
- * Whether every name and value of the form body (read before) that
- * decodes (form_decode()) is well-formed UTF-8: the HTML standard's
- * application/x-www-form-urlencoded parser reads the bytes as UTF-8, and
- * anything else would be stored as it came.  Returns 1 if so (also with
- * no body), 0 if not.
- */
-static int
-form_utf8(const struct req *r)
-{
-	const char	*p, *end, *amp;
-	char		*d;
-	int		 ok = 1;
-
-	if (r->body == NULL)
-		return 1;
-	p = r->body;
-	end = r->body + r->bodylen;
-	while (p < end && ok) {
-		amp = memchr(p, '&', (size_t)(end - p));
-		if (amp == NULL)
-			amp = end;
-		/* Name and value together: '=' is ASCII either way. */
-		if ((d = form_decode(p, (size_t)(amp - p))) != NULL) {
-			ok = utf8_chars(d, strlen(d)) >= 0;
-			free(d);
-		}
-		p = amp + 1;
-	}
-	return ok;
-}
+#include "session.h"
 
 /*
  * Whether the request came over plain http from loopback to a loopback
@@ -168,8 +28,7 @@ plain_loopback(const struct req *r)
 	struct fetch_meta	 m;
 	const char		*a;
 
-	a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
-
+	a = req_remote_addr(r);
 	req_fetch_meta(r, &m);
 	if (strcmp(m.scheme, "https") == 0 || a == NULL)
 		return 0;
@@ -200,15 +59,6 @@ set_cookie(struct req *r, const char *name, const char *value,
 	    plain_loopback(r) ? "" : "; Secure", age);
 }
 
-/* The client's address, for throttling and the session row. */
-static const char *
-client_addr(const struct req *r)
-{
-	const char	*a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
-
-	return a != NULL && strlen(a) <= ADMIN_ADDR_MAX ? a : "";
-}
-
 /* Whether the request prefers JSON (API-style callers, the live part). */
 static int
 wants_json(const struct req *r)
@@ -220,14 +70,15 @@ wants_json(const struct req *r)
 	    NULL && strstr(r->accept, "text/html") == NULL);
 }
 
-/* A small error page (or JSON) with status, code and text. */
+/* A small error page (or JSON) for err, saying text. */
 static void
-console_fail(struct req *r, int status, const char *code, const char *text)
+console_fail(struct req *r, enum http_err err, const char *text)
 {
 	struct buf	 b = { NULL, 0, 0 };
+	int		 status = http_err_status(err);
 
 	if (wants_json(r)) {
-		http_error(r, status, code, "%s", text);
+		http_app_errf(r, err, "%s", text);
 		return;
 	}
 	html_raw(&b, "<p class=\"error\" role=\"alert\">");
@@ -238,99 +89,50 @@ console_fail(struct req *r, int status, const char *code, const char *text)
 	buf_free(&b);
 }
 
-/* The console user as the principal of the request's changes. */
-static void
-set_who(struct req *r)
-{
-	memset(&r->who, 0, sizeof(r->who));
-	r->who.kind = PRINCIPAL_USER;
-	r->who.id = r->session->user_id;
-	snprintf(r->who.name, sizeof(r->who.name), "%s", r->session->user);
-	snprintf(r->who.addr, sizeof(r->who.addr), "%s", client_addr(r));
-}
-
-int
-console_api_session(struct req *r)
-{
-	char		 sid[ADMIN_SID_LEN + 2];
-	enum app_err	 er;
-
-	r->session = NULL;
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
-		return 0;
-	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
-	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
-		return -1;
-	}
-	if (er != APP_OK)
-		return 0;
-	r->session = &cur_session;
-	set_who(r);
-	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
-		return 1;
-	if (!admin_csrf_ok(r->session, FCGX_GetParam(CONSOLE_CSRF_HEADER,
-	    r->fcgx->envp))) {
-		http_error(r, 403, "csrf_failed", "A console session's "
-		    "change needs its CSRF token in X-CSRF-Token.");
-		return -1;
-	}
-	return 1;
-}
-
 int
 console_auth(struct req *r)
 {
-	char		 sid[ADMIN_SID_LEN + 2];
 	char		*tok;
 	const char	*hdr;
 	enum app_err	 er;
-	enum body_err	 be;
+	enum http_err	 he;
 	int		 ok;
 
-	r->session = NULL;
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
-		sid[0] = '\0';
-	er = admin_session_check(r->db, r->cfg, sid, &cur_session);
-	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+	if ((er = session_find(r)) == APP_DB_DOWN) {
+		http_app_err(r, ERR_DB_DOWN);
 		return 0;
 	}
 	if (er != APP_OK) {
 		if (wants_json(r) || (r->method != METHOD_GET &&
 		    r->method != METHOD_HEAD)) {
-			http_error(r, 401, "not_logged_in",
-			    "Log in to the console first.");
+			http_app_err(r, ERR_NOT_LOGGED_IN);
 			return 0;
 		}
 		console_redirect(r, "/admin/login");
 		return 0;
 	}
-	r->session = &cur_session;
-	set_who(r);
 	if (r->method == METHOD_GET || r->method == METHOD_HEAD)
 		return 1;
-	if ((be = req_read_body(r)) != BODY_OK) {
-		http_error(r, be == BODY_TOO_LARGE ? 413 : 400, "bad_body",
-		    "The request body could not be read.");
+	if ((he = req_read_body(r)) != ERR_OK) {
+		http_app_err(r, he);
 		return 0;
 	}
-	hdr = FCGX_GetParam(CONSOLE_CSRF_HEADER, r->fcgx->envp);
+	hdr = req_param(r, SESSION_CSRF_HEADER);
 	if (hdr != NULL)
 		ok = admin_csrf_ok(r->session, hdr);
 	else {
-		tok = console_form(r, CONSOLE_CSRF_FIELD);
+		tok = req_form(r, CONSOLE_CSRF_FIELD);
 		ok = admin_csrf_ok(r->session, tok);
 		free(tok);
 	}
 	if (!ok) {
-		console_fail(r, 403, "csrf_failed", "This form is out of date "
-		    "or did not come from the console (CSRF token missing or "
-		    "wrong). Reload the page and try again.");
+		console_fail(r, ERR_CSRF, "This form is out of date or did not "
+		    "come from the console (CSRF token missing or wrong). "
+		    "Reload the page and try again.");
 		return 0;
 	}
-	if (!form_utf8(r)) {
-		console_fail(r, 400, "invalid_unicode", "The form holds text "
+	if (!req_form_utf8(r)) {
+		console_fail(r, ERR_INVALID_UNICODE, "The form holds text "
 		    "that is not UTF-8; nothing was changed.");
 		return 0;
 	}
@@ -426,12 +228,12 @@ void
 console_page(struct req *r, int status, const char *title, const char *head,
     const struct buf *body)
 {
-	const struct tmpl	*t = routes_tmpl("admin.html");
+	const struct tmpl	*t = tmpl_get(TMPL_ADMIN);
 	struct buf		 out = { NULL, 0, 0 };
 	struct shell		 s = { r, title, head, body };
 
 	if (t == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	tmpl_render(&out, t, shell_keys,
@@ -459,12 +261,11 @@ login_form(struct req *r, int status, const char *msg, const char *name)
 	char		*t;
 
 	/* Double-submit token against log-in CSRF (cookie = field). */
-	if (!console_cookie(r, CONSOLE_LOGIN_COOKIE, tok, sizeof(tok)) ||
+	if (!session_cookie(r, CONSOLE_LOGIN_COOKIE, tok, sizeof(tok)) ||
 	    strlen(tok) != ADMIN_SID_LEN) {
 		if (crypto_random(raw, sizeof(raw)) == -1 ||
 		    (t = crypto_b64url_encode(raw, sizeof(raw))) == NULL) {
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+			http_app_err(r, ERR_INTERNAL);
 			return;
 		}
 		snprintf(tok, sizeof(tok), "%s", t);
@@ -498,7 +299,7 @@ console_login(struct req *r)
 {
 	struct admin_session	 s;
 	enum admin_login	 res;
-	enum body_err		 be;
+	enum http_err		 he;
 	enum app_err		 er;
 	char			 sid[ADMIN_SID_LEN + 1];
 	char			 ctok[ADMIN_SID_LEN + 2];
@@ -509,14 +310,13 @@ console_login(struct req *r)
 		login_form(r, 200, NULL, NULL);
 		return;
 	}
-	if ((be = req_read_body(r)) != BODY_OK) {
-		http_error(r, be == BODY_TOO_LARGE ? 413 : 400, "bad_body",
-		    "The request body could not be read.");
+	if ((he = req_read_body(r)) != ERR_OK) {
+		http_app_err(r, he);
 		return;
 	}
-	tok = console_form(r, CONSOLE_CSRF_FIELD);
+	tok = req_form(r, CONSOLE_CSRF_FIELD);
 	if (tok == NULL || strlen(tok) != ADMIN_SID_LEN ||
-	    !console_cookie(r, CONSOLE_LOGIN_COOKIE, ctok, sizeof(ctok)) ||
+	    !session_cookie(r, CONSOLE_LOGIN_COOKIE, ctok, sizeof(ctok)) ||
 	    strlen(ctok) != ADMIN_SID_LEN ||
 	    !crypto_ct_equal(tok, ctok, ADMIN_SID_LEN)) {
 		free(tok);
@@ -525,27 +325,27 @@ console_login(struct req *r)
 		return;
 	}
 	free(tok);
-	if (!form_utf8(r)) {
+	if (!req_form_utf8(r)) {
 		login_form(r, 400, "Enter your user name and password as "
 		    "UTF-8 text.", NULL);
 		return;
 	}
-	name = console_form(r, "user");
-	pw = console_form(r, "password");
+	name = req_form(r, "user");
+	pw = req_form(r, "password");
 	if (name == NULL || pw == NULL || name[0] == '\0' ||
 	    strlen(pw) > ADMIN_PASSWORD_MAX) {
 		login_form(r, 400, "Enter your user name and password.",
 		    name);
 		goto out;
 	}
-	er = admin_login(r->db, r->cfg, name, pw, client_addr(r), &res,
-	    &retry, sid, &s);
+	er = admin_login(r->db, r->cfg, name, pw, session_client_addr(r),
+	    &res, &retry, sid, &s);
 	if (er == APP_DB_DOWN || er == APP_DB) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		goto out;
 	}
 	if (er != APP_OK) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	if (res == ADMIN_LOGIN_THROTTLED) {
@@ -558,9 +358,10 @@ console_login(struct req *r)
 		login_form(r, 401, "Wrong user name or password.", name);
 		goto out;
 	}
-	log_info("console: %s logged in from %s", s.user, client_addr(r));
+	log_info("console: %s logged in from %s", s.user,
+	    session_client_addr(r));
 	set_cookie(r, CONSOLE_LOGIN_COOKIE, "", 0);
-	set_cookie(r, CONSOLE_COOKIE, sid, -1);
+	set_cookie(r, SESSION_COOKIE, sid, -1);
 	crypto_wipe(sid, sizeof(sid));
 	console_redirect(r, "/admin/");
 out:
@@ -576,14 +377,14 @@ console_logout(struct req *r)
 	char		 sid[ADMIN_SID_LEN + 2];
 	enum app_err	 er;
 
-	if (!console_cookie(r, CONSOLE_COOKIE, sid, sizeof(sid)))
+	if (!session_cookie(r, SESSION_COOKIE, sid, sizeof(sid)))
 		sid[0] = '\0';
 	if ((er = admin_logout(r->db, r->cfg, sid)) != APP_OK) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	if (r->session != NULL)
 		log_info("console: %s logged out", r->session->user);
-	set_cookie(r, CONSOLE_COOKIE, "", 0);
+	set_cookie(r, SESSION_COOKIE, "", 0);
 	console_redirect(r, "/admin/login");
 }

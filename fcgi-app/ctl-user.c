@@ -16,7 +16,6 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "ctl-user.h"
-#include "db.h"
 
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2

@@ -11,7 +11,6 @@
 
 #include "aqueue.h"
 #include "db-private.h"
-#include "log.h"
 
 /* Bind a nullable int64 input: SQL NULL when *v == 0. */
 static void

@@ -116,7 +116,7 @@ connect_db(struct db *db)
 	 */
 	db->node = -1;
 	for (i = 0, h = c->db_hosts; *h != '\0'; i++) {
-		if ((n = db_hosts_entry(&h, c->db_port, host, sizeof(host),
+		if ((n = cfg_hosts_entry(&h, c->db_port, host, sizeof(host),
 		    &port)) == -1)
 			break;
 		if (n == 0)
@@ -181,42 +181,6 @@ int
 db_node(const struct db *db)
 {
 	return db->my != NULL && db->node >= 0 ? db->node + 1 : 0;
-}
-
-int
-db_hosts_entry(const char **list, int64_t defport, char *host, size_t sz,
-    unsigned int *port)
-{
-	const char	*p = *list, *e, *colon;
-	size_t		 n;
-	int64_t		 v;
-	char		 num[8];
-
-	while (*p == ' ' || *p == ',')
-		p++;
-	if (*p == '\0') {
-		*list = p;
-		return 0;
-	}
-	e = p + strcspn(p, ", ");
-	*list = e;
-	colon = memchr(p, ':', (size_t)(e - p));
-	n = (size_t)((colon != NULL ? colon : e) - p);
-	if (n == 0 || n >= sz)
-		return -1;
-	memcpy(host, p, n);
-	host[n] = '\0';
-	v = defport;
-	if (colon != NULL) {
-		if ((size_t)(e - colon - 1) >= sizeof(num) || e == colon + 1)
-			return -1;
-		memcpy(num, colon + 1, (size_t)(e - colon - 1));
-		num[e - colon - 1] = '\0';
-		if (parse_int64(num, 1, 65535, &v) == -1)
-			return -1;
-	}
-	*port = (unsigned int)v;
-	return 1;
 }
 
 /*

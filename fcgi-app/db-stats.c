@@ -11,7 +11,6 @@
 #include "aqueue.h"
 #include "db-private.h"
 #include "db-stats.h"
-#include "log.h"
 
 /* Bind a double, for input or result. */
 static void
@@ -232,16 +231,25 @@ db_stats_insert(struct db *db, const struct stats_row *s)
 }
 
 enum app_err
-db_stats_purge(struct db *db, int64_t before_ms, int64_t *deleted)
+db_prune(struct db *db, enum db_prune what, int64_t before_ms,
+    int64_t *deleted)
 {
-	MYSQL_BIND	 p[1];
-	enum app_err	 er;
+	/* Each deletes at most 10,000 rows older than its one parameter. */
+	static const enum stmt	 stmts[DB_PRUNE__MAX] = {
+		STMT_STATS_PURGE,	/* DB_PRUNE_STATS */
+		STMT_AR_LOG_PRUNE,	/* DB_PRUNE_AR_LOG */
+		STMT_SERVED_PRUNE,	/* DB_PRUNE_SERVED */
+	};
+	MYSQL_BIND		 p[1];
+	enum app_err		 er;
 
 	*deleted = 0;
+	if (what >= DB_PRUNE__MAX)
+		return APP_INVALID;
 	db_bind_int(&p[0], &before_ms);
-	if ((er = db_run(db, STMT_STATS_PURGE, p, NULL, NULL)) != APP_OK)
+	if ((er = db_run(db, stmts[what], p, NULL, NULL)) != APP_OK)
 		return er;
-	*deleted = db_affected(db, STMT_STATS_PURGE);
+	*deleted = db_affected(db, stmts[what]);
 	return APP_OK;
 }
 

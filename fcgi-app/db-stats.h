@@ -97,11 +97,21 @@ enum app_err db_stats_prev(struct db *, int64_t queue_id, int64_t at_ms,
  */
 enum app_err db_stats_insert(struct db *, const struct stats_row *r);
 
+/* The tables that keep rows for a while (stats-retention). */
+enum db_prune {
+	DB_PRUNE_STATS,		/* queue_stats: the samples */
+	DB_PRUNE_AR_LOG,	/* autorate_log: auto-rate decisions */
+	DB_PRUNE_SERVED,	/* queue_served: the fairness report's */
+	DB_PRUNE__MAX
+};
+
 /*
- * Delete at most 10000 samples older than before_ms.  Sets *deleted.
- * Returns APP_OK, APP_DB or APP_DB_DOWN.
+ * Delete at most 10,000 rows of table what older than before_ms (DB
+ * Unix ms; a longer backlog goes in slices, one per call).  Sets
+ * *deleted to how many went.  Returns APP_OK, APP_DB, APP_DB_DOWN or
+ * APP_INVALID (what out of range).
  */
-enum app_err db_stats_purge(struct db *, int64_t before_ms,
+enum app_err db_prune(struct db *, enum db_prune what, int64_t before_ms,
 	    int64_t *deleted);
 
 /*

@@ -23,7 +23,6 @@
 #include "db-engine.h"
 #include "db-private.h"
 #include "log.h"
-#include "db-worker.h"
 #include "queue-fields.h"
 
 /* Sixteen rows of queue_served for STMT_SERVED_ADD (SERVED_BATCH rows). */

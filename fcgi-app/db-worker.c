@@ -348,20 +348,6 @@ db_ar_log_list(struct db *db, int64_t queue_id, int64_t limit,
 	return er;
 }
 
-enum app_err
-db_ar_log_prune(struct db *db, int64_t before_ms, int64_t *deleted)
-{
-	MYSQL_BIND	 p[1];
-	enum app_err	 er;
-
-	*deleted = 0;
-	db_bind_int(&p[0], &before_ms);
-	if ((er = db_run(db, STMT_AR_LOG_PRUNE, p, NULL, NULL)) != APP_OK)
-		return er;
-	*deleted = db_affected(db, STMT_AR_LOG_PRUNE);
-	return APP_OK;
-}
-
 /* ---- the fairness report ---------------------------------------------- */
 
 enum app_err
@@ -381,20 +367,6 @@ db_served_add(struct db *db, const struct served_row *v, size_t n)
 		db_bind_int(&p[3 * i + 2], &row[i].served_ms);
 	}
 	return db_run(db, STMT_SERVED_ADD, p, NULL, NULL);
-}
-
-enum app_err
-db_served_prune(struct db *db, int64_t before_ms, int64_t *deleted)
-{
-	MYSQL_BIND	 p[1];
-	enum app_err	 er;
-
-	*deleted = 0;
-	db_bind_int(&p[0], &before_ms);
-	if ((er = db_run(db, STMT_SERVED_PRUNE, p, NULL, NULL)) != APP_OK)
-		return er;
-	*deleted = db_affected(db, STMT_SERVED_PRUNE);
-	return APP_OK;
 }
 
 struct fair_arg {

@@ -98,17 +98,7 @@ enum app_err db_ar_log_add(struct db *, const struct ar_log_entry *e);
 enum app_err db_ar_log_list(struct db *, int64_t queue_id, int64_t limit,
 	    int (*row)(const struct ar_log_entry *, void *), void *arg);
 
-/*
- * Delete up to 10,000 log entries older than before_ms (DB Unix ms);
- * *deleted is how many went.  Returns APP_OK, APP_DB or APP_DB_DOWN.
- */
-enum app_err db_ar_log_prune(struct db *, int64_t before_ms,
-	    int64_t *deleted);
-
 /* ---- the fairness report ---- */
-
-/* Rows of queue_served written by one db_served_add(). */
-#define SERVED_BATCH	64
 
 /* A number's first token: its queue, number and when (DB Unix ms). */
 struct served_row {
@@ -123,10 +113,6 @@ struct served_row {
  */
 enum app_err db_served_add(struct db *, const struct served_row *v,
 	    size_t n);
-
-/* Delete up to 10,000 served records older than before_ms. */
-enum app_err db_served_prune(struct db *, int64_t before_ms,
-	    int64_t *deleted);
 
 /* One queue_stats sample as the fairness report reads it. */
 struct fair_sample {

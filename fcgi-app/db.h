@@ -18,6 +18,13 @@ struct cfg;
 struct db;
 
 /*
+ * Rows of queue_served one db_served_add() writes: the statement in
+ * db-stmt.c's table has that many (and the first tokens are held in
+ * batches of it, fairness.c).
+ */
+#define SERVED_BATCH	64
+
+/*
  * Whether s is a well-formed slug: 1 to SLUG_MAX bytes of [a-z0-9-],
  * starting with [a-z0-9], not "healthz".  Returns 1 or 0.
  */
@@ -456,17 +463,6 @@ struct audit_filter {
 enum app_err db_audit_list(struct db *, const struct audit_filter *f,
 	    struct audit_entry **out, size_t *n);
 void	 db_audit_list_free(struct audit_entry *, size_t n);
-
-/*
- * Take the next entry of a db-hosts list ("host:port,host:port"; commas
- * or spaces between entries; a missing port is defport) from *list and
- * advance it.  host gets the host (size sz), *port the port.  Returns 1
- * for an entry, 0 at the end of the list, -1 for a malformed entry (an
- * empty or too long host, a port not in 1..65535).  Can't fail
- * otherwise.
- */
-int	 db_hosts_entry(const char **list, int64_t defport, char *host,
-	    size_t sz, unsigned int *port);
 
 /*
  * Let this connection go back to the first node of db-hosts (checked

@@ -113,7 +113,7 @@ struct req {
 	struct db		*db;
 	enum method		 method;
 	const char		*method_name;
-	char			 path[512];	/* routed on: see req_path() */
+	char			 path[512];	/* routed on: see req_peek() */
 	const char		*origin;	/* HTTP_ORIGIN or NULL */
 	const char		*accept;	/* HTTP_ACCEPT or NULL */
 	int64_t			 now_ms;
@@ -132,6 +132,63 @@ struct req {
 	char			 base[REQ_BASE_MAX];	/* URL prefix or "" */
 };
 
+/*
+ * Every error a request can be answered with: one row each in http.c's
+ * table (status, code, default message), answered by http_app_err() as
+ * {"error": code, "message": text}.  The request layer's helpers return
+ * these (ERR_OK = 0: nothing to answer); library functions return enum
+ * app_err, mapped by http_err_of(), and name their failures by code
+ * (http_err_by_code()).  Adding an error: a value here, its row in
+ * http.c (codes are unique; test-req checks the table).
+ */
+enum http_err {
+	ERR_OK = 0,		/* not an error */
+	ERR_INTERNAL,		/* 500 internal_error */
+	ERR_DB_DOWN,		/* 503 service_unavailable, Retry-After */
+	ERR_BUSY,		/* 503 busy (paced look-ups used up) */
+	ERR_NOT_FOUND,		/* 404 not_found: no such endpoint */
+	ERR_METHOD,		/* 405 method_not_allowed (the caller adds
+				   Allow) */
+	ERR_LENGTH_REQUIRED,	/* 411 length_required */
+	ERR_BAD_LENGTH,		/* 400 invalid_content_length */
+	ERR_TOO_LARGE,		/* 413 body_too_large (says max-body) */
+	ERR_INCOMPLETE,		/* 400 incomplete_body */
+	ERR_MEDIA_TYPE,		/* 415 unsupported_media_type */
+	ERR_INVALID_JSON,	/* 400 invalid_json */
+	ERR_INVALID_UNICODE,	/* 400 invalid_unicode */
+	ERR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
+	ERR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
+	ERR_KEY_NOT_FOUND,	/* 404 key_not_found */
+	ERR_NO_TARGET,		/* 404 no_target_url */
+	ERR_QUEUE_PAUSED,	/* 423 queue_paused */
+	ERR_NOT_ADMITTED,	/* 425 not_admitted (the caller adds
+				   Retry-After) */
+	ERR_TICKET_EXPIRED,	/* 403 ticket_expired */
+	ERR_INVALID_TICKET,	/* 403 invalid_ticket */
+	ERR_INVALID_NUMBER,	/* 400 invalid_number */
+	ERR_INVALID_RETURN,	/* 400 invalid_return_url */
+	ERR_ORIGIN,		/* 403 origin_not_allowed */
+	ERR_NOT_DELIBERATE,	/* 403 not_deliberate */
+	ERR_FORBIDDEN,		/* 403 forbidden */
+	ERR_MISSING_CREDENTIALS, /* 401 missing_credentials */
+	ERR_INVALID_API_KEY,	/* 401 invalid_api_key */
+	ERR_INVALID_TOKEN,	/* 401 invalid_token (metrics) */
+	ERR_NOT_LOGGED_IN,	/* 401 not_logged_in (console) */
+	ERR_CSRF,		/* 403 csrf_failed */
+	ERR_INVALID_LIMIT,	/* 400 invalid_limit */
+	ERR_INVALID_CURSOR,	/* 400 invalid_cursor */
+	ERR_INVALID_FILTER,	/* 400 invalid_filter */
+	ERR_MISSING_VALUE,	/* 422 missing_value */
+	ERR_INVALID_VALUE,	/* 422 invalid_value */
+	ERR_INVALID_SLUG,	/* 422 invalid_slug */
+	ERR_QUEUE_EXISTS,	/* 409 queue_exists */
+	ERR_INVALID_HEALTH_URL,	/* 422 invalid_health_url (auto-rate) */
+	ERR_INVALID_RULES,	/* 422 invalid_rules (auto-rate) */
+	ERR_TEST_REQUIRED,	/* 409 test_required (auto-rate) */
+	ERR_SETTINGS_CHANGED,	/* 409 settings_changed (auto-rate) */
+	ERR__MAX
+};
+
 /* req.c */
 /*
  * Fill *r from the FastCGI parameters of fr: method, path, origin, and
@@ -143,12 +200,14 @@ void	 req_init(struct req *r, FCGX_Request *fr, const struct cfg *,
 /* Release what req_init and the handlers allocated. */
 void	 req_free(struct req *r);
 /*
- * The path a request is routed on, into buf of size sz, derived by
- * req_route_path() from fr's parameters and the base-path set with
- * req_set_base_path(); empty when it does not fit (then: 404).
- * Can't fail.
+ * What a request not yet answered is routed on, as req_init() derives
+ * it: its path into buf of size sz (req_route_path() from fr's
+ * parameters and the base-path set with req_set_base_path(); empty when
+ * it does not fit: then 404), its method and its Accept header (NULL:
+ * none; belongs to fr).  Can't fail.
  */
-void	 req_path(FCGX_Request *fr, char *buf, size_t sz);
+void	 req_peek(FCGX_Request *fr, char *buf, size_t sz, enum method *m,
+	    const char **accept);
 
 /*
  * The parameters a web server may put the request's path in (CGI/1.1,
@@ -190,7 +249,7 @@ int	 req_base_valid(const char *s, size_t n);
 
 /*
  * Set the configured URL prefix (the "base-path" key; "" for none) that
- * req_path() and req_init() use (copied; one longer than REQ_BASE_MAX
+ * req_peek() and req_init() use (copied; one longer than REQ_BASE_MAX
  * counts as none).  Can't fail.
  */
 void	 req_set_base_path(const char *s);
@@ -199,38 +258,94 @@ enum method req_method_of(const char *m);
 
 /*
  * Decode the query string qs into fields[] by the declared names (see
- * enum field); values are percent-decoded once ('+' is a space).  A
+ * enum field); values are percent-decoded once, leniently
+ * (req_pct_decode()).  A
  * field given twice, or holding a NUL byte, or longer than 16 KiB, is
  * FIELD_BAD.  Exposed for the unit tests.  Can't fail.
  */
 void	 req_parse_query(const char *qs, struct field_val fields[FIELD__MAX]);
 
-/* Outcome of reading a request body (CASES C22). */
-enum body_err {
-	BODY_OK = 0,
-	BODY_LENGTH_REQUIRED,	/* 411: bytes present, CONTENT_LENGTH absent */
-	BODY_BAD_LENGTH,	/* 400: CONTENT_LENGTH not a plain decimal */
-	BODY_TOO_LARGE,		/* 413: over max-body, nothing read */
-	BODY_INCOMPLETE,	/* 400: fewer bytes than announced */
-	BODY_NOMEM		/* 500 */
-};
-
 /*
- * Read the body per CONTENT_LENGTH: exactly that many bytes (extra ones
- * are never read), at most max bytes.  Without CONTENT_LENGTH the body
- * must be empty.  The pure decision on the header value is
+ * Read the body per CONTENT_LENGTH (CASES C22): exactly that many bytes
+ * (extra ones are never read), at most max-body bytes, into r->body
+ * (NUL-terminated) and r->bodylen.  Without CONTENT_LENGTH the body must
+ * be empty.  The pure decision on the header value is
  * req_content_length(); this function does the I/O on FastCGI stdin.
+ * Returns ERR_OK, ERR_LENGTH_REQUIRED (bytes without a length),
+ * ERR_BAD_LENGTH, ERR_TOO_LARGE (nothing read), ERR_INCOMPLETE (fewer
+ * bytes than announced, or the connection went) or ERR_INTERNAL (out
+ * of memory).  Sends nothing.
  */
-enum body_err req_read_body(struct req *r);
+enum http_err req_read_body(struct req *r);
 
 /*
  * Judge a CONTENT_LENGTH value (NULL or "" = absent) against max.
- * Returns BODY_OK with *len set (0 when absent), BODY_BAD_LENGTH or
- * BODY_TOO_LARGE.  Accepts only digits, no sign, no spaces, no leading
+ * Returns ERR_OK with *len set (0 when absent), ERR_BAD_LENGTH or
+ * ERR_TOO_LARGE.  Accepts only digits, no sign, no spaces, no leading
  * zeros, at most max.  Can't fail.
  */
-enum body_err req_content_length(const char *v, int64_t max, int64_t *len,
+enum http_err req_content_length(const char *v, int64_t max, int64_t *len,
 	    int *absent);
+
+/*
+ * Read the request body (req_read_body()) and, when there is one (or
+ * required is set), parse it as one strict JSON object (CASES C17) of
+ * Unicode text (jsonbody_parse()).  On success returns ERR_OK with *out
+ * the object (NULL for an absent, not required body; the caller
+ * releases it with json_object_put).  Otherwise *out is NULL and the
+ * error is req_read_body()'s, ERR_MEDIA_TYPE (not application/json),
+ * ERR_INVALID_JSON or ERR_INVALID_UNICODE.  Sends nothing.
+ */
+enum http_err req_body_json(struct req *r, struct json_object **out,
+	    int required);
+
+/*
+ * Percent-decode s[0..len) once into a new string (application/
+ * x-www-form-urlencoded: '+' is a space).  Lenient (strict 0, the query
+ * string): a '%' not followed by two hex digits is kept as it is, and
+ * %00 gives a NUL byte.  Strict (form bodies): either makes the whole
+ * value refused.  *outlen gets the decoded length, which may be less
+ * than strlen() of the result when it holds a NUL.  Returns the string
+ * (the caller frees it), or NULL when refused or out of memory.
+ */
+char	*req_pct_decode(const char *s, size_t len, int strict,
+	    size_t *outlen);
+
+/*
+ * Field name of the application/x-www-form-urlencoded request body
+ * (read before), decoded strictly (req_pct_decode()).  Returns a new
+ * string the caller frees, or NULL when absent, given twice, holding a
+ * bad escape or a NUL byte, or out of memory.
+ */
+char	*req_form(const struct req *r, const char *name);
+
+/*
+ * Whether every name and value of the form body (read before) that
+ * decodes strictly is well-formed UTF-8: the HTML standard's
+ * application/x-www-form-urlencoded parser reads the bytes as UTF-8, and
+ * anything else would be stored as it came.  Returns 1 if so (also with
+ * no body), 0 if not.
+ */
+int	 req_form_utf8(const struct req *r);
+
+/*
+ * The request's FastCGI parameter name (CGI/1.1 meta-variables; a
+ * request header X-Foo is HTTP_X_FOO), or NULL when the web server did
+ * not send it.  The string belongs to the request.  Every handler reads
+ * headers through here (or the named accessors below).
+ */
+const char *req_param(const struct req *r, const char *name);
+
+/*
+ * The Authorization header: HTTP_AUTHORIZATION, else
+ * REDIRECT_HTTP_AUTHORIZATION (Apache's rewrite work-around; CASES C01);
+ * an empty value counts as absent.  Never the query string or the body.
+ * NULL when there is none.
+ */
+const char *req_authorization(const struct req *r);
+
+/* The client's address (REMOTE_ADDR), or NULL. */
+const char *req_remote_addr(const struct req *r);
 
 /*
  * Whether the request's CONTENT_TYPE is application/json, optionally
@@ -271,18 +386,44 @@ void	 http_send(struct req *, int status, const char *ctype,
 	    const void *body, size_t len);
 /* Send a JSON value (not released; the caller still owns it). */
 void	 http_json(struct req *, int status, struct json_object *);
-/*
- * Send {"error": code, "message": text}.  Every error goes through
- * here.  Returns nothing; can't fail visibly (a broken connection is
- * logged by libfcgi).
- */
-void	 http_error(struct req *, int status, const char *code,
-	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* Send an error with a JSON object to merge into the body (may be NULL). */
-void	 http_error_obj(struct req *, int status, const char *code,
-	    const char *message, struct json_object *extra);
 /* 302 to location (an absolute URL or a path we built). */
 void	 http_redirect(struct req *, const char *location);
+
+/*
+ * Answer err with its row: status, {"error": code, "message": the
+ * default message}.  The two 503s add Retry-After, drawn at random from
+ * their range (see below) and repeated as "retryAfterSeconds";
+ * ERR_TOO_LARGE names the configured max-body.  ERR_OK or a value out of
+ * range answers ERR_INTERNAL.  Can't fail visibly (a broken connection
+ * is logged by libfcgi).
+ */
+void	 http_app_err(struct req *, enum http_err err);
+/* http_app_err() with a message of its own (one that carries a value). */
+void	 http_app_errf(struct req *, enum http_err err, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+/*
+ * http_app_err() with message and a "field" member naming the input at
+ * fault (field NULL: none).
+ */
+void	 http_app_err_field(struct req *, enum http_err err,
+	    const char *field, const char *message);
+/*
+ * The answer to a library function's failure er: ERR_DB_DOWN for
+ * APP_DB_DOWN, ERR_BUSY for APP_BUSY, ERR_INTERNAL for anything else
+ * (also APP_OK).  Callers that know more (a missing row, a refused
+ * value) answer that first.
+ */
+enum http_err http_err_of(enum app_err er);
+/*
+ * The error whose code is code (e.g. a queue operation's reason,
+ * qops_reason_code()), or ERR_INTERNAL when no row has it.
+ */
+enum http_err http_err_by_code(const char *code);
+/* The status, code and default message of err's row (ERR_INTERNAL's
+   for a value out of range). */
+int	 http_err_status(enum http_err err);
+const char *http_err_code(enum http_err err);
+const char *http_err_message(enum http_err err);
 /*
  * Retry-After of a 503 is drawn at random from a range, so that clients
  * that saw the same failure do not come back in one wave: "busy" 1 or
@@ -293,10 +434,6 @@ void	 http_redirect(struct req *, const char *location);
 #define HTTP_BUSY_RETRY_MAX_S	2
 #define HTTP_DOWN_RETRY_MIN_S	4
 #define HTTP_DOWN_RETRY_MAX_S	6
-/* 503 service_unavailable, for a database that does not answer. */
-void	 http_db_down(struct req *);
-/* 503 "busy", for paced look-ups used up. */
-void	 http_busy(struct req *);
 /*
  * The JSON answer of a request that may not take a number (v, from
  * req_take_number(), not URL_TAKE_OK): 403 origin_not_allowed for
@@ -402,19 +539,31 @@ void	 tmpl_render(struct buf *out, const struct tmpl *t,
 	    const char *const *keys, size_t n,
 	    void (*cb)(struct buf *, size_t, void *), void *arg);
 
+/* The templates the pages use, one file each (tmpl.c names them). */
+enum tmpl_id {
+	TMPL_ROOM,		/* waiting-room.html: page-room.c */
+	TMPL_UNAVAILABLE,	/* unavailable.html: page_unavailable() */
+	TMPL_UNKNOWN,		/* unknown.html: page_room_unknown() */
+	TMPL_EMBED,		/* embed.js: page_embed() */
+	TMPL_ADMIN,		/* admin.html: the console's page shell */
+	TMPL__MAX
+};
 /*
- * A registry of named templates: every file of names[0..n-1] read from
- * dir, all or nothing.  Returns the set (the caller frees it with
- * tmpl_set_free), or NULL when any file could not be read (logged), so
- * that a reload can keep its old set until a new one is complete.
+ * Read every template of enum tmpl_id from dir, all or nothing.
+ * Returns the set (the caller frees it with tmpl_set_free, or hands it
+ * to tmpl_set_use), or NULL when any file could not be read (logged),
+ * so that a reload can keep its old set until a new one is complete.
  */
 struct tmpl_set;
-struct tmpl_set *tmpl_set_load(const char *dir, const char *const *names,
-	    size_t n);
+struct tmpl_set *tmpl_set_load(const char *dir);
 void	 tmpl_set_free(struct tmpl_set *);
-/* The template called name in ts (owned by ts), or NULL if none. */
-const struct tmpl *tmpl_set_get(const struct tmpl_set *ts,
-	    const char *name);
+/*
+ * Make ts the set tmpl_get() answers from; the set in use before is
+ * freed (NULL: none left).  Can't fail.
+ */
+void	 tmpl_set_use(struct tmpl_set *ts);
+/* Template id of the set in use (owned by the set), or NULL if none. */
+const struct tmpl *tmpl_get(enum tmpl_id id);
 
 /* routes.c */
 /* Answer one accepted request.  Can't fail (errors become responses). */
@@ -427,19 +576,14 @@ void	 route_request(FCGX_Request *, const struct cfg *, struct db *);
  */
 int	 route_writes(FCGX_Request *fr);
 /*
- * Load the templates the pages need from the config's templates-dir.
- * The new set replaces the current one only once it is complete: on
- * failure the templates loaded before stay in use.  Returns 0, or -1
- * (logged).
+ * Check the config's base-path and load the templates (tmpl_set_load())
+ * and the languages (lang_load()) from its templates-dir.  They replace
+ * those in use only once both are complete: on failure the ones loaded
+ * before stay in use.  Returns 0, or -1 (logged).
  */
 int	 routes_init(const struct cfg *);
+/* Release the templates (at exit).  Can't fail. */
 void	 routes_free(void);
-
-/*
- * The loaded template called name (one of the files routes_init()
- * reads, e.g. "waiting-room.html"; owned by the registry), or NULL.
- */
-const struct tmpl *routes_tmpl(const char *name);
 
 /* pool.c */
 /*
@@ -462,22 +606,30 @@ void	 pool_wait(int ms, int wake_fd);
 
 /* writers.c */
 /*
+ * How a worker waits for a slot: up to ms milliseconds, returning early
+ * when wake_fd (an eventfd(2) semaphore, or -1) is posted, and
+ * answering other requests meanwhile (pool_wait()).
+ */
+typedef void (*writers_wait_fn)(int ms, int wake_fd);
+/*
  * Create the shared slots for requests inside a database write: one
  * fewer than workers (at least one), so one worker always stays free for
- * requests that need no database.  Call in the master before forking.
- * Returns 0, or -1 (logged; then there is no limit).
+ * requests that need no database; waiting workers call wait (the pool
+ * hands its pool_wait() down here, so that writers.c never calls up
+ * into the pool).  Call in the master before forking.  Returns 0, or -1
+ * (logged; then there is no limit).
  */
-int	 writers_init(size_t workers);
+int	 writers_init(size_t workers, writers_wait_fn wait);
 /*
  * Take a slot before a database write.  When every slot is taken,
  * waits (at most 500 ms, answering other requests meanwhile through
- * pool_wait()) for one to free up, unless the holders have all been in
- * the database for 500 ms or more (stuck: a locked row, a hanging
- * server).  Returns APP_OK (call writers_leave() after the write; a
- * write given up on keeps the slot until its statement is done: see
- * db_inflight()) or APP_BUSY (answer 503 busy with Retry-After; nothing
- * was written).  A worker that still holds its slot gets APP_OK at once.
- * Without writers_init(), always APP_OK.
+ * the wait function of writers_init()) for one to free up, unless the
+ * holders have all been in the database for 500 ms or more (stuck: a
+ * locked row, a hanging server).  Returns APP_OK (call writers_leave()
+ * after the write; a write given up on keeps the slot until its
+ * statement is done: see db_inflight()) or APP_BUSY (answer 503 busy
+ * with Retry-After; nothing was written).  A worker that still holds
+ * its slot gets APP_OK at once.  Without writers_init(), always APP_OK.
  */
 enum app_err writers_enter(void);
 /* Give back this worker's slot, if it holds one.  Can't fail. */

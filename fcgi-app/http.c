@@ -1,7 +1,8 @@
 /*
  * http.c - every response goes out through http_send(): status,
  * content type, security headers, no caching, the handler's extra
- * headers, then the body.  Also the growable buffer.
+ * headers, then the body; every error answer through http_app_err()
+ * and the one table of enum http_err.  Also the growable buffer.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
+#include "cfg.h"
 #include "crypto.h"
 #include "extern.h"
 #include "log.h"
@@ -163,39 +165,6 @@ http_json(struct req *r, int status, struct json_object *o)
 }
 
 void
-http_error_obj(struct req *r, int status, const char *code,
-    const char *message, struct json_object *extra)
-{
-	struct json_object	*o = json_object_new_object();
-
-	json_object_object_add(o, "error", json_object_new_string(code));
-	json_object_object_add(o, "message", json_object_new_string(message));
-	if (extra != NULL) {
-		json_object_object_foreach(extra, k, v)
-			json_object_object_add(o, k, json_object_get(v));
-	}
-	http_json(r, status, o);
-	json_object_put(o);
-}
-
-void
-http_error(struct req *r, int status, const char *code, const char *fmt,
-    ...)
-{
-	va_list	 ap;
-	char	*msg;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0) {
-		log_warnx("out of memory");
-		exit(1);
-	}
-	va_end(ap);
-	http_error_obj(r, status, code, msg, NULL);
-	free(msg);
-}
-
-void
 http_redirect(struct req *r, const char *location)
 {
 	http_header(r, "Location", "%s", location);
@@ -212,44 +181,218 @@ http_retry_jitter(int lo, int hi)
 	return lo + (int)(v % (uint32_t)(hi - lo + 1));
 }
 
-/* A 503 whose Retry-After, also in the body, is drawn from [lo, hi]. */
-static void
-unavailable_json(struct req *r, int lo, int hi, const char *code,
-    const char *message)
-{
-	struct json_object	*extra = json_object_new_object();
-	int			 s = http_retry_jitter(lo, hi);
+/*
+ * The answers of enum http_err.  A row with a Retry-After range (the
+ * 503s) sends a random whole number of seconds from it, also as
+ * "retryAfterSeconds".
+ */
+static const struct {
+	int		 status;
+	const char	*code;
+	const char	*message;
+	int		 retry_lo, retry_hi;	/* seconds; 0: none */
+} errs[ERR__MAX] = {
+	[ERR_INTERNAL] = { 500, "internal_error", "Internal error.", 0, 0 },
+	[ERR_DB_DOWN] = { 503, "service_unavailable", "The waiting room's "
+	    "database does not answer; try again shortly.",
+	    HTTP_DOWN_RETRY_MIN_S, HTTP_DOWN_RETRY_MAX_S },
+	[ERR_BUSY] = { 503, "busy", "Too many look-ups right now; try again "
+	    "in a second.", HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S },
+	[ERR_NOT_FOUND] = { 404, "not_found", "No such endpoint.", 0, 0 },
+	[ERR_METHOD] = { 405, "method_not_allowed", "This endpoint does not "
+	    "take this method.", 0, 0 },
+	[ERR_LENGTH_REQUIRED] = { 411, "length_required", "A request body "
+	    "needs a Content-Length.", 0, 0 },
+	[ERR_BAD_LENGTH] = { 400, "invalid_content_length", "Content-Length "
+	    "is not a plain decimal number.", 0, 0 },
+	[ERR_TOO_LARGE] = { 413, "body_too_large", "The request body is too "
+	    "large.", 0, 0 },
+	[ERR_INCOMPLETE] = { 400, "incomplete_body", "The request body is "
+	    "shorter than its Content-Length.", 0, 0 },
+	[ERR_MEDIA_TYPE] = { 415, "unsupported_media_type", "Send the body "
+	    "as application/json.", 0, 0 },
+	[ERR_INVALID_JSON] = { 400, "invalid_json", "The body must be one "
+	    "strict JSON object.", 0, 0 },
+	[ERR_INVALID_UNICODE] = { 400, "invalid_unicode", "The body must be "
+	    "Unicode text: UTF-8 bytes, and no \\u escape of an unpaired "
+	    "surrogate.", 0, 0 },
+	[ERR_QUEUE_NOT_FOUND] = { 404, "queue_not_found", "No such queue.",
+	    0, 0 },
+	[ERR_NUMBER_NOT_FOUND] = { 404, "number_not_found", "This number has "
+	    "not been issued.", 0, 0 },
+	[ERR_KEY_NOT_FOUND] = { 404, "key_not_found", "No such API key.",
+	    0, 0 },
+	[ERR_NO_TARGET] = { 404, "no_target_url", "This waiting room has no "
+	    "target URL configured.", 0, 0 },
+	[ERR_QUEUE_PAUSED] = { 423, "queue_paused", "This waiting room is "
+	    "paused: no numbers are issued right now.", 0, 0 },
+	[ERR_NOT_ADMITTED] = { 425, "not_admitted", "This number is not "
+	    "admitted yet.", 0, 0 },
+	[ERR_TICKET_EXPIRED] = { 403, "ticket_expired", "This number was "
+	    "admitted longer ago than its claim window: take a new number.",
+	    0, 0 },
+	[ERR_INVALID_TICKET] = { 403, "invalid_ticket", "The ticket does not "
+	    "match this number.", 0, 0 },
+	[ERR_INVALID_NUMBER] = { 400, "invalid_number", "number must be a "
+	    "whole number from 1.", 0, 0 },
+	[ERR_INVALID_RETURN] = { 400, "invalid_return_url", "The return URL "
+	    "is not one of this waiting room's shop pages.", 0, 0 },
+	[ERR_ORIGIN] = { 403, "origin_not_allowed", "This origin may not "
+	    "take a number in this waiting room.", 0, 0 },
+	[ERR_NOT_DELIBERATE] = { 403, "not_deliberate", "Only the visitor's "
+	    "own request takes a number: not a prefetch, prerender, HEAD or "
+	    "no-cors request.", 0, 0 },
+	[ERR_FORBIDDEN] = { 403, "forbidden", "This API key belongs to "
+	    "another queue.", 0, 0 },
+	[ERR_MISSING_CREDENTIALS] = { 401, "missing_credentials", "This "
+	    "endpoint needs an API key (Authorization: Bearer qak_...) or a "
+	    "console session.", 0, 0 },
+	[ERR_INVALID_API_KEY] = { 401, "invalid_api_key", "This is not a "
+	    "valid API key.", 0, 0 },
+	[ERR_INVALID_TOKEN] = { 401, "invalid_token", "This token does not "
+	    "open the metrics.", 0, 0 },
+	[ERR_NOT_LOGGED_IN] = { 401, "not_logged_in", "Log in to the console "
+	    "first.", 0, 0 },
+	[ERR_CSRF] = { 403, "csrf_failed", "A console session's change needs "
+	    "its CSRF token in X-CSRF-Token.", 0, 0 },
+	[ERR_INVALID_LIMIT] = { 400, "invalid_limit", "limit must be a whole "
+	    "number in the endpoint's range.", 0, 0 },
+	[ERR_INVALID_CURSOR] = { 400, "invalid_cursor", "cursor must be the "
+	    "\"next\" of the previous page.", 0, 0 },
+	[ERR_INVALID_FILTER] = { 400, "invalid_filter", "actor and action are "
+	    "given once; since and until are Unix times in ms.", 0, 0 },
+	[ERR_MISSING_VALUE] = { 422, "missing_value", "A required setting is "
+	    "missing.", 0, 0 },
+	[ERR_INVALID_VALUE] = { 422, "invalid_value", "A setting has an "
+	    "invalid value.", 0, 0 },
+	[ERR_INVALID_SLUG] = { 422, "invalid_slug", "The slug must be 1-63 "
+	    "of a-z 0-9 -, starting with a letter or digit.", 0, 0 },
+	[ERR_QUEUE_EXISTS] = { 409, "queue_exists", "A queue with this slug "
+	    "exists.", 0, 0 },
+	[ERR_INVALID_HEALTH_URL] = { 422, "invalid_health_url", "The health "
+	    "URL is not valid.", 0, 0 },
+	[ERR_INVALID_RULES] = { 422, "invalid_rules", "The auto-rate rules "
+	    "are not valid.", 0, 0 },
+	[ERR_TEST_REQUIRED] = { 409, "test_required", "A new health URL, "
+	    "rules or network setting need a passing test before auto-rate "
+	    "can be enabled: save them, test, then enable.", 0, 0 },
+	[ERR_SETTINGS_CHANGED] = { 409, "settings_changed", "The auto-rate "
+	    "settings changed meanwhile; test again.", 0, 0 },
+};
 
-	json_object_object_add(extra, "retryAfterSeconds",
-	    json_object_new_int(s));
-	http_header(r, "Retry-After", "%d", s);
-	http_error_obj(r, 503, code, message, extra);
-	json_object_put(extra);
+/* err, or ERR_INTERNAL for ERR_OK and values out of range. */
+static enum http_err
+err_row(enum http_err err)
+{
+	return err > ERR_OK && err < ERR__MAX ? err : ERR_INTERNAL;
+}
+
+/*
+ * Send {"error": code, "message": message[, "field": field]} with the
+ * status of err's row, and the row's Retry-After.  Can't fail visibly.
+ */
+static void
+send_err(struct req *r, enum http_err err, const char *message,
+    const char *field)
+{
+	struct json_object	*o = json_object_new_object();
+	int			 s;
+
+	err = err_row(err);
+	json_object_object_add(o, "error",
+	    json_object_new_string(errs[err].code));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	if (field != NULL)
+		json_object_object_add(o, "field",
+		    json_object_new_string(field));
+	if (errs[err].retry_hi > 0) {
+		s = http_retry_jitter(errs[err].retry_lo, errs[err].retry_hi);
+		json_object_object_add(o, "retryAfterSeconds",
+		    json_object_new_int(s));
+		http_header(r, "Retry-After", "%d", s);
+	}
+	http_json(r, errs[err].status, o);
+	json_object_put(o);
 }
 
 void
-http_busy(struct req *r)
+http_app_err(struct req *r, enum http_err err)
 {
-	unavailable_json(r, HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S,
-	    "busy", "Too many look-ups right now; try again in a second.");
+	if (err == ERR_TOO_LARGE && r->cfg != NULL)
+		http_app_errf(r, err, "The request body is larger than %lld "
+		    "bytes.", (long long)r->cfg->max_body);
+	else
+		send_err(r, err, errs[err_row(err)].message, NULL);
+}
+
+void
+http_app_errf(struct req *r, enum http_err err, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		log_warnx("out of memory");
+		exit(1);
+	}
+	va_end(ap);
+	send_err(r, err, msg, NULL);
+	free(msg);
+}
+
+void
+http_app_err_field(struct req *r, enum http_err err, const char *field,
+    const char *message)
+{
+	send_err(r, err, message, field);
+}
+
+enum http_err
+http_err_of(enum app_err er)
+{
+	switch (er) {
+	case APP_DB_DOWN:
+		return ERR_DB_DOWN;
+	case APP_BUSY:
+		return ERR_BUSY;
+	default:
+		return ERR_INTERNAL;
+	}
+}
+
+enum http_err
+http_err_by_code(const char *code)
+{
+	int	 i;
+
+	for (i = ERR_OK + 1; i < ERR__MAX; i++)
+		if (code != NULL && strcmp(errs[i].code, code) == 0)
+			return (enum http_err)i;
+	return ERR_INTERNAL;
+}
+
+int
+http_err_status(enum http_err err)
+{
+	return errs[err_row(err)].status;
+}
+
+const char *
+http_err_code(enum http_err err)
+{
+	return errs[err_row(err)].code;
+}
+
+const char *
+http_err_message(enum http_err err)
+{
+	return errs[err_row(err)].message;
 }
 
 void
 http_take_refused(struct req *r, enum url_take v)
 {
-	if (v == URL_TAKE_NOT_DELIBERATE)
-		http_error(r, 403, "not_deliberate", "Only the visitor's own "
-		    "request takes a number: not a prefetch, prerender, HEAD "
-		    "or no-cors request.");
-	else
-		http_error(r, 403, "origin_not_allowed", "This origin may not "
-		    "take a number in this waiting room.");
-}
-
-void
-http_db_down(struct req *r)
-{
-	unavailable_json(r, HTTP_DOWN_RETRY_MIN_S, HTTP_DOWN_RETRY_MAX_S,
-	    "service_unavailable", "The waiting room's database does not "
-	    "answer; try again shortly.");
+	http_app_err(r, v == URL_TAKE_NOT_DELIBERATE ? ERR_NOT_DELIBERATE :
+	    ERR_ORIGIN);
 }

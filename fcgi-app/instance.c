@@ -18,7 +18,6 @@
 
 #include "aqueue.h"
 #include "cfg.h"
-#include "db.h"
 #include "db-stats.h"
 #include "instance.h"
 #include "log.h"

@@ -18,7 +18,6 @@
 
 #include <fcgiapp.h>
 
-#include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
 #include "log.h"

@@ -13,18 +13,19 @@
 
 #include <json-c/json.h>
 
-#include "admin-user.h"
 #include "admission.h"
 #include "aqueue.h"
 #include "autorate.h"
 #include "cfg.h"
 #include "console.h"
+#include "db-console.h"
 #include "db-stats.h"
 #include "db-worker.h"
 #include "extern.h"
 #include "instance.h"
 #include "log.h"
 #include "fields.h"
+#include "page-console.h"
 #include "queue-fields.h"
 #include "queue-ops.h"
 
@@ -50,7 +51,7 @@ op_failed(struct req *r, enum app_err er, const struct qops_err *err)
 	int		 status = qops_reason_status(err->reason);
 
 	if (er == APP_DB_DOWN) {
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	html_raw(&b, "<p class=\"error\" role=\"alert\">");
@@ -175,7 +176,7 @@ field_inputs(struct buf *b, const struct queue *q, int bad,
 			continue;
 		text[0] = '\0';
 		if (use_form && r->body != NULL &&
-		    (given = console_form(r, f->opt)) != NULL) {
+		    (given = req_form(r, f->opt)) != NULL) {
 			snprintf(text, sizeof(text), "%s", given);
 			free(given);
 		} else if (q != NULL)
@@ -227,7 +228,7 @@ form_spec(struct req *r, struct qops_spec *spec, char *held[QOPS_F__MAX],
 		f = &queue_fields[i];
 		if (f->flags & FLD_ACTION)
 			continue;
-		if ((held[i] = console_form(r, f->opt)) == NULL)
+		if ((held[i] = req_form(r, f->opt)) == NULL)
 			continue;
 		if (held[i][0] == '\0' && (f->def == NULL ||
 		    f->type == FLD_INT || f->type == FLD_BOOL))
@@ -255,7 +256,7 @@ create_form(struct req *r, int status, const struct qops_err *err)
 	struct buf	 b = { NULL, 0, 0 };
 	char		*slug;
 
-	slug = r->body != NULL ? console_form(r, "slug") : NULL;
+	slug = r->body != NULL ? req_form(r, "slug") : NULL;
 	if (err != NULL) {
 		html_raw(&b, "<p class=\"error\" role=\"alert\">");
 		html_text(&b, qops_reason_text(err->reason));
@@ -322,7 +323,7 @@ console_queue_create(struct req *r)
 
 	memset(&err, 0, sizeof(err));
 	err.field = -1;
-	slug = console_form(r, "slug");
+	slug = req_form(r, "slug");
 	er = form_spec(r, &spec, held, &err);
 	if (er == APP_OK)
 		er = qops_create(r->db, r->cfg, slug != NULL ? slug : "",
@@ -519,7 +520,7 @@ console_queue_action(struct req *r)
 	else if (strcmp(act, "resume") == 0)
 		er = qops_resume(r->db, r->arg, &err, &r->who);
 	else if (strcmp(act, "rate") == 0) {
-		v = console_form(r, "rate");
+		v = req_form(r, "rate");
 		if (v == NULL || parse_int64(v, ADM_RATE_MIN, ADM_RATE_MAX,
 		    &rate) == -1) {
 			err.reason = QOPS_R_INVALID;
@@ -541,7 +542,7 @@ console_queue_action(struct req *r)
 			return;
 		}
 	} else {
-		http_error(r, 404, "not_found", "No such endpoint.");
+		http_app_err(r, ERR_NOT_FOUND);
 		return;
 	}
 	if (er != APP_OK) {
@@ -651,13 +652,9 @@ console_queue_live(struct req *r)
 
 	if ((q = route_queue(r)) == NULL)
 		return;
-	if ((o = live_json(r, q, &er)) == NULL) {
-		if (er == APP_DB_DOWN)
-			http_db_down(r);
-		else
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
-	} else {
+	if ((o = live_json(r, q, &er)) == NULL)
+		http_app_err(r, http_err_of(er));
+	else {
 		http_json(r, 200, o);
 		json_object_put(o);
 	}
@@ -697,7 +694,7 @@ console_queue(struct req *r)
 		return;
 	if ((o = live_json(r, q, &er)) == NULL) {
 		qops_queue_free(q);
-		http_db_down(r);
+		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
 	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
@@ -917,7 +914,7 @@ console_queue_keys(struct req *r)
 		qops_queue_free(q);
 		return;
 	}
-	name = console_form(r, "name");
+	name = req_form(r, "name");
 	er = qops_key_create(r->db, q->slug, name != NULL ? name : "", &key,
 	    &id, &err, &r->who);
 	if (er == APP_OK) {
@@ -945,7 +942,7 @@ console_key_revoke(struct req *r)
 	enum app_err	 er;
 
 	if (parse_int64(r->arg, 1, INT64_MAX, &id) == -1) {
-		http_error(r, 404, "key_not_found", "No such API key.");
+		http_app_err(r, ERR_KEY_NOT_FOUND);
 		return;
 	}
 	/* Back to the key's queue afterwards. */
@@ -1105,11 +1102,7 @@ console_live_list(struct req *r)
 	enum app_err		 er;
 
 	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
-		if (er == APP_DB_DOWN)
-			http_db_down(r);
-		else
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+		http_app_err(r, http_err_of(er));
 		return;
 	}
 	now = qops_now(r->db);

@@ -24,7 +24,6 @@
 
 #include "aqueue.h"
 #include "extern.h"
-#include "log.h"
 #include "page-gateway.h"
 #include "token.h"
 #include "visitor.h"
@@ -70,15 +69,13 @@ page_gateway(struct req *r)
 	char			 ticket[TICKET_LEN + 1];
 	int64_t			 number;
 	int			 admitted;
-	enum app_err		 er;
 
 	/* A VIP ?code= is not honoured yet: it is treated as no code. */
 	if (f->state == FIELD_OK)
 		ret = url_return_check(f->val, &e->domains);
 	target = ret != NULL ? ret : e->q->target_url;
 	if (target == NULL) {
-		http_error(r, 404, "no_target_url", "This waiting room has "
-		    "no target URL configured.");
+		http_app_err(r, ERR_NO_TARGET);
 		goto out;
 	}
 	room_path(&room, r->base, e, ret);
@@ -96,7 +93,7 @@ page_gateway(struct req *r)
 		http_redirect(r, room.p);
 		goto out;
 	}
-	if ((er = visitor_join(r, &number, &admitted)) != APP_OK) {
+	if (visitor_join(r, &number, &admitted) != ERR_OK) {
 		/* Paused or no database: the room explains and retries. */
 		http_redirect(r, room.p);
 		goto out;
@@ -105,7 +102,7 @@ page_gateway(struct req *r)
 		if ((token = visitor_token(r, number)) == NULL ||
 		    (loc = url_append_param(target, TOKEN_PARAM,
 		    token)) == NULL) {
-			http_error(r, 500, "internal_error", "Internal error.");
+			http_app_err(r, ERR_INTERNAL);
 			goto out;
 		}
 		/* Too long with the return URL: the target instead. */
@@ -114,8 +111,7 @@ page_gateway(struct req *r)
 			free(loc);
 			if ((loc = url_append_param(e->q->target_url,
 			    TOKEN_PARAM, token)) == NULL) {
-				http_error(r, 500, "internal_error",
-				    "Internal error.");
+				http_app_err(r, ERR_INTERNAL);
 				goto out;
 			}
 		}
@@ -124,7 +120,7 @@ page_gateway(struct req *r)
 	}
 	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	buf_printf(&room, "#number=%lld&ticket=%s", (long long)number, ticket);

@@ -20,7 +20,6 @@
 #include "aqueue.h"
 #include "abandon.h"
 #include "extern.h"
-#include "jsonbody.h"
 #include "page-heartbeat.h"
 #include "token.h"
 #include "visitor.h"
@@ -31,13 +30,12 @@ page_heartbeat(struct req *r)
 	struct qentry		*e = r->qe;
 	struct json_object	*body = NULL;
 	const char		*ticket;
-	int64_t			 number, pos;
+	int64_t			 number;
 
 	if (visitor_number_body(r, &body, &number, &ticket) == -1)
 		goto out;
-	pos = visitor_position(e, number, r->now_ms);
 	if (e->q->abandon && ticket != NULL &&
-	    (pos < 0 || pos > adm_serving(&e->q->adm, r->now_ms)) &&
+	    visitor_waiting(e, number, r->now_ms) &&
 	    token_ticket_check(e->ticket_key, TICKET_KEY_LEN, e->q->slug,
 	    number, ticket) && writers_enter() == APP_OK) {
 		(void)db_presence_seen(r->db, e->q->id, number,

@@ -26,7 +26,7 @@ page_join(struct req *r)
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
 	int			 retry, admitted = 0;
-	enum visitor_err	 ve;
+	enum http_err		 er;
 
 	/*
 	 * Another site's page may not make a visitor's browser join, and
@@ -36,36 +36,20 @@ page_join(struct req *r)
 		http_take_refused(r, take);
 		return;
 	}
-	if ((ve = visitor_body_json(r, &body, 0)) != VISITOR_OK) {
-		visitor_error(r, ve);
-		goto out;
-	}
-	switch (visitor_join(r, &number, &admitted)) {
-	case APP_OK:
-		break;
-	case APP_INVALID:
-		http_error(r, 423, "queue_paused", "This waiting room is "
-		    "paused: no numbers are issued right now.");
-		goto out;
-	case APP_NOTFOUND:
-		http_error(r, 404, "queue_not_found", "No such queue.");
-		goto out;
-	case APP_BUSY:
-		http_busy(r);
-		goto out;
-	default:
-		http_db_down(r);
+	if ((er = req_body_json(r, &body, 0)) != ERR_OK ||
+	    (er = visitor_join(r, &number, &admitted)) != ERR_OK) {
+		http_app_err(r, er);
 		goto out;
 	}
 	if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN, e->q->slug, number,
 	    ticket) == -1) {
 		log_warnx("join %s: no ticket for %lld", e->q->slug,
 		    (long long)number);
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	if (admitted && (token = visitor_token(r, number)) == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	o = json_object_new_object();

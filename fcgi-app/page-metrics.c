@@ -22,10 +22,10 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "cfg.h"
-#include "console.h"
 #include "crypto.h"
 #include "extern.h"
 #include "instance.h"
+#include "page-metrics.h"
 #include "queue-ops.h"
 
 #define CTYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -70,22 +70,17 @@ addr_match(const char *a, const char *e, size_t elen)
 static int
 allowed(struct req *r)
 {
-	const char	*a = FCGX_GetParam("REMOTE_ADDR", r->fcgx->envp);
-	const char	*h = FCGX_GetParam("HTTP_AUTHORIZATION", r->fcgx->envp);
+	const char	*a = req_remote_addr(r), *h = req_authorization(r);
 	const char	*tok = r->cfg->metrics_token, *p, *e;
 	size_t		 n;
 
-	if (h == NULL)
-		h = FCGX_GetParam("REDIRECT_HTTP_AUTHORIZATION",
-		    r->fcgx->envp);
 	if (tok[0] != '\0' && h != NULL) {
 		n = strlen(tok);
 		if (strncasecmp(h, "Bearer ", 7) == 0 &&
 		    strlen(h + 7) == n && crypto_ct_equal(h + 7, tok, n))
 			return 1;
 		http_header(r, "WWW-Authenticate", "Bearer");
-		http_error(r, 401, "invalid_token",
-		    "This token does not open the metrics.");
+		http_app_err(r, ERR_INVALID_TOKEN);
 		return 0;
 	}
 	for (p = r->cfg->metrics_allow; a != NULL && *p != '\0'; p = e) {
@@ -96,11 +91,11 @@ allowed(struct req *r)
 	}
 	if (tok[0] != '\0') {
 		http_header(r, "WWW-Authenticate", "Bearer");
-		http_error(r, 401, "missing_credentials",
+		http_app_errf(r, ERR_MISSING_CREDENTIALS,
 		    "The metrics need a bearer token from this address.");
 		return 0;
 	}
-	http_error(r, 403, "forbidden",
+	http_app_errf(r, ERR_FORBIDDEN,
 	    "This address may not read the metrics.");
 	return 0;
 }
@@ -127,11 +122,7 @@ page_metrics(struct req *r)
 	if (!allowed(r))
 		return;
 	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
-		if (er == APP_DB_DOWN)
-			http_db_down(r);
-		else
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+		http_app_err(r, http_err_of(er));
 		return;
 	}
 	now = qops_now(r->db);

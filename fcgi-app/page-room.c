@@ -297,8 +297,7 @@ pick_lang(struct req *r, struct room *rm)
 	struct field_val	*fl = &r->fields[FIELD_LANG];
 
 	if (fl->state != FIELD_OK || lang_parse(fl->val, &rm->lang) == -1)
-		rm->lang = lang_pick(FCGX_GetParam("HTTP_ACCEPT_LANGUAGE",
-		    r->fcgx->envp));
+		rm->lang = lang_pick(req_param(r, "HTTP_ACCEPT_LANGUAGE"));
 }
 
 /*
@@ -372,8 +371,7 @@ cookie_number(struct req *r, const struct qentry *e)
 	char			 name[COOKIE_NAME_MAX];
 
 	cookie_name(e->q, name, sizeof(name));
-	if (!cookie_find(FCGX_GetParam("HTTP_COOKIE", r->fcgx->envp), name,
-	    cookie_ok, &ca))
+	if (!cookie_find(req_param(r, "HTTP_COOKIE"), name, cookie_ok, &ca))
 		return 0;
 	return ca.number;
 }
@@ -412,9 +410,9 @@ room_json(struct req *r)
 	char			 ticket[TICKET_LEN + 1], when[32], *tok = NULL;
 	char			 fmt[64], cname[COOKIE_NAME_MAX];
 	int64_t			 number, min;
-	int			 admitted = 0, status, expired;
+	int			 admitted = 0, status;
 	const char		*https;
-	enum visitor_err	 ve;
+	enum http_err		 er;
 	enum url_take		 take;
 
 	http_header(r, "Vary", "Accept, Cookie");
@@ -424,39 +422,23 @@ room_json(struct req *r)
 		if (take == URL_TAKE_NOT_DELIBERATE &&
 		    r->method == METHOD_HEAD) {
 			http_header(r, "Allow", "GET");
-			http_error(r, 405, "method_not_allowed", "JSON mode "
-			    "takes a number with GET.");
+			http_app_errf(r, ERR_METHOD, "JSON mode takes a "
+			    "number with GET.");
 		} else
 			http_take_refused(r, take);
 		return;
 	}
 	if (number == 0) {
-		switch (visitor_join(r, &number, &admitted)) {
-		case APP_OK:
-			break;
-		case APP_INVALID:
-			http_error(r, 423, "queue_paused", "This waiting "
-			    "room is paused: no numbers are issued right "
-			    "now.");
-			return;
-		case APP_NOTFOUND:
-			http_error(r, 404, "queue_not_found",
-			    "No such queue.");
-			return;
-		case APP_BUSY:
-			http_busy(r);
-			return;
-		default:
-			http_db_down(r);
+		if ((er = visitor_join(r, &number, &admitted)) != ERR_OK) {
+			http_app_err(r, er);
 			return;
 		}
 		if (token_ticket_make(e->ticket_key, TICKET_KEY_LEN,
 		    e->q->slug, number, ticket) == -1) {
-			http_error(r, 500, "internal_error",
-			    "Internal error.");
+			http_app_err(r, ERR_INTERNAL);
 			return;
 		}
-		https = FCGX_GetParam("HTTPS", r->fcgx->envp);
+		https = req_param(r, "HTTPS");
 		cookie_name(e->q, cname, sizeof(cname));
 		http_header(r, "Set-Cookie", "%s=%lld.%s; Path=%s/queue/%s; "
 		    "HttpOnly; SameSite=Lax%s", cname, (long long)number,
@@ -464,26 +446,24 @@ room_json(struct req *r)
 		    strcasecmp(https, "on") == 0 ? "; Secure" : "");
 	} else {
 		/* The claim rule of every path that mints a token. */
-		ve = visitor_claim(r, number, &expired);
-		if (ve == VISITOR_OK && expired) {
+		er = visitor_claim(r, number);
+		if (er == ERR_TICKET_EXPIRED) {
 			/* The place is gone: the next request takes one. */
 			cookie_name(e->q, cname, sizeof(cname));
 			http_header(r, "Set-Cookie", "%s=; Path=%s/queue/%s; "
 			    "Max-Age=0; HttpOnly; SameSite=Lax", cname,
 			    r->base, e->q->slug);
-			visitor_error(r, VISITOR_EXPIRED);
+		}
+		if (er != ERR_OK && er != ERR_NOT_ADMITTED) {
+			http_app_err(r, er);
 			return;
 		}
-		if (ve != VISITOR_OK && ve != VISITOR_NOT_ADMITTED) {
-			visitor_error(r, ve);
-			return;
-		}
-		admitted = ve == VISITOR_OK;
+		admitted = er == ERR_OK;
 	}
 	/* By the drawn place of a scheduled opening, as /status. */
 	(void)visitor_status_as(e, number, r->now_ms, admitted, &st);
 	if (admitted && (tok = visitor_token(r, number)) == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		return;
 	}
 	min = st.wait_s < 0 ? 0 : (st.wait_s + 59) / 60;
@@ -572,7 +552,7 @@ page_room(struct req *r)
 	rm.ret = ret;
 	rm.slug = r->qe->q->slug;
 	pick_lang(r, &rm);
-	tmpl_render(&out, routes_tmpl("waiting-room.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_ROOM), keys, KEY__MAX,
 	    fill, &rm);
 	room_csp(r, r->qe->q);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
@@ -589,7 +569,7 @@ page_room_unknown(struct req *r, const char *slug)
 	struct buf	 out = { NULL, 0, 0 };
 
 	pick_lang(r, &rm);
-	tmpl_render(&out, routes_tmpl("unknown.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_UNKNOWN), keys, KEY__MAX,
 	    fill, &rm);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
 	http_header(r, "Vary", "Accept-Language");
@@ -606,7 +586,7 @@ page_unavailable(struct req *r, const char *slug)
 	pick_lang(r, &rm);
 	rm.retry = http_retry_jitter(HTTP_DOWN_RETRY_MIN_S,
 	    HTTP_DOWN_RETRY_MAX_S);
-	tmpl_render(&out, routes_tmpl("unavailable.html"), keys, KEY__MAX,
+	tmpl_render(&out, tmpl_get(TMPL_UNAVAILABLE), keys, KEY__MAX,
 	    fill, &rm);
 	http_header(r, "Retry-After", "%d", rm.retry);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
@@ -618,7 +598,7 @@ page_unavailable(struct req *r, const char *slug)
 void
 page_embed(struct req *r)
 {
-	const struct tmpl	*t = routes_tmpl("embed.js");
+	const struct tmpl	*t = tmpl_get(TMPL_EMBED);
 	struct buf		 out = { NULL, 0, 0 };
 
 	tmpl_render(&out, t, keys, 0, fill, NULL);

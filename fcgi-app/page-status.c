@@ -20,16 +20,15 @@ page_status(struct req *r)
 	struct json_object	*o;
 	int64_t			 number;
 	int			 retry, admitted;
-	enum visitor_err	 ve;
+	enum http_err		 er;
 
 	if (f->state != FIELD_OK ||
 	    parse_int64(f->val, 1, VISITOR_NUMBER_MAX, &number) == -1) {
-		http_error(r, 400, "invalid_number",
-		    "number must be a whole number from 1.");
+		http_app_err(r, ERR_INVALID_NUMBER);
 		return;
 	}
-	if ((ve = visitor_admitted(r, number, 0, &admitted)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((er = visitor_admitted(r, number, 0, &admitted)) != ERR_OK) {
+		http_app_err(r, er);
 		return;
 	}
 	o = json_object_new_object();

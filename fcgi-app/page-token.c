@@ -30,16 +30,14 @@ page_token(struct req *r)
 	char			*target = NULL, *token = NULL;
 	size_t			 len;
 	int64_t			 number;
-	int			 expired;
 	struct adm_status	 st;
-	enum visitor_err	 ve;
+	enum http_err		 er;
 
 	if (visitor_number_body(r, &body, &number, &ticket) == -1)
 		goto out;
 	if (ticket == NULL || !token_ticket_check(e->ticket_key,
 	    TICKET_KEY_LEN, e->q->slug, number, ticket)) {
-		http_error(r, 403, "invalid_ticket",
-		    "The ticket does not match this number.");
+		http_app_err(r, ERR_INVALID_TICKET);
 		goto out;
 	}
 	if (json_object_object_get_ex(body, "return", &rv) &&
@@ -47,26 +45,21 @@ page_token(struct req *r)
 		ret = jsonbody_get_str(body, "return", &len);
 		if (ret == NULL || len != strlen(ret) ||
 		    (target = url_return_check(ret, &e->domains)) == NULL) {
-			http_error(r, 400, "invalid_return_url",
-			    "The return URL is not one of this waiting "
-			    "room's shop pages.");
+			http_app_err(r, ERR_INVALID_RETURN);
 			goto out;
 		}
 	}
 	/* The claim rule (visitor_claim()): admitted, within its window. */
-	ve = visitor_claim(r, number, &expired);
-	if (ve == VISITOR_NOT_ADMITTED) {
+	if ((er = visitor_claim(r, number)) == ERR_NOT_ADMITTED) {
 		(void)visitor_status(e, number, r->now_ms, &st);
 		http_header(r, "Retry-After", "%d", st.retry_after_s);
 	}
-	if (ve == VISITOR_OK && expired)
-		ve = VISITOR_EXPIRED;
-	if (ve != VISITOR_OK) {
-		visitor_error(r, ve);
+	if (er != ERR_OK) {
+		http_app_err(r, er);
 		goto out;
 	}
 	if ((token = visitor_token(r, number)) == NULL) {
-		http_error(r, 500, "internal_error", "Internal error.");
+		http_app_err(r, ERR_INTERNAL);
 		goto out;
 	}
 	o = json_object_new_object();

@@ -497,7 +497,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old = xcalloc(p.n, sizeof(*p.old));
 	p.old_since = 0;
 	write_pid(c);
-	(void)writers_init(p.n);
+	(void)writers_init(p.n, pool_wait);
 	(void)instance_shm_init();
 	/*
 	 * The master's own connection: its report, the queue samples and

@@ -1,8 +1,10 @@
 /*
- * req.c - turn FastCGI parameters into a struct req: method, path,
- * declared query fields, and the request body per CONTENT_LENGTH
- * (FastCGI spec section 6.2: the web server sends CONTENT_LENGTH bytes
- * on FCGI_STDIN; CGI/1.1, RFC 3875 section 4.1.2).
+ * req.c - the request layer: turn FastCGI parameters into a struct req
+ * (method, path, declared query fields), the request's headers, the
+ * request body per CONTENT_LENGTH (FastCGI spec section 6.2: the web
+ * server sends CONTENT_LENGTH bytes on FCGI_STDIN; CGI/1.1, RFC 3875
+ * section 4.1.2), its strict JSON object, and form fields.  Failures
+ * are enum http_err values for http_app_err().
  */
 #include "config.h"
 
@@ -11,9 +13,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/json.h>
+
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "jsonbody.h"
 #include "log.h"
 
 #define FIELD_VAL_MAX	(16 * 1024)	/* bytes of one decoded value */
@@ -45,20 +50,14 @@ hexval(int c)
 	return -1;
 }
 
-/*
- * Percent-decode s[0..len) once into a new string (application/
- * x-www-form-urlencoded: '+' is a space; a '%' not followed by two hex
- * digits is kept as it is).  *outlen gets the decoded length, which may
- * be less than strlen() of the result when it holds a NUL.  Returns NULL
- * on allocation failure.
- */
-static char *
-pct_decode(const char *s, size_t len, size_t *outlen)
+char *
+req_pct_decode(const char *s, size_t len, int strict, size_t *outlen)
 {
 	char	*out;
 	size_t	 i, j;
 	int	 hi, lo;
 
+	*outlen = 0;
 	if ((out = try_malloc(len + 1)) == NULL)
 		return NULL;
 	for (i = j = 0; i < len; i++) {
@@ -66,9 +65,13 @@ pct_decode(const char *s, size_t len, size_t *outlen)
 			out[j++] = ' ';
 		else if (s[i] == '%' && i + 2 < len &&
 		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+		    (lo = hexval((unsigned char)s[i + 2])) >= 0 &&
+		    (!strict || hi != 0 || lo != 0)) {
 			out[j++] = (char)(hi << 4 | lo);
 			i += 2;
+		} else if (s[i] == '%' && strict) {
+			free(out);
+			return NULL;
 		} else
 			out[j++] = s[i];
 	}
@@ -94,7 +97,7 @@ req_parse_query(const char *qs, struct field_val fields[FIELD__MAX])
 		vlen = eq != NULL ? (size_t)(amp - eq - 1) : 0;
 		if (klen == 0 || klen > 32)
 			continue;
-		if ((key = pct_decode(p, klen, &dlen)) == NULL)
+		if ((key = req_pct_decode(p, klen, 0, &dlen)) == NULL)
 			continue;
 		for (i = 0; i < FIELD__MAX; i++)
 			if (strlen(key) == dlen &&
@@ -110,7 +113,7 @@ req_parse_query(const char *qs, struct field_val fields[FIELD__MAX])
 			continue;
 		}
 		if (vlen > FIELD_VAL_MAX * 3 ||
-		    (val = pct_decode(eq != NULL ? eq + 1 : amp, vlen,
+		    (val = req_pct_decode(eq != NULL ? eq + 1 : amp, vlen, 0,
 		    &dlen)) == NULL) {
 			fields[i].state = FIELD_BAD;
 			continue;
@@ -296,13 +299,16 @@ req_paths_of(FCGX_Request *fr, struct req_paths *p)
 }
 
 void
-req_path(FCGX_Request *fr, char *buf, size_t sz)
+req_peek(FCGX_Request *fr, char *buf, size_t sz, enum method *m,
+    const char **accept)
 {
 	struct req_paths	 p;
 	char			 base[REQ_BASE_MAX];
 
 	req_paths_of(fr, &p);
 	(void)req_route_path(&p, cfg_base_path, buf, sz, base, sizeof(base));
+	*m = req_method_of(FCGX_GetParam("REQUEST_METHOD", fr->envp));
+	*accept = FCGX_GetParam("HTTP_ACCEPT", fr->envp);
 }
 
 void
@@ -345,7 +351,7 @@ req_free(struct req *r)
 	buf_free(&r->hdrs);
 }
 
-enum body_err
+enum http_err
 req_content_length(const char *v, int64_t max, int64_t *len, int *absent)
 {
 	int64_t	 n;
@@ -354,28 +360,28 @@ req_content_length(const char *v, int64_t max, int64_t *len, int *absent)
 	*len = 0;
 	*absent = v == NULL || v[0] == '\0';
 	if (*absent)
-		return BODY_OK;
+		return ERR_OK;
 	for (i = 0; v[i] != '\0'; i++)
 		if (v[i] < '0' || v[i] > '9' || i >= 19)
-			return BODY_BAD_LENGTH;
+			return ERR_BAD_LENGTH;
 	if (parse_int64(v, 0, INT64_MAX, &n) == -1)
-		return BODY_BAD_LENGTH;
+		return ERR_BAD_LENGTH;
 	if (n > max)
-		return BODY_TOO_LARGE;
+		return ERR_TOO_LARGE;
 	*len = n;
-	return BODY_OK;
+	return ERR_OK;
 }
 
-enum body_err
+enum http_err
 req_read_body(struct req *r)
 {
-	enum body_err	 er;
+	enum http_err	 er;
 	int64_t		 len, paused;
 	int		 absent, got;
 
-	er = req_content_length(FCGX_GetParam("CONTENT_LENGTH",
-	    r->fcgx->envp), r->cfg->max_body, &len, &absent);
-	if (er != BODY_OK)
+	er = req_content_length(req_param(r, "CONTENT_LENGTH"),
+	    r->cfg->max_body, &len, &absent);
+	if (er != ERR_OK)
 		return er;
 	/* A slow client's time is not the database's (db_deadline()). */
 	paused = r->db != NULL ? db_deadline_pause(r->db) : 0;
@@ -385,26 +391,165 @@ req_read_body(struct req *r)
 		if (r->db != NULL)
 			db_deadline_resume(r->db, paused);
 		if (got != EOF)
-			return BODY_LENGTH_REQUIRED;
+			return ERR_LENGTH_REQUIRED;
 		/*
 		 * EOF with an error: the connection went before the web
 		 * server ended stdin (it gave up on the request), so nothing
 		 * may be done for it.
 		 */
 		if (FCGX_GetError(r->fcgx->in) != 0)
-			return BODY_INCOMPLETE;
-		return BODY_OK;
+			return ERR_INCOMPLETE;
+		return ERR_OK;
 	}
 	if ((r->body = try_malloc((size_t)len + 1)) == NULL)
-		return BODY_NOMEM;
+		return ERR_INTERNAL;
 	got = len > 0 ? FCGX_GetStr(r->body, (int)len, r->fcgx->in) : 0;
 	if (r->db != NULL)
 		db_deadline_resume(r->db, paused);
 	if (got < 0 || got != len)
-		return BODY_INCOMPLETE;
+		return ERR_INCOMPLETE;
 	r->body[len] = '\0';
 	r->bodylen = (size_t)len;
-	return BODY_OK;
+	return ERR_OK;
+}
+
+enum http_err
+req_body_json(struct req *r, struct json_object **out, int required)
+{
+	enum jsonbody_err	 why;
+	enum http_err		 er;
+
+	*out = NULL;
+	if ((er = req_read_body(r)) != ERR_OK)
+		return er;
+	if (r->bodylen == 0 && !required)
+		return ERR_OK;
+	if (r->bodylen > 0 && !req_is_json(req_param(r, "CONTENT_TYPE")))
+		return ERR_MEDIA_TYPE;
+	if ((*out = jsonbody_parse(r->body, r->bodylen, &why)) == NULL ||
+	    !json_object_is_type(*out, json_type_object)) {
+		json_object_put(*out);
+		*out = NULL;
+		return why == JSONBODY_UNICODE ? ERR_INVALID_UNICODE :
+		    ERR_INVALID_JSON;
+	}
+	return ERR_OK;
+}
+
+/*
+ * Call fn(name, name length, value, value length, arg) for every
+ * name=value pair of the form body (read before; a pair without "=" has
+ * an empty value and no name match), undecoded, until it returns
+ * nonzero.  Returns what fn returned last, 0 for an empty body.
+ */
+static int
+form_each(const struct req *r, int (*fn)(const char *, size_t,
+    const char *, size_t, void *), void *arg)
+{
+	const char	*p, *end, *eq, *amp;
+	int		 rc = 0;
+
+	if (r->body == NULL)
+		return 0;
+	end = r->body + r->bodylen;
+	for (p = r->body; p < end && rc == 0; p = amp + 1) {
+		if ((amp = memchr(p, '&', (size_t)(end - p))) == NULL)
+			amp = end;
+		eq = memchr(p, '=', (size_t)(amp - p));
+		rc = eq == NULL ? fn(p, (size_t)(amp - p), NULL, 0, arg) :
+		    fn(p, (size_t)(eq - p), eq + 1, (size_t)(amp - eq - 1),
+		    arg);
+	}
+	return rc;
+}
+
+/* What form_find() looks for, and what it found. */
+struct form_hit {
+	const char	*name;
+	const char	*val;		/* undecoded; NULL: not yet */
+	size_t		 len;
+	int		 twice;
+};
+
+/* form_each(): note the value of the name sought; stop at a second. */
+static int
+form_find(const char *n, size_t nl, const char *v, size_t vl, void *arg)
+{
+	struct form_hit	*h = arg;
+
+	if (v == NULL || nl != strlen(h->name) || memcmp(n, h->name, nl) != 0)
+		return 0;
+	if (h->val != NULL) {
+		h->twice = 1;
+		return 1;
+	}
+	h->val = v;
+	h->len = vl;
+	return 0;
+}
+
+char *
+req_form(const struct req *r, const char *name)
+{
+	struct form_hit	 h = { name, NULL, 0, 0 };
+	size_t		 len;
+
+	(void)form_each(r, form_find, &h);
+	if (h.val == NULL || h.twice)
+		return NULL;
+	return req_pct_decode(h.val, h.len, 1, &len);
+}
+
+/*
+ * form_each(): 1 when the pair (name and value together; "=" is ASCII
+ * either way) decodes strictly to bytes that are not UTF-8.
+ */
+static int
+form_bad_utf8(const char *n, size_t nl, const char *v, size_t vl, void *arg)
+{
+	char	*d;
+	size_t	 len;
+	int	 bad;
+
+	(void)arg;
+	if ((d = req_pct_decode(n, v != NULL ? (size_t)(v + vl - n) : nl, 1,
+	    &len)) == NULL)
+		return 0;
+	bad = utf8_chars(d, len) < 0;
+	free(d);
+	return bad;
+}
+
+int
+req_form_utf8(const struct req *r)
+{
+	return form_each(r, form_bad_utf8, NULL) == 0;
+}
+
+const char *
+req_param(const struct req *r, const char *name)
+{
+	return FCGX_GetParam(name, r->fcgx->envp);
+}
+
+const char *
+req_authorization(const struct req *r)
+{
+	const char	*v;
+
+	v = req_param(r, "HTTP_AUTHORIZATION");
+	if (v != NULL && v[0] != '\0')
+		return v;
+	v = req_param(r, "REDIRECT_HTTP_AUTHORIZATION");
+	if (v != NULL && v[0] != '\0')
+		return v;
+	return NULL;
+}
+
+const char *
+req_remote_addr(const struct req *r)
+{
+	return req_param(r, "REMOTE_ADDR");
 }
 
 int

@@ -22,10 +22,12 @@
 #include "instance.h"
 #include "lang.h"
 #include "log.h"
+#include "page-console.h"
 #include "page-gateway.h"
 #include "page-heartbeat.h"
 #include "page-info.h"
 #include "page-join.h"
+#include "page-metrics.h"
 #include "page-room.h"
 #include "page-status.h"
 #include "page-token.h"
@@ -33,14 +35,13 @@
 #include "statedoc.h"
 
 /*
- * Who may call a route.  Only AUTH_NONE is served so far; the admin API
- * (Bearer API keys) and the console (session cookie) add their kinds here
- * and are checked by route_request() before the handler runs.
+ * Who may call a route, checked by route_request() before the handler
+ * runs.
  */
 enum auth {
-	AUTH_NONE,	/* public: visitor endpoints, liveness */
-	AUTH_API_KEY,	/* Authorization: Bearer qak_... */
-	AUTH_SESSION,	/* console session cookie + CSRF token */
+	AUTH_NONE,	/* public: visitor endpoints, liveness, metrics */
+	AUTH_SESSION,	/* console session cookie + CSRF token:
+			   console_auth() */
 	AUTH_ADMIN	/* an API key or a console session: auth_admin() */
 };
 
@@ -57,6 +58,14 @@ enum auth {
  */
 #define RF_TAKES_NUMBER	0x40
 #define RF_QUICK	0x80	/* from the cache: db-status-timeout-ms */
+/* A person opens it: an unknown queue gets a page (unknown.html). */
+#define RF_PAGE		0x100
+/* Its queue cannot be read: a GET goes to the room (the gateway). */
+#define RF_DOWN_TO_ROOM	0x200
+/* Its queue cannot be read: the unavailable page (the room). */
+#define RF_DOWN_PAGE	0x400
+/* Takes a number only in JSON mode (the room: page_room_is_json()). */
+#define RF_JSON_TAKES	0x800
 
 typedef void (*route_fn)(struct req *);
 
@@ -91,15 +100,15 @@ static void	 healthz(struct req *);
 static const struct route routes[] = {
 	{ GH, "/queue/healthz",		AUTH_NONE, 0,	    healthz },
 	/* The room's page; its JSON mode takes a number (takes_number()). */
-	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
-	    page_room },
+	{ GH, "/queue/:slug",		AUTH_NONE, VISITOR | RF_TAKES_NUMBER |
+	    RF_PAGE | RF_DOWN_PAGE | RF_JSON_TAKES, page_room },
 	{ P,  "/queue/:slug/join",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
 	    page_join },
 	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_status },
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
-	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
-	    page_gateway },
+	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER |
+	    RF_PAGE | RF_DOWN_TO_ROOM, page_gateway },
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR | RF_QUICK,
 	    page_verify },
 	{ GH, "/queue/:slug/info",	AUTH_NONE, VISITOR | RF_STALE_OK,
@@ -181,17 +190,6 @@ static const struct route routes[] = {
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
 
-/* The templates every process needs, read by routes_init(). */
-static const char *const tmpl_names[] = {
-	"waiting-room.html",	/* page-room.c */
-	"unavailable.html",	/* page-room.c, for unavailable() */
-	"admin.html",		/* console.c: the console's page shell */
-	"unknown.html",		/* page-room.c, for queue_not_found() */
-	"embed.js",		/* page-room.c, page_embed() */
-};
-
-static struct tmpl_set *tmpls;
-
 int
 routes_init(const struct cfg *c)
 {
@@ -205,15 +203,13 @@ routes_init(const struct cfg *c)
 		return -1;
 	}
 	/* Load the new set before dropping the old one. */
-	if ((ts = tmpl_set_load(c->templates_dir, tmpl_names,
-	    sizeof(tmpl_names) / sizeof(tmpl_names[0]))) == NULL)
+	if ((ts = tmpl_set_load(c->templates_dir)) == NULL)
 		return -1;
 	if (lang_load(c->templates_dir) == -1) {
 		tmpl_set_free(ts);
 		return -1;
 	}
-	tmpl_set_free(tmpls);
-	tmpls = ts;
+	tmpl_set_use(ts);
 	req_set_base_path(c->base_path);
 	return 0;
 }
@@ -221,14 +217,7 @@ routes_init(const struct cfg *c)
 void
 routes_free(void)
 {
-	tmpl_set_free(tmpls);
-	tmpls = NULL;
-}
-
-const struct tmpl *
-routes_tmpl(const char *name)
-{
-	return tmpl_set_get(tmpls, name);
+	tmpl_set_use(NULL);
 }
 
 /*
@@ -334,22 +323,20 @@ cors(struct req *r, const char *allow)
 			    r->origin);
 		return 0;
 	}
-	want = FCGX_GetParam("HTTP_ACCESS_CONTROL_REQUEST_METHOD",
-	    r->fcgx->envp);
+	want = req_param(r, "HTTP_ACCESS_CONTROL_REQUEST_METHOD");
 	if (r->origin == NULL || want == NULL) {
 		http_header(r, "Allow", "%s, OPTIONS", allow);
 		http_send(r, 204, NULL, NULL, 0);
 		return 1;
 	}
 	if (!ok) {
-		http_error(r, 403, "origin_not_allowed",
+		http_app_errf(r, ERR_ORIGIN,
 		    "This origin may not call this waiting room.");
 		return 1;
 	}
 	if (!method_listed(allow, want)) {
 		http_header(r, "Allow", "%s, OPTIONS", allow);
-		http_error(r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow);
+		http_app_errf(r, ERR_METHOD, "This endpoint takes %s.", allow);
 		return 1;
 	}
 	http_header(r, "Access-Control-Allow-Origin", "%s", r->origin);
@@ -361,32 +348,31 @@ cors(struct req *r, const char *allow)
 }
 
 /*
- * The queue could not be read (database down, or too many unseen slugs
- * this second).  A person gets a page, not JSON: the gateway sends the
- * visitor to the waiting room (new entries pause, SPEC section 10), and
- * the waiting room answers a small page (templates/unavailable.html, in
+ * The queue of a route with flags could not be read (database down, or
+ * too many unseen slugs this second).  A person gets a page, not JSON:
+ * the gateway (RF_DOWN_TO_ROOM) sends the visitor to the waiting room
+ * (new entries pause, SPEC section 10), and the waiting room
+ * (RF_DOWN_PAGE) answers a small page (templates/unavailable.html, in
  * the visitor's language) that reloads itself.  API calls get 503 JSON
  * with Retry-After.
  */
 static void
-unavailable(struct req *r, route_fn pg, const char *slug, enum app_err er)
+unavailable(struct req *r, unsigned int flags, const char *slug,
+    enum app_err er)
 {
 	struct buf	 loc = { NULL, 0, 0 };
 
-	if (pg == page_gateway && r->method == METHOD_GET) {
+	if ((flags & RF_DOWN_TO_ROOM) && r->method == METHOD_GET) {
 		buf_printf(&loc, "%s/queue/%s", r->base, slug);
 		http_redirect(r, loc.p);
 		buf_free(&loc);
 		return;
 	}
-	if (pg == page_room) {
+	if (flags & RF_DOWN_PAGE) {
 		page_unavailable(r, slug);
 		return;
 	}
-	if (er == APP_BUSY)
-		http_busy(r);
-	else
-		http_db_down(r);
+	http_app_err(r, er == APP_BUSY ? ERR_BUSY : ERR_DB_DOWN);
 }
 
 /*
@@ -407,20 +393,20 @@ wants_html(const char *accept)
 }
 
 /*
- * 404 for a queue that does not exist.  A browser opening the waiting
- * room or the gateway link gets a small page in the site's style of
- * answers (the slug shown only when it is a valid one, HTML-escaped);
- * everything else gets the JSON error.
+ * 404 for a queue that does not exist.  A browser opening a route a
+ * person opens (RF_PAGE: the waiting room, the gateway link) gets a
+ * small page in the site's style of answers (the slug shown only when it
+ * is a valid one, HTML-escaped); everything else gets the JSON error.
  */
 static void
-queue_not_found(struct req *r, route_fn pg, const char *slug)
+queue_not_found(struct req *r, unsigned int flags, const char *slug)
 {
-	int		 page = pg == page_room || pg == page_gateway;
+	int		 page = (flags & RF_PAGE) != 0;
 
 	if (page)
 		http_header(r, "Vary", "Accept");
 	if (!page || !wants_html(r->accept)) {
-		http_error(r, 404, "queue_not_found", "No such queue.");
+		http_app_err(r, ERR_QUEUE_NOT_FOUND);
 		return;
 	}
 	/* A page in the visitor's language (page-room.c). */
@@ -458,16 +444,16 @@ healthz(struct req *r)
 
 /*
  * Whether a request to route rt with Accept header accept (may be NULL)
- * can take a number: the route is marked RF_TAKES_NUMBER, and on the
- * room's route only in JSON mode (the HTML page never takes one).
- * Returns 1 or 0.
+ * can take a number: the route is marked RF_TAKES_NUMBER, and one marked
+ * RF_JSON_TAKES (the room) only in JSON mode (the HTML page never takes
+ * one).  Returns 1 or 0.
  */
 static int
 takes_number(const struct route *rt, const char *accept)
 {
 	if (!(rt->flags & RF_TAKES_NUMBER))
 		return 0;
-	return rt->handler != page_room || page_room_is_json(accept);
+	return !(rt->flags & RF_JSON_TAKES) || page_room_is_json(accept);
 }
 
 int
@@ -475,17 +461,16 @@ route_writes(FCGX_Request *fr)
 {
 	char		 path[sizeof(((struct req *)0)->path)];
 	char		 slug[SLUG_MAX + 1];
+	const char	*accept;
 	enum method	 m;
 	size_t		 i;
 
-	req_path(fr, path, sizeof(path));
-	m = req_method_of(FCGX_GetParam("REQUEST_METHOD", fr->envp));
+	req_peek(fr, path, sizeof(path), &m, &accept);
 	for (i = 0; i < ROUTES__MAX; i++)
 		if ((routes[i].methods & M(m)) &&
 		    route_match(routes[i].pattern, path, slug))
 			return (routes[i].flags & RF_WRITES) != 0 ||
-			    takes_number(&routes[i],
-			    FCGX_GetParam("HTTP_ACCEPT", fr->envp));
+			    takes_number(&routes[i], accept);
 	return 0;
 }
 
@@ -526,7 +511,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	if (methods == 0) {
 		if (strncmp(r.path, "/queue/", 7) == 0)
 			http_header(&r, "Vary", "Origin");
-		http_error(&r, 404, "not_found", "No such endpoint.");
+		http_app_err(&r, ERR_NOT_FOUND);
 		goto out;
 	}
 	allow_list(methods, allow, sizeof(allow));
@@ -542,8 +527,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			http_header(&r, "Allow", "%s", allow);
 		else
 			http_header(&r, "Allow", "%s, OPTIONS", allow);
-		http_error(&r, 405, "method_not_allowed",
-		    "This endpoint takes %s.", allow);
+		http_app_errf(&r, ERR_METHOD, "This endpoint takes %s.", allow);
 		goto out;
 	}
 	/* Restored at the end: this may be answered inside a wait. */
@@ -551,7 +535,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 	timed = 1;
 	if (rt->flags & RF_QUEUE) {
 		if (!db_queue_slug_valid(slug)) {
-			queue_not_found(&r, rt->handler, slug);
+			queue_not_found(&r, rt->flags, slug);
 			goto out;
 		}
 		er = qcache_get(&r, slug, &r.qe);
@@ -567,16 +551,15 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 			er = APP_OK;
 		}
 		if (er == APP_NOTFOUND) {
-			queue_not_found(&r, rt->handler, slug);
+			queue_not_found(&r, rt->flags, slug);
 			goto out;
 		}
 		if (er == APP_DB_DOWN || er == APP_DB || er == APP_BUSY) {
-			unavailable(&r, rt->handler, slug, er);
+			unavailable(&r, rt->flags, slug, er);
 			goto out;
 		}
 		if (er != APP_OK) {
-			http_error(&r, 500, "internal_error",
-			    "Internal error.");
+			http_app_err(&r, ERR_INTERNAL);
 			goto out;
 		}
 	}
@@ -585,7 +568,7 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		if (auth_admin(&r) == -1)
 			goto out;
 		if ((rt->flags & RF_NO_KEY) && r.who.kind == PRINCIPAL_KEY) {
-			http_error(&r, 403, "forbidden", "An API key cannot "
+			http_app_errf(&r, ERR_FORBIDDEN, "An API key cannot "
 			    "do this; sign in to the console.");
 			goto out;
 		}
@@ -600,7 +583,7 @@ out:
 	if (timed)
 		db_deadline_restore(db, saved);
 	if (!r.responded)
-		http_error(&r, 500, "internal_error", "Internal error.");
+		http_app_err(&r, ERR_INTERNAL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	instance_request_end(ep, r.status,
 	    (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 +

@@ -10,7 +10,6 @@
 #include "admission.h"
 #include "db.h"
 #include "db-stats.h"
-#include "log.h"
 #include "stats.h"
 
 enum app_err
@@ -65,8 +64,8 @@ stats_sample(struct db *db, int64_t retention_ms, size_t *sampled)
 			goto out;
 		done++;
 	}
-	if (retention_ms > 0 && (er = db_stats_purge(db, now - retention_ms,
-	    &deleted)) != APP_OK)
+	if (retention_ms > 0 && (er = db_prune(db, DB_PRUNE_STATS,
+	    now - retention_ms, &deleted)) != APP_OK)
 		goto out;
 	er = db_instance_purge(db, STATS_INSTANCE_PURGE_MS);
 out:

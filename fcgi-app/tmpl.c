@@ -1,7 +1,7 @@
 /*
  * tmpl.c - templates: plain files with named holes "@@key@@", read into
- * memory at start-up (and again on a reload) as a registry of named
- * templates, and filled through the escaping writers.
+ * memory at start-up (and again on a reload) as the set the pages use
+ * (enum tmpl_id), and filled through the escaping writers.
  */
 #include "config.h"
 
@@ -21,10 +21,20 @@ struct tmpl {
 };
 
 struct tmpl_set {
-	char		**names;
-	struct tmpl	**tmpls;
-	size_t		  n;
+	struct tmpl	*tmpls[TMPL__MAX];
 };
+
+/* The files of enum tmpl_id, under templates-dir. */
+static const char *const tmpl_files[TMPL__MAX] = {
+	"waiting-room.html",	/* TMPL_ROOM */
+	"unavailable.html",	/* TMPL_UNAVAILABLE */
+	"unknown.html",		/* TMPL_UNKNOWN */
+	"embed.js",		/* TMPL_EMBED */
+	"admin.html",		/* TMPL_ADMIN */
+};
+
+/* The set in use (tmpl_set_use()). */
+static struct tmpl_set	*cur;
 
 struct tmpl *
 tmpl_load(const char *dir, const char *name)
@@ -97,22 +107,17 @@ tmpl_render(struct buf *out, const struct tmpl *t, const char *const *keys,
 }
 
 struct tmpl_set *
-tmpl_set_load(const char *dir, const char *const *names, size_t n)
+tmpl_set_load(const char *dir)
 {
 	struct tmpl_set	*ts;
 	size_t		 i;
 
 	ts = xcalloc(1, sizeof(*ts));
-	ts->names = xcalloc(n, sizeof(*ts->names));
-	ts->tmpls = xcalloc(n, sizeof(*ts->tmpls));
-	ts->n = n;
-	for (i = 0; i < n; i++) {
-		ts->names[i] = xstrdup(names[i]);
-		if ((ts->tmpls[i] = tmpl_load(dir, names[i])) == NULL) {
+	for (i = 0; i < TMPL__MAX; i++)
+		if ((ts->tmpls[i] = tmpl_load(dir, tmpl_files[i])) == NULL) {
 			tmpl_set_free(ts);
 			return NULL;
 		}
-	}
 	return ts;
 }
 
@@ -123,24 +128,22 @@ tmpl_set_free(struct tmpl_set *ts)
 
 	if (ts == NULL)
 		return;
-	for (i = 0; i < ts->n; i++) {
-		free(ts->names[i]);
+	for (i = 0; i < TMPL__MAX; i++)
 		tmpl_free(ts->tmpls[i]);
-	}
-	free(ts->names);
-	free(ts->tmpls);
 	free(ts);
 }
 
-const struct tmpl *
-tmpl_set_get(const struct tmpl_set *ts, const char *name)
+void
+tmpl_set_use(struct tmpl_set *ts)
 {
-	size_t	 i;
+	tmpl_set_free(cur);
+	cur = ts;
+}
 
-	if (ts == NULL)
+const struct tmpl *
+tmpl_get(enum tmpl_id id)
+{
+	if (cur == NULL || id >= TMPL__MAX)
 		return NULL;
-	for (i = 0; i < ts->n; i++)
-		if (strcmp(ts->names[i], name) == 0)
-			return ts->tmpls[i];
-	return NULL;
+	return cur->tmpls[id];
 }

@@ -15,7 +15,6 @@
 #include <json-c/json.h>
 #include <jwt.h>
 
-#include "aqueue.h"
 #include "crypto.h"
 #include "jsonbody.h"
 #include "log.h"

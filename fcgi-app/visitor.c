@@ -1,8 +1,8 @@
 /*
  * visitor.c - what the visitor endpoints share (see visitor.h): the
- * status fields, the strict JSON body, the admission check against the
- * cached state, the join and the token.  Nothing here answers a request
- * except visitor_error().
+ * status fields, the body about one number, the admission check against
+ * the cached state, the claim rule, the join and the token.  Nothing
+ * here answers a request except visitor_number_body().
  */
 #include "config.h"
 
@@ -22,51 +22,6 @@
 #include "token.h"
 #include "visitor.h"
 
-/* The plain answers of enum visitor_err (BUSY and DB_DOWN have their own). */
-static const struct {
-	int		 status;
-	const char	*code;
-	const char	*message;
-} answers[VISITOR__MAX] = {
-	{ 500, "internal_error", "Internal error." },	/* VISITOR_OK */
-	{ 411, "length_required", "A request body needs a Content-Length." },
-	{ 400, "invalid_content_length",
-	    "Content-Length is not a plain decimal number." },
-	{ 413, "body_too_large", "The request body is too large." },
-	{ 400, "incomplete_body",
-	    "The request body is shorter than its Content-Length." },
-	{ 415, "unsupported_media_type", "Send the body as application/json." },
-	{ 400, "invalid_json", "The body must be one strict JSON object." },
-	{ 400, "invalid_unicode", "The body must be Unicode text: UTF-8 "
-	    "bytes, and no \\u escape of an unpaired surrogate." },
-	{ 404, "queue_not_found", "No such queue." },
-	{ 404, "number_not_found", "This number has not been issued." },
-	{ 503, "busy", NULL },				/* http_busy() */
-	{ 503, "service_unavailable", NULL },		/* http_db_down() */
-	{ 500, "internal_error", "Internal error." },	/* VISITOR_NOMEM */
-	{ 425, "not_admitted", "This number is not admitted yet." },
-	{ 403, "ticket_expired", "This number was admitted longer ago than "
-	    "its claim window: take a new number." },
-};
-
-void
-visitor_error(struct req *r, enum visitor_err err)
-{
-	if (err == VISITOR_BUSY)
-		http_busy(r);
-	else if (err == VISITOR_DB_DOWN)
-		http_db_down(r);
-	else if (err == VISITOR_TOO_LARGE)
-		http_error(r, 413, "body_too_large",
-		    "The request body is larger than %lld bytes.",
-		    (long long)r->cfg->max_body);
-	else if (err > VISITOR_OK && err < VISITOR__MAX)
-		http_error(r, answers[err].status, answers[err].code, "%s",
-		    answers[err].message);
-	else
-		http_error(r, 500, "internal_error", "Internal error.");
-}
-
 int64_t
 visitor_position(const struct qentry *e, int64_t number, int64_t now)
 {
@@ -76,6 +31,14 @@ visitor_position(const struct qentry *e, int64_t number, int64_t now)
 		return -1;
 	return draw_queue_position(&e->q->adm, e->draw_seed,
 	    e->have_draw_seed, number, now);
+}
+
+int
+visitor_waiting(const struct qentry *e, int64_t number, int64_t now)
+{
+	int64_t	 pos = visitor_position(e, number, now);
+
+	return pos < 0 || pos > adm_serving(&e->q->adm, now);
 }
 
 int64_t
@@ -162,58 +125,21 @@ visitor_status_fill(struct json_object *o, const struct qentry *e,
 	return st.retry_after_s;
 }
 
-enum visitor_err
-visitor_body_json(struct req *r, struct json_object **out, int required)
-{
-	const char		*ct;
-	enum jsonbody_err	 why;
-
-	*out = NULL;
-	switch (req_read_body(r)) {
-	case BODY_OK:
-		break;
-	case BODY_LENGTH_REQUIRED:
-		return VISITOR_LENGTH_REQUIRED;
-	case BODY_BAD_LENGTH:
-		return VISITOR_BAD_LENGTH;
-	case BODY_TOO_LARGE:
-		return VISITOR_TOO_LARGE;
-	case BODY_INCOMPLETE:
-		return VISITOR_INCOMPLETE;
-	case BODY_NOMEM:
-		return VISITOR_NOMEM;
-	}
-	if (r->bodylen == 0 && !required)
-		return VISITOR_OK;
-	ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
-	if (r->bodylen > 0 && !req_is_json(ct))
-		return VISITOR_MEDIA_TYPE;
-	if ((*out = jsonbody_parse(r->body, r->bodylen, &why)) == NULL ||
-	    !json_object_is_type(*out, json_type_object)) {
-		json_object_put(*out);
-		*out = NULL;
-		return why == JSONBODY_UNICODE ? VISITOR_INVALID_UNICODE :
-		    VISITOR_INVALID_JSON;
-	}
-	return VISITOR_OK;
-}
-
 int
 visitor_number_body(struct req *r, struct json_object **body,
     int64_t *number, const char **ticket)
 {
-	enum visitor_err	 ve;
+	enum http_err		 er;
 	size_t			 len;
 
 	*ticket = NULL;
-	if ((ve = visitor_body_json(r, body, 1)) != VISITOR_OK) {
-		visitor_error(r, ve);
+	if ((er = req_body_json(r, body, 1)) != ERR_OK) {
+		http_app_err(r, er);
 		return -1;
 	}
 	if (jsonbody_get_int(*body, "number", 1, VISITOR_NUMBER_MAX,
 	    number) != 0) {
-		http_error(r, 400, "invalid_number",
-		    "number must be a whole number from 1.");
+		http_app_err(r, ERR_INVALID_NUMBER);
 		return -1;
 	}
 	*ticket = jsonbody_get_str(*body, "ticket", &len);
@@ -239,7 +165,7 @@ visitor_token(struct req *r, int64_t number)
 	return tok;
 }
 
-enum visitor_err
+enum http_err
 visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 {
 	struct qentry	*e = r->qe;
@@ -260,43 +186,43 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 	    r->now_ms < e->state_ms)) {
 		er = qcache_refresh(r, e, 0, &done);
 		if (er == APP_NOTFOUND)
-			return VISITOR_QUEUE_NOT_FOUND;
+			return ERR_QUEUE_NOT_FOUND;
 		if (er != APP_OK)
-			return VISITOR_DB_DOWN;
+			return ERR_DB_DOWN;
 	}
 	if (number > qcache_issued(e)) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY)
-			return VISITOR_BUSY;
+			return ERR_BUSY;
 		if (er == APP_NOTFOUND)
-			return VISITOR_QUEUE_NOT_FOUND;
+			return ERR_QUEUE_NOT_FOUND;
 		if (er != APP_OK)
-			return VISITOR_DB_DOWN;
+			return ERR_DB_DOWN;
 		if (number > qcache_issued(e))
-			return VISITOR_NUMBER_NOT_FOUND;
+			return ERR_NUMBER_NOT_FOUND;
 	}
 	pos = visitor_position(e, number, r->now_ms);
 	*admitted = pos > 0 && adm_admitted(&e->q->adm, pos, r->now_ms);
-	return VISITOR_OK;
+	return ERR_OK;
 }
 
-enum visitor_err
-visitor_claim(struct req *r, int64_t number, int *expired)
+enum http_err
+visitor_claim(struct req *r, int64_t number)
 {
-	enum visitor_err	 ve;
-	int			 admitted;
+	enum http_err	 er;
+	int		 admitted;
 
-	*expired = 0;
-	if ((ve = visitor_admitted(r, number, 1, &admitted)) != VISITOR_OK)
-		return ve;
+	if ((er = visitor_admitted(r, number, 1, &admitted)) != ERR_OK)
+		return er;
 	if (!admitted)
-		return VISITOR_NOT_ADMITTED;
-	*expired = adm_claim_expired(&r->qe->q->adm,
-	    visitor_position(r->qe, number, r->now_ms), r->now_ms);
-	return VISITOR_OK;
+		return ERR_NOT_ADMITTED;
+	if (adm_claim_expired(&r->qe->q->adm,
+	    visitor_position(r->qe, number, r->now_ms), r->now_ms))
+		return ERR_TICKET_EXPIRED;
+	return ERR_OK;
 }
 
-enum app_err
+enum http_err
 visitor_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
@@ -307,7 +233,7 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 again:
 	/* Joins stuck on the database never hold every worker. */
 	if (writers_enter() != APP_OK)
-		return APP_BUSY;
+		return ERR_BUSY;
 	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
 	/*
 	 * A join given up on (answered 503) may still write: its slot is
@@ -319,22 +245,23 @@ again:
 		/* Paused, gone, or a scheduled change is due: look again. */
 		er = qcache_refresh(r, e, 0, &done);
 		if (er != APP_OK)
-			return er == APP_NOTFOUND ? APP_NOTFOUND : APP_DB_DOWN;
+			return er == APP_NOTFOUND ? ERR_QUEUE_NOT_FOUND :
+			    ERR_DB_DOWN;
 		if (e->q->adm.pend_at_ms > 0 &&
 		    e->q->adm.pend_at_ms <= r->now_ms && tries++ < 2) {
 			if (writers_enter() != APP_OK)
-				return APP_BUSY;
+				return ERR_BUSY;
 			er = db_queue_materialize(r->db, e->q->id);
 			writers_leave();
 			if (er != APP_OK)
-				return APP_DB_DOWN;
+				return ERR_DB_DOWN;
 			goto again;
 		}
-		return adm_active_at(&e->q->adm, r->now_ms) ? APP_NOTFOUND :
-		    APP_INVALID;
+		return adm_active_at(&e->q->adm, r->now_ms) ?
+		    ERR_QUEUE_NOT_FOUND : ERR_QUEUE_PAUSED;
 	}
 	if (er != APP_OK)
-		return APP_DB_DOWN;
+		return ERR_DB_DOWN;
 	/*
 	 * The statement decided (number, admitted at its instant); the
 	 * cached state stays as it was read, and agrees with the row
@@ -351,5 +278,5 @@ again:
 	 */
 	if (e->q->adm.draw_open && r->now_ms >= e->q->adm.opens_at_ms - 2000)
 		(void)qcache_refresh(r, e, 0, &done);
-	return APP_OK;
+	return ERR_OK;
 }

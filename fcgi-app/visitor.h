@@ -1,8 +1,9 @@
 /*
  * visitor.h - what the visitor endpoints share: the status fields, the
- * JSON body, the admission check, the join and the token.  These return
- * errors instead of answering; the page modules send the answer (for an
- * error, with visitor_error()).
+ * body about one number, the admission check, the claim rule, the join
+ * and the token.  These return an enum http_err instead of answering
+ * (ERR_OK: done); the page modules send the answer, with
+ * http_app_err().
  */
 #ifndef VISITOR_H
 #define VISITOR_H
@@ -10,38 +11,11 @@
 #include <stdint.h>
 
 #include "aqueue.h"
+#include "extern.h"
 
 struct json_object;
 struct qentry;
 struct req;
-
-/* Why a visitor helper gave up; visitor_error() answers each. */
-enum visitor_err {
-	VISITOR_OK = 0,
-	VISITOR_LENGTH_REQUIRED,	/* 411 length_required */
-	VISITOR_BAD_LENGTH,		/* 400 invalid_content_length */
-	VISITOR_TOO_LARGE,		/* 413 body_too_large */
-	VISITOR_INCOMPLETE,		/* 400 incomplete_body */
-	VISITOR_MEDIA_TYPE,		/* 415 unsupported_media_type */
-	VISITOR_INVALID_JSON,		/* 400 invalid_json */
-	VISITOR_INVALID_UNICODE,	/* 400 invalid_unicode */
-	VISITOR_QUEUE_NOT_FOUND,	/* 404 queue_not_found */
-	VISITOR_NUMBER_NOT_FOUND,	/* 404 number_not_found */
-	VISITOR_BUSY,			/* 503 busy (paced look-ups used up) */
-	VISITOR_DB_DOWN,		/* 503 service_unavailable */
-	VISITOR_NOMEM,			/* 500 internal_error */
-	VISITOR_NOT_ADMITTED,		/* 425 not_admitted (the caller
-					   adds Retry-After) */
-	VISITOR_EXPIRED,		/* 403 ticket_expired */
-	VISITOR__MAX
-};
-
-/*
- * Answer err (not VISITOR_OK) as its JSON error: the status and code in
- * the comments of enum visitor_err, with Retry-After on 503.  Can't
- * fail.
- */
-void	 visitor_error(struct req *, enum visitor_err err);
 
 /*
  * The admission status of number at now (Unix ms of the database's
@@ -84,26 +58,22 @@ int	 visitor_status_fill(struct json_object *obj, const struct qentry *e,
 int64_t	 visitor_position(const struct qentry *e, int64_t number,
 	    int64_t now);
 
-/*
- * Read the request body (CASES C22) and, when there is one (or required
- * is set), parse it as one strict JSON object (CASES C17) of Unicode text
- * (jsonbody_parse()).  On success returns VISITOR_OK with *out the object
- * (NULL for an absent, not required body; the caller releases it with
- * json_object_put).  Otherwise *out is NULL and the error tells what to
- * answer (LENGTH_REQUIRED, BAD_LENGTH, TOO_LARGE, INCOMPLETE,
- * MEDIA_TYPE, INVALID_JSON, INVALID_UNICODE, NOMEM).  Sends nothing.
- */
-enum visitor_err visitor_body_json(struct req *, struct json_object **out,
-	    int required);
-
 /* The largest number a visitor may send: 2^53 - 1 (exact in JSON). */
 #define VISITOR_NUMBER_MAX	9007199254740991LL
 
 /*
+ * Whether number waits on e's queue at now by the cached state (a
+ * heartbeat's question): its place is not drawn yet, or beyond the
+ * serving number.  Returns 1 or 0.  Can't fail.
+ */
+int	 visitor_waiting(const struct qentry *e, int64_t number, int64_t now);
+
+/*
  * Read the body of a request about one number (POST /token,
- * /heartbeat): one JSON object with "number" (1 to VISITOR_NUMBER_MAX)
- * and "ticket".  *body gets the object for the caller's other members
- * (released by the caller with json_object_put, also after -1);
+ * /heartbeat): one JSON object (req_body_json()) with "number" (1 to
+ * VISITOR_NUMBER_MAX) and "ticket".  *body gets the object for the
+ * caller's other members (released by the caller with json_object_put,
+ * also after -1);
  * *ticket points into it, NULL when the ticket is missing, not a
  * string or holds a NUL.  Returns 0, or -1 after answering 4xx.
  */
@@ -123,11 +93,12 @@ char	*visitor_token(struct req *, int64_t number);
  * Decide whether number (>= 1) is admitted now on the route's queue.  A
  * number above the cached last number forces a fresh read (rate-limited
  * unless trusted, i.e. its ticket was checked); when trusted, a state
- * older than token-state-ms is read again first.  Returns VISITOR_OK
- * with *admitted set, else NUMBER_NOT_FOUND (never issued),
- * QUEUE_NOT_FOUND (deleted meanwhile), BUSY or DB_DOWN.  Sends nothing.
+ * older than token-state-ms is read again first.  Returns ERR_OK with
+ * *admitted set, else ERR_NUMBER_NOT_FOUND (never issued),
+ * ERR_QUEUE_NOT_FOUND (deleted meanwhile), ERR_BUSY or ERR_DB_DOWN.
+ * Sends nothing.
  */
-enum visitor_err visitor_admitted(struct req *, int64_t number, int trusted,
+enum http_err visitor_admitted(struct req *, int64_t number, int trusted,
 	    int *admitted);
 
 /*
@@ -136,11 +107,11 @@ enum visitor_err visitor_admitted(struct req *, int64_t number, int trusted,
  * (its ticket checked by the caller) must be admitted now on a fresh
  * state (visitor_admitted(), trusted) and within its claim window
  * (adm_claim_expired(): the window starts no earlier than the number's
- * admission, whatever happened since).  Returns VISITOR_OK with
- * *expired 1 when the window has passed (answer VISITOR_EXPIRED),
- * VISITOR_NOT_ADMITTED, or as visitor_admitted().  Sends nothing.
+ * admission, whatever happened since).  Returns ERR_OK when a token may
+ * be minted, ERR_TICKET_EXPIRED when the window has passed,
+ * ERR_NOT_ADMITTED, or as visitor_admitted().  Sends nothing.
  */
-enum visitor_err visitor_claim(struct req *, int64_t number, int *expired);
+enum http_err visitor_claim(struct req *, int64_t number);
 
 /*
  * Issue the next number on the route's queue (db_queue_join, stamped
@@ -149,16 +120,17 @@ enum visitor_err visitor_claim(struct req *, int64_t number, int *expired);
  * (the one decider: callers do not decide again).  A scheduled change
  * that is due is applied first (db_queue_materialize()).  The cache
  * notes the number (qcache_note_issued()); its admission state agrees
- * with the row and is not read again (admission.h).
- * Returns APP_OK with *number and *admitted set, APP_INVALID when the
- * queue is paused, APP_NOTFOUND when it is gone, APP_DB_DOWN when the
- * database does not answer within the request's time (or gave up on the
- * statement: nothing was issued; also for an answer without a number;
- * a number the statement issues after all is voided, join-void.h),
- * APP_BUSY when the writes of the pool are stuck on the database
- * (writers.c: answer 503 busy at once, nothing was issued).  Sends
- * nothing.
+ * with the row (admission.h) and is read again only around a scheduled
+ * opening (the join may have closed the pre-queue: the answer must say
+ * on which side the number landed).
+ * Returns ERR_OK with *number and *admitted set, ERR_QUEUE_PAUSED when
+ * the queue is paused, ERR_QUEUE_NOT_FOUND when it is gone, ERR_DB_DOWN
+ * when the database does not answer within the request's time (or gave
+ * up on the statement: nothing was issued; also for an answer without a
+ * number; a number the statement issues after all is voided,
+ * join-void.h), ERR_BUSY when the writes of the pool are stuck on the
+ * database (writers.c: nothing was issued).  Sends nothing.
  */
-enum app_err visitor_join(struct req *, int64_t *number, int *admitted);
+enum http_err visitor_join(struct req *, int64_t *number, int *admitted);
 
 #endif /* VISITOR_H */

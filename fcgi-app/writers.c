@@ -33,7 +33,8 @@
  * long, with none finishing, finds the database stuck: it is refused at
  * once.  Below that, it waits for a slot (a join takes about a
  * millisecond; much longer on a loaded machine), at most WAIT_MAX_MS in
- * all, while its worker answers other requests (pool_wait()).  Both stay
+ * all, while its worker answers other requests (the wait function given
+ * to writers_init(): the pool's pool_wait()).  Both stay
  * well below the server's own lock wait bound (db-lock-timeout), so a
  * refused join is answered within about half a second.
  */
@@ -56,6 +57,7 @@ static atomic_int	*waiters;	/* shared too, after the slots */
 static size_t		 nwaiters;
 static int		 wake_fd = -1;	/* eventfd: a slot came free */
 static size_t		 mine = (size_t)-1;	/* this worker's slot */
+static writers_wait_fn	 wait_fn;	/* the pool's, from writers_init() */
 
 /* Monotonic milliseconds, the same clock in every process. */
 static int64_t
@@ -68,11 +70,12 @@ mono_ms(void)
 }
 
 int
-writers_init(size_t workers)
+writers_init(size_t workers, writers_wait_fn wait)
 {
 	size_t	 i;
 	void	*p;
 
+	wait_fn = wait;
 	nslots = workers > 1 ? workers - 1 : 1;
 	nwaiters = 2 * (workers > 0 ? workers : 1);
 	p = mmap(NULL, nslots * sizeof(*slots) + nwaiters * sizeof(*waiters),
@@ -191,9 +194,9 @@ writers_enter(void)
 			break;
 		}
 		if (entry == -1 || wake_fd == -1)
-			pool_wait(1, -1);
+			wait_fn(1, -1);
 		else
-			pool_wait((int)left, wake_fd);
+			wait_fn((int)left, wake_fd);
 	}
 	if (entry != -1)
 		atomic_store(&waiters[entry], 0);
