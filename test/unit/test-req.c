@@ -7,7 +7,7 @@
  * sends (captured from nginx 1.22, Apache 2.4 mod_proxy_fcgi and
  * mod_fcgid 2.3.9, lighttpd 1.4.69), and the table of error answers.
  */
-#include "../../fcgi-app/req.c"
+#include "../../fcgi-app/pool/req.c"
 
 #include "queue-ops.h"
 #include "tap.h"

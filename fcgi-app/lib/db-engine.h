@@ -202,4 +202,22 @@ enum app_err	 dbe_run_once(struct db *db, enum stmt s, MYSQL_BIND *param,
 /* Whether statement s only reads (may run again after a reconnect). */
 int	 dbe_stmt_reads(enum stmt s);
 
+/*
+ * Connect with the session settings: to db-socket / db-host, or to the
+ * first node of db-hosts that answers.  Statements are prepared on first
+ * use (so that the CLI can connect before the schema exists).  Returns
+ * APP_OK or APP_DB_DOWN.
+ */
+enum app_err	 dbe_connect(struct db *db);
+
+/*
+ * Connect to host:port (or the unix socket sock) with the session
+ * settings.  In non-blocking mode the connect ends with the caller's
+ * time (never left in flight), and there are no read or write timeouts:
+ * statements end with their caller's time (see dbe_give_up()).  Returns
+ * APP_OK or APP_DB_DOWN (logged).
+ */
+enum app_err	 dbe_connect_to(struct db *db, const char *host,
+	    unsigned int port, const char *sock, unsigned int timeout_s);
+
 #endif /* DB_ENGINE_H */

@@ -1,25 +1,25 @@
 /*
- * aqueuectl.h - the operator CLI's command groups that live in files of
+ * ctl.h - the operator CLI's command groups that live in files of
  * their own (aqueuectl-*.c), called from aqueuectl.c's main().
  */
-#ifndef AQUEUECTL_H
-#define AQUEUECTL_H
+#ifndef CTL_H
+#define CTL_H
 
 struct cfg;
 struct db;
 struct principal;
 
 /*
- * Print the usage on stderr and return the exit status of a bad command
- * line (2).
+ * What a command group returns for a bad command line: main() then
+ * prints the usage on stderr and exits 2.
  */
-int	 ctl_usage_error(void);
+#define CTL_USAGE	(-1)
 
 /*
  * "autorate show|set|test|enable|disable|log SLUG ...": argv[0] is
  * "autorate"; changes are made as who (the CLI's principal).  Returns
  * the exit status (0 done; 1 failed, or the test did not pass; 2 bad
- * usage or value; 4 no such queue).
+ * value; 4 no such queue) or CTL_USAGE.
  */
 int	 ctl_autorate(struct db *, const struct cfg *, int argc,
 	    char *argv[], const struct principal *who);
@@ -27,9 +27,9 @@ int	 ctl_autorate(struct db *, const struct cfg *, int argc,
 /*
  * "report SLUG [--json|--csv] [--since MS] [--until MS]": the fairness
  * report.
- * Returns the exit status (0 done, 1 failed, 2 bad usage, 4 no such
- * queue).
+ * Returns the exit status (0 done, 1 failed, 4 no such queue) or
+ * CTL_USAGE.
  */
 int	 ctl_report(struct db *, int argc, char *argv[]);
 
-#endif /* AQUEUECTL_H */
+#endif /* CTL_H */

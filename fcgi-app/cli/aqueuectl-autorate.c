@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
-#include "aqueuectl.h"
+#include "ctl.h"
 #include "autorate.h"
 #include "db.h"
 
@@ -75,13 +75,13 @@ set(struct db *db, int argc, char *argv[], const struct principal *who)
 	optind = 3;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch < 256 || ch >= 256 + AR_F__MAX)
-			return ctl_usage_error();
+			return CTL_USAGE;
 		if (ar_field_set(&in, &bits, (enum ar_field)(ch - 256),
 		    optarg, &err) != APP_OK)
 			return report(&err);
 	}
 	if (optind != argc || bits == 0)
-		return ctl_usage_error();
+		return CTL_USAGE;
 	if (arops_set(db, argv[2], &in, bits, &err, who) != APP_OK)
 		return report(&err);
 	return show(db, argv[2]);
@@ -99,7 +99,7 @@ ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[],
 	enum app_err		 er;
 
 	if (argc < 3)
-		return ctl_usage_error();
+		return CTL_USAGE;
 	sub = argv[1];
 	slug = argv[2];
 	if (strcmp(sub, "show") == 0 && argc == 3)
@@ -137,5 +137,5 @@ ctl_autorate(struct db *db, const struct cfg *c, int argc, char *argv[],
 		print(o);
 		return 0;
 	}
-	return ctl_usage_error();
+	return CTL_USAGE;
 }

@@ -473,3 +473,32 @@ dbe_no_time(struct db *db)
 	return db->nonblock && db->deadline != 0 &&
 	    dbe_mono_ms() >= db->deadline;
 }
+
+void
+dbe_disconnect(struct db *db)
+{
+	size_t	 i;
+
+	if (db->op != OP_NONE) {
+		if (db->op_track != 0)
+			dbe_late_push(db, 1);
+		if (db->my != NULL)
+			(void)mariadb_cancel(db->my);
+	}
+	/* After mysql_close() a statement close only frees memory. */
+	if (db->my != NULL) {
+		mysql_close(db->my);
+		db->my = NULL;
+	}
+	if (db->op == OP_PREPARE && db->op_st != NULL)
+		mysql_stmt_close(db->op_st);
+	for (i = 0; i < STMT__MAX; i++)
+		if (db->st[i] != NULL) {
+			mysql_stmt_close(db->st[i]);
+			db->st[i] = NULL;
+		}
+	db->op = OP_NONE;
+	db->op_wait = 0;
+	db->op_st = NULL;
+	db->op_track = 0;
+}

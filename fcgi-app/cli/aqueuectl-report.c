@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
-#include "aqueuectl.h"
+#include "ctl.h"
 #include "db.h"
 #include "fairness.h"
 #include "queue-ops.h"
@@ -28,7 +28,7 @@ ctl_report(struct db *db, int argc, char *argv[])
 	enum app_err		 er;
 
 	if (argc < 2)
-		return ctl_usage_error();
+		return CTL_USAGE;
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			as_csv = 0;
@@ -49,7 +49,7 @@ ctl_report(struct db *db, int argc, char *argv[])
 				return 2;
 			}
 		} else
-			return ctl_usage_error();
+			return CTL_USAGE;
 	}
 	if ((er = qops_get(db, argv[1], &q, &err)) != APP_OK) {
 		fprintf(stderr, "aqueuectl: %s: %s\n",

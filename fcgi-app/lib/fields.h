@@ -93,7 +93,7 @@ enum fld_why {
  * console form's way):
  * integers decimal (parse_int64() rules) within [min, max]; booleans
  * 1/0, true/false, on/off, yes/no; times Unix ms or ISO 8601 with a zone
- * (draw_parse_time()), "none" or "" for none; texts as they are (FLD_TEXT
+ * (iso_time_parse()), "none" or "" for none; texts as they are (FLD_TEXT
  * borrowed from text: it must outlive obj's use), UTF-8 required, at
  * most max characters, and the row's validator.  Returns FLD_OK, or the
  * reason (obj unchanged).

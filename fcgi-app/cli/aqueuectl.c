@@ -20,7 +20,7 @@
 
 #include "admission.h"
 #include "aqueue.h"
-#include "aqueuectl.h"
+#include "ctl.h"
 #include "cfg.h"
 #include "db.h"
 #include "draw.h"
@@ -104,12 +104,6 @@ usage(int asked)
 	exit(asked ? 0 : EXIT_USAGE);
 }
 
-int
-ctl_usage_error(void)
-{
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
-}
 
 /*
  * Tell the operator why an operation on slug (may be NULL) failed, on
@@ -695,6 +689,10 @@ main(int argc, char *argv[])
 		rc = ctl_report(db, argc, argv);
 	else
 		usage(0);
+	if (rc == CTL_USAGE) {
+		fputs(usage_text, stderr);
+		rc = EXIT_USAGE;
+	}
 	db_close(db);
 	cfg_free(&c);
 	return rc;

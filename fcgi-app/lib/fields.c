@@ -12,8 +12,8 @@
 #include <json-c/json.h>
 
 #include "aqueue.h"
-#include "draw.h"
 #include "fields.h"
+#include "isotime.h"
 
 /* The value's place in a change request (at) or a settings row (rat). */
 static void *
@@ -135,7 +135,7 @@ fld_parse(const struct fld *f, void *obj, const char *text)
 		/* "none" or empty: 0, no time. */
 		if (strcmp(text, "none") == 0 || text[0] == '\0')
 			v = 0;
-		else if (draw_parse_time(text, &v) == -1 || v <= 0)
+		else if (iso_time_parse(text, &v) == -1 || v <= 0)
 			return FLD_INVALID;
 		break;
 	default:

@@ -12,7 +12,6 @@
 
 #include <json-c/json.h>
 
-#include "abandon.h"
 #include "admission.h"
 #include "aqueue.h"
 #include "fields.h"

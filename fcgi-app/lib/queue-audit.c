@@ -19,7 +19,7 @@
 #include "crypto.h"
 #include "db.h"
 #include "queue-audit.h"
-#include "queue-ops.h"
+#include "queue-fields.h"
 
 static const struct {
 	const char	*code;

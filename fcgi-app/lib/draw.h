@@ -73,21 +73,6 @@ int64_t	 draw_queue_position(const struct adm_queue *q,
 	    const uint8_t *seed, int have_seed, int64_t number, int64_t now);
 
 /*
- * Parse an opening time: Unix milliseconds (decimal digits) or ISO 8601
- * (RFC 3339 profile) "YYYY-MM-DDTHH:MM[:SS[.fff]]" followed by "Z" or
- * "+HH:MM" / "-HH:MM" (a zone is required).  Returns 0 and sets *ms, or
- * -1 when malformed or outside years 1970-9999.
- */
-int	 draw_parse_time(const char *text, int64_t *ms);
-
-/*
- * Format ms (Unix, >= 0) as "YYYY-MM-DDTHH:MM:SS.fffZ" into buf (at
- * least DRAW_TIME_LEN + 1 bytes).  Can't fail.
- */
-#define DRAW_TIME_LEN	24
-void	 draw_format_time(int64_t ms, char *buf, size_t sz);
-
-/*
  * Add what a scheduled opening publishes to o (info, status): opensAt
  * (ISO 8601), opensInSeconds (ceil, 0 once open), drawSeedSha256 (hex,
  * published when the opening is armed), and from the opening on, when

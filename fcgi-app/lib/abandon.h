@@ -31,13 +31,11 @@
 #include <stdint.h>
 
 #include "aqueue.h"
+#include "queue-fields.h"
 
 struct cfg;
 struct db;
 
-#define ABANDON_GRACE_MIN_S	60	/* seconds */
-#define ABANDON_GRACE_MAX_S	3600	/* seconds */
-#define ABANDON_GRACE_DEF_S	180	/* seconds */
 #define ABANDON_COALESCE_MS	10000	/* one presence write per number */
 #define ABANDON_BEAT_S		20	/* the page's heartbeat interval */
 #define ABANDON_MARKS_PER_GRACE	6	/* issue marks per grace period */

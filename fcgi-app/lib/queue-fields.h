@@ -9,11 +9,13 @@
  *
  * Adding a setting:
  *   1. a value of enum qops_field below, a member of struct qops_spec and
- *      of struct queue (db.h) of the row's type;
+ *      of struct queue (below) of the row's type;
  *   2. one row of queue_fields[] in queue-fields.c: API member, CLI
  *      option, console label and control, both offsets, column, range,
  *      default, validator (write one if the rule is new), rule, unit;
- *   3. a migration adding the column (migrations/);
+ *   3. a migration adding the column (migrations/, listed in
+ *      Makefile.am), its entry in man/aqueuectl.8 (Queue options) and in
+ *      static/openapi.json (SiteSettings);
  *   4. a test of its values; test/unit/test-fields.c holds the table,
  *      the schema, the OpenAPI document and aqueuectl(8) to the same
  *      names.
@@ -41,6 +43,11 @@ struct json_object;
 #define TICKET_KEY_LEN	32	/* bytes */
 #define LOOK_MESSAGE_MAX 2000	/* waiting room message, characters */
 #define DOMAINS_MAX_CHARS 8192	/* shop domains list, characters */
+/* Abandonment detection's grace period (abandon.h). */
+#define ABANDON_GRACE_MIN_S	60	/* seconds */
+#define ABANDON_GRACE_MAX_S	3600	/* seconds */
+#define ABANDON_GRACE_DEF_S	180	/* seconds */
+
 
 /*
  * One queue row: the settings of the table below (each at its roff),

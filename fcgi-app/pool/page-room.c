@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
 #include "aqueue.h"
 #include "cfg.h"
 #include "extern.h"
+#include "isotime.h"
 #include "lang.h"
 #include "cookie.h"
 #include "page-room.h"
@@ -376,21 +376,6 @@ cookie_number(struct req *r, const struct qentry *e)
 	return ca.number;
 }
 
-/* "2026-11-30T15:04:05.123Z" of Unix ms t into out[32]. */
-static void
-iso_time(int64_t t, char out[32])
-{
-	time_t		 s = (time_t)(t / 1000);
-	struct tm	 tm;
-
-	if (gmtime_r(&s, &tm) == NULL ||
-	    strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
-		snprintf(out, 32, "1970-01-01T00:00:00");
-	}
-	snprintf(out + strlen(out), 32 - strlen(out), ".%03dZ",
-	    (int)(t % 1000));
-}
-
 /*
  * JSON mode (ESA-style, for clients that are not browsers): the
  * WaitingRoom object of the visitor whose number the signed cookie
@@ -474,7 +459,7 @@ room_json(struct req *r)
 	else
 		snprintf(fmt, sizeof(fmt), "%lld minute%s", (long long)min,
 		    min == 1 ? "" : "s");
-	iso_time(r->now_ms, when);
+	iso_time_format(r->now_ms, when, sizeof(when));
 	wr = json_object_new_object();
 	json_object_object_add(wr, "inWaitingRoom",
 	    json_object_new_boolean(!admitted));

@@ -24,6 +24,155 @@
 #include "db-private.h"
 #include "log.h"
 
+static int	 node_ready(struct db *);
+
+enum app_err
+dbe_connect(struct db *db)
+{
+	const struct cfg	*c = db->cfg;
+	unsigned int		 to = (unsigned int)c->db_timeout_s;
+	char			 host[256];
+	const char		*h;
+	unsigned int		 port;
+	int			 i, n;
+
+	if (c->db_hosts[0] == '\0')
+		return dbe_connect_to(db, c->db_host[0] != '\0' ?
+		    c->db_host : NULL, (unsigned int)c->db_port,
+		    c->db_socket[0] != '\0' ? c->db_socket : NULL, to);
+	/*
+	 * A cluster: the first node that answers, in the listed order, so
+	 * that every process writes through the same node while it is up
+	 * (the counter row is written on one node: no certification
+	 * conflicts between nodes), and through the next one when it is
+	 * gone.  (No node while trying: no failback from inside.)
+	 */
+	db->node = -1;
+	for (i = 0, h = c->db_hosts; *h != '\0'; i++) {
+		if ((n = cfg_hosts_entry(&h, c->db_port, host, sizeof(host),
+		    &port)) == -1)
+			break;
+		if (n == 0)
+			continue;
+		if (dbe_connect_to(db, host, port, NULL, to) != APP_OK)
+			continue;
+		if (!node_ready(db)) {
+			log_warnx("db: node %d of db-hosts (%s:%u) is not "
+			    "ready for queries (Galera: joining, or not in "
+			    "the majority); trying the next", i + 1, host,
+			    port);
+			dbe_disconnect(db);
+			continue;
+		}
+		if (i > 0)
+			log_info("db: connected to node %d of db-hosts "
+			    "(%s:%u): the first ones do not answer", i + 1,
+			    host, port);
+		db->node = i;
+		/* The next try of the first node (see DB_FAILBACK_MS). */
+		if (i == 0)
+			db->failback_iv = 0;
+		else {
+			db->failback_iv = db->failback_iv == 0 ?
+			    DB_FAILBACK_MS : db->failback_iv * 2;
+			if (db->failback_iv > DB_FAILBACK_MAX_MS)
+				db->failback_iv = DB_FAILBACK_MAX_MS;
+			db->failback_ms = now_ms() + db->failback_iv;
+		}
+		return APP_OK;
+	}
+	db->node = -1;
+	return APP_DB_DOWN;
+}
+
+/*
+ * Whether the node just connected to takes queries: not a Galera node
+ * that is joining or cut off from the majority (it would refuse every
+ * statement).  Returns 1 or 0.
+ */
+static int
+node_ready(struct db *db)
+{
+	MYSQL_BIND	 res[1];
+	int64_t		 not_ready = 1;
+	int		 has = 0;
+
+	db_bind_int(&res[0], &not_ready);
+	if (dbe_run_once(db, STMT_WSREP_NOT_READY, NULL, res, &has) != APP_OK ||
+	    db->my == NULL)
+		return 0;
+	return has && not_ready == 0;
+}
+/*
+ * Bound how long the server works on one statement of this session,
+ * below the client's read timeout (db-timeout), so that the server
+ * gives up (and rolls the statement back) before the client does: a
+ * statement the client reported as failed never commits later.
+ * innodb_lock_wait_timeout bounds row lock waits and lock_wait_timeout
+ * metadata lock waits (both whole seconds, MySQL and MariaDB);
+ * max_statement_time (MariaDB 10.1 and later) bounds the whole
+ * statement, waits included.  MySQL has no such bound for writes
+ * (its max_execution_time applies to SELECT only).  Returns APP_OK,
+ * APP_DB or APP_DB_DOWN.
+ */
+static enum app_err
+session_limits(struct db *db)
+{
+	MYSQL_BIND	 p[2];
+	int64_t		 lock_s = db->cfg->db_lock_timeout_s;
+	double		 stmt_s = (double)db->cfg->db_statement_timeout_ms /
+			    1000.0;
+	enum app_err	 er;
+
+	db_bind_int(&p[0], &lock_s);
+	db_bind_int(&p[1], &lock_s);
+	if ((er = dbe_run_once(db, STMT_SESSION_LOCK_WAIT, p, NULL, NULL)) !=
+	    APP_OK)
+		return er;
+	if (!mariadb_connection(db->my))
+		return APP_OK;
+	memset(&p[0], 0, sizeof(p[0]));
+	p[0].buffer_type = MYSQL_TYPE_DOUBLE;
+	p[0].buffer = &stmt_s;
+	return dbe_run_once(db, STMT_SESSION_STATEMENT_TIME, p, NULL, NULL);
+}
+
+void
+dbe_call_begin(struct db *db)
+{
+	db->until = db->deadline != 0 ? db->deadline : dbe_mono_ms() +
+	    db->stmt_ms;
+}
+
+enum app_err
+dbe_ensure(struct db *db)
+{
+	int64_t		 now = now_ms();
+	enum app_err	 er;
+
+	if ((er = dbe_conn_free(db)) != APP_OK)
+		return er;
+	if (db->my != NULL)
+		return APP_OK;
+	if (now < db->next_try_ms ||
+	    (db->nonblock && dbe_mono_ms() >= db->until))
+		return APP_DB_DOWN;
+	if (dbe_connect(db) != APP_OK ||
+	    (db->limits && session_limits(db) != APP_OK)) {
+		dbe_disconnect(db);
+		db->next_try_ms = now + 1000;
+		return APP_DB_DOWN;
+	}
+	db->next_try_ms = 0;
+	return APP_OK;
+}
+
+enum app_err
+db_ensure(struct db *db)
+{
+	dbe_call_begin(db);
+	return dbe_ensure(db);
+}
 /*
  * Map the error of the last call on the connection (or statement) to
  * APP_DB_DOWN (and drop the connection) or APP_DB.
