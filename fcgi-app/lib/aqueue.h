@@ -5,6 +5,7 @@
 #ifndef AQUEUE_H
 #define AQUEUE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,8 +35,12 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 char	*xstrdup(const char *);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+char	*xvasprintf(const char *, va_list)
+	    __attribute__((format(printf, 1, 0)));
 void	*try_malloc(size_t);
 void	*try_calloc(size_t, size_t);
+void	*try_realloc(void *, size_t);
+void	*try_reallocarray(void *, size_t, size_t);
 char	*try_strdup(const char *);
 char	*try_strndup(const char *, size_t);
 

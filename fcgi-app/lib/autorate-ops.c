@@ -223,32 +223,14 @@ audit(struct db *db, const struct principal *who, const char *slug,
     const char *action, const struct ar_settings *before,
     const struct ar_settings *after)
 {
-	struct audit_entry	*e;
 	struct json_object	*b, *a;
 	enum app_err		 er = APP_ENOMEM;
 
 	b = audit_json(before);
 	a = audit_json(after);
-	if ((e = calloc(1, sizeof(*e))) != NULL && b != NULL && a != NULL) {
-		snprintf(e->actor_kind, sizeof(e->actor_kind), "%s",
-		    qops_principal_kind(who));
-		e->actor_id = who->id;
-		snprintf(e->actor_name, sizeof(e->actor_name), "%s",
-		    who->name);
-		e->queue_id = after->queue_id;
-		snprintf(e->queue_slug, sizeof(e->queue_slug), "%s", slug);
-		snprintf(e->action, sizeof(e->action), "%s", action);
-		e->before_json = (char *)(uintptr_t)
-		    json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN |
-		    JSON_C_TO_STRING_NOSLASHESCAPE);
-		e->after_json = (char *)(uintptr_t)
-		    json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN |
-		    JSON_C_TO_STRING_NOSLASHESCAPE);
-		snprintf(e->client_addr, sizeof(e->client_addr), "%s",
-		    who->addr);
-		er = db_audit_insert(db, e);
-	}
-	free(e);
+	if (b != NULL && a != NULL)
+		er = qops_audit_write(db, who, after->queue_id, slug, action,
+		    b, a);
 	json_object_put(b);
 	json_object_put(a);
 	return er;

@@ -135,7 +135,7 @@ key_list_row(void *arg)
 
 	if (l->n == l->cap) {
 		cap = l->cap == 0 ? 8 : l->cap * 2;
-		if ((nk = reallocarray(l->k, cap, sizeof(*nk))) == NULL)
+		if ((nk = try_reallocarray(l->k, cap, sizeof(*nk))) == NULL)
 			return -1;
 		l->k = nk;
 		l->cap = cap;
@@ -154,7 +154,7 @@ db_key_list(struct db *db, int64_t queue_id, struct api_key **out,
 
 	*out = NULL;
 	*n = 0;
-	if ((l = calloc(1, sizeof(*l))) == NULL)
+	if ((l = try_calloc(1, sizeof(*l))) == NULL)
 		return APP_ENOMEM;
 	bind_opt_int(&p[0], &queue_id);
 	bind_opt_int(&p[1], &queue_id);
@@ -271,7 +271,7 @@ audit_row(void *arg)
 
 	if (r->n == r->cap) {
 		cap = r->cap == 0 ? 16 : r->cap * 2;
-		if ((ne = reallocarray(r->out, cap, sizeof(*ne))) == NULL)
+		if ((ne = try_reallocarray(r->out, cap, sizeof(*ne))) == NULL)
 			return -1;
 		r->out = ne;
 		r->cap = cap;
@@ -320,7 +320,7 @@ db_audit_list(struct db *db, const struct audit_filter *f,
 
 	*out = NULL;
 	*n = 0;
-	if ((r = calloc(1, sizeof(*r))) == NULL)
+	if ((r = try_calloc(1, sizeof(*r))) == NULL)
 		return APP_ENOMEM;
 	db_bind_int(&p[0], &before);
 	bind_opt_int(&p[1], &queue);

@@ -643,7 +643,7 @@ queue_list_row(void *arg)
 
 	if (l->n == l->cap) {
 		cap = l->cap == 0 ? 16 : l->cap * 2;
-		if ((nq = reallocarray(l->q, cap, sizeof(*nq))) == NULL)
+		if ((nq = try_reallocarray(l->q, cap, sizeof(*nq))) == NULL)
 			return -1;
 		l->q = nq;
 		l->cap = cap;

@@ -187,43 +187,47 @@ add(struct json_object *o, const char *key, struct json_object *v)
 	return json_object_object_add(o, key, v);
 }
 
-/*
- * Write one audit row: who did action on queue q (NULL: none) with the
- * JSON texts before and after (NULL: none).  Inside the caller's
- * transaction.  Returns APP_OK, APP_DB or APP_DB_DOWN.
- */
-static enum app_err
-audit_row(struct db *db, const struct principal *who, const struct queue *q,
-    const char *action, const char *before, const char *after)
-{
-	struct audit_entry	*e;
-	enum app_err		 er;
-
-	if ((e = calloc(1, sizeof(*e))) == NULL)
-		return APP_ENOMEM;
-	snprintf(e->actor_kind, sizeof(e->actor_kind), "%s",
-	    qops_principal_kind(who));
-	e->actor_id = who->id;
-	snprintf(e->actor_name, sizeof(e->actor_name), "%s", who->name);
-	if (q != NULL) {
-		e->queue_id = q->id;
-		snprintf(e->queue_slug, sizeof(e->queue_slug), "%s", q->slug);
-	}
-	snprintf(e->action, sizeof(e->action), "%s", action);
-	e->before_json = (char *)(uintptr_t)before;
-	e->after_json = (char *)(uintptr_t)after;
-	snprintf(e->client_addr, sizeof(e->client_addr), "%s", who->addr);
-	er = db_audit_insert(db, e);
-	free(e);
-	return er;
-}
-
 /* The compact JSON text of o (owned by o), or NULL for NULL. */
 static const char *
 json_text(struct json_object *o)
 {
 	return o == NULL ? NULL : json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+enum app_err
+qops_audit_write(struct db *db, const struct principal *who,
+    int64_t queue_id, const char *slug, const char *action,
+    struct json_object *before, struct json_object *after)
+{
+	struct audit_entry	*e;
+	enum app_err		 er;
+
+	if ((e = try_calloc(1, sizeof(*e))) == NULL)
+		return APP_ENOMEM;
+	snprintf(e->actor_kind, sizeof(e->actor_kind), "%s",
+	    qops_principal_kind(who));
+	e->actor_id = who->id;
+	snprintf(e->actor_name, sizeof(e->actor_name), "%s", who->name);
+	e->queue_id = queue_id;
+	snprintf(e->queue_slug, sizeof(e->queue_slug), "%s",
+	    slug != NULL ? slug : "");
+	snprintf(e->action, sizeof(e->action), "%s", action);
+	e->before_json = (char *)(uintptr_t)json_text(before);
+	e->after_json = (char *)(uintptr_t)json_text(after);
+	snprintf(e->client_addr, sizeof(e->client_addr), "%s", who->addr);
+	er = db_audit_insert(db, e);
+	free(e);
+	return er;
+}
+
+/* qops_audit_write() for queue q (NULL: none). */
+static enum app_err
+audit_row(struct db *db, const struct principal *who, const struct queue *q,
+    const char *action, struct json_object *before, struct json_object *after)
+{
+	return qops_audit_write(db, who, q != NULL ? q->id : 0,
+	    q != NULL ? q->slug : NULL, action, before, after);
 }
 
 enum app_err
@@ -236,8 +240,7 @@ qops_audit(struct db *db, const struct principal *who, const struct queue *q,
 
 	if ((before == NULL || (b = qops_queue_fields(before)) != NULL) &&
 	    (after == NULL || (a = qops_queue_fields(after)) != NULL))
-		er = audit_row(db, who, q, action, json_text(b),
-		    json_text(a));
+		er = audit_row(db, who, q, action, b, a);
 	json_object_put(b);
 	json_object_put(a);
 	return er;
@@ -270,8 +273,7 @@ qops_audit_change(struct db *db, const struct principal *who,
 		add(b, key, old == NULL ? NULL : json_object_get(old));
 		add(a, key, v == NULL ? NULL : json_object_get(v));
 	}
-	er = changed ? audit_row(db, who, q, action, json_text(b),
-	    json_text(a)) : APP_OK;
+	er = changed ? audit_row(db, who, q, action, b, a) : APP_OK;
 out:
 	json_object_put(now);
 	json_object_put(b);
@@ -303,7 +305,7 @@ audit_key(struct db *db, const struct principal *who, const struct queue *q,
 		add(b, "revoked", json_object_new_boolean(was_revoked));
 		add(a, "revoked", json_object_new_boolean(1));
 	}
-	er = audit_row(db, who, q, action, json_text(b), json_text(a));
+	er = audit_row(db, who, q, action, b, a);
 out:
 	json_object_put(b);
 	json_object_put(a);

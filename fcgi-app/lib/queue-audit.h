@@ -118,6 +118,17 @@ struct json_object *qops_key_json(const struct api_key *k);
 struct json_object *qops_audit_json(const struct audit_entry *e);
 
 /*
+ * Write one audit row, inside the caller's transaction: who did action
+ * on queue queue_id (0: none) named slug (NULL: none), with the JSON
+ * objects before and after (NULL: none; owned by the caller).  The
+ * auto-rate operations audit their settings with it.  Returns APP_OK,
+ * APP_ENOMEM, APP_DB or APP_DB_DOWN.
+ */
+enum app_err	 qops_audit_write(struct db *, const struct principal *who,
+		    int64_t queue_id, const char *slug, const char *action,
+		    struct json_object *before, struct json_object *after);
+
+/*
  * The name of who's kind in the audit log: "user", "key", "cli",
  * "worker", "none".  Static string.
  */

@@ -53,17 +53,24 @@ xstrdup(const char *s)
 }
 
 char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char	*p;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	return p;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*p;
-	int	 n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		oom();
 	return p;
 }
 
@@ -77,6 +84,18 @@ void *
 try_calloc(size_t n, size_t size)
 {
 	return calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
+}
+
+void *
+try_realloc(void *p, size_t n)
+{
+	return realloc(p, n == 0 ? 1 : n);
+}
+
+void *
+try_reallocarray(void *p, size_t n, size_t size)
+{
+	return reallocarray(p, n == 0 ? 1 : n, size == 0 ? 1 : size);
 }
 
 char *

@@ -29,7 +29,7 @@ buf_add(struct buf *b, const void *p, size_t n)
 
 		while (cap < b->len + n + 1)
 			cap *= 2;
-		if ((np = realloc(b->p, cap)) == NULL) {
+		if ((np = try_realloc(b->p, cap)) == NULL) {
 			log_warnx("out of memory");
 			exit(1);
 		}
@@ -54,10 +54,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0) {
-		log_warnx("out of memory");
-		exit(1);
-	}
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	buf_puts(b, s);
 	free(s);
@@ -108,10 +105,7 @@ http_header(struct req *r, const char *name, const char *fmt, ...)
 	char	*v;
 
 	va_start(ap, fmt);
-	if (vasprintf(&v, fmt, ap) < 0) {
-		log_warnx("out of memory");
-		exit(1);
-	}
+	v = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (strpbrk(v, "\r\n") != NULL)
 		log_warnx("header %s dropped: CR or LF in value", name);
@@ -332,10 +326,7 @@ http_app_errf(struct req *r, enum http_err err, const char *fmt, ...)
 	char	*msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0) {
-		log_warnx("out of memory");
-		exit(1);
-	}
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	send_err(r, err, msg, NULL);
 	free(msg);

@@ -181,12 +181,12 @@ entry_new(void)
 		ncap = capcache == 0 ? 64 : capcache * 2;
 		if (ncap > QCACHE_MAX)
 			ncap = QCACHE_MAX;
-		if ((nc = reallocarray(cache, ncap, sizeof(*nc))) == NULL)
+		if ((nc = try_reallocarray(cache, ncap, sizeof(*nc))) == NULL)
 			return NULL;
 		cache = nc;
 		capcache = ncap;
 	}
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if ((e = try_calloc(1, sizeof(*e))) == NULL)
 		return NULL;
 	cache[ncache++] = e;
 	return e;
