@@ -56,14 +56,14 @@ qops_answer(struct req *r, const struct qops_err *err)
 		http_app_errf(r, he, "%s", qops_reason_text(err->reason));
 		return;
 	}
-	key = qops_field_key((enum qops_field)err->field);
+	key = qops_field((enum qops_field)err->field)->key;
 	msg = err->reason == QOPS_R_MISSING ?
 	    xasprintf("%s is required: %s", key,
-	    qops_field_rule((enum qops_field)err->field)) :
+	    qops_field((enum qops_field)err->field)->rule) :
 	    err->reason == QOPS_R_UNICODE ?
 	    xasprintf("%s is not valid UTF-8", key) :
 	    xasprintf("%s must be %s", key,
-	    qops_field_rule((enum qops_field)err->field));
+	    qops_field((enum qops_field)err->field)->rule);
 	http_app_err_field(r, he, key, msg);
 	free(msg);
 }
@@ -238,7 +238,7 @@ spec_from_body(struct req *r, struct json_object *body,
 	memset(spec, 0, sizeof(*spec));
 	for (f = 0; f < QOPS_F__MAX; f++) {
 		if (!json_object_object_get_ex(body,
-		    qops_field_key((enum qops_field)f), &v))
+		    qops_field((enum qops_field)f)->key, &v))
 			continue;
 		if (qops_spec_json(spec, (enum qops_field)f, v, &err) !=
 		    APP_OK) {

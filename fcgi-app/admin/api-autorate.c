@@ -37,7 +37,7 @@ ar_answer(struct req *r, const struct ar_err *err)
 		return;
 	}
 	http_app_err_field(r, http_err_by_code(err->code), err->field >= 0 ?
-	    ar_field_key((enum ar_field)err->field) : NULL, err->message);
+	    ar_field((enum ar_field)err->field)->key : NULL, err->message);
 }
 
 /*
@@ -210,12 +210,12 @@ api_autorate_patch(struct req *r)
 	memset(&in, 0, sizeof(in));
 	for (f = 0; f < AR_F__MAX; f++) {
 		if (!json_object_object_get_ex(body,
-		    ar_field_key((enum ar_field)f), &v))
+		    ar_field((enum ar_field)f)->key, &v))
 			continue;
 		if ((text = field_text((enum ar_field)f, v)) == NULL) {
 			snprintf(msg, sizeof(msg), "%s: %s.",
-			    ar_field_key((enum ar_field)f),
-			    ar_field_rule((enum ar_field)f));
+			    ar_field((enum ar_field)f)->key,
+			    ar_field((enum ar_field)f)->rule);
 			err.code = f == AR_F_URL ? "invalid_health_url" :
 			    f == AR_F_RULES ? "invalid_rules" :
 			    "invalid_value";

@@ -67,7 +67,7 @@ set(struct db *db, int argc, char *argv[], const struct principal *who)
 
 	memset(opts, 0, sizeof(opts));
 	for (f = 0; f < AR_F__MAX; f++) {
-		opts[f].name = ar_field_opt((enum ar_field)f);
+		opts[f].name = ar_field((enum ar_field)f)->opt;
 		opts[f].has_arg = required_argument;
 		opts[f].val = 256 + f;
 	}

@@ -117,7 +117,7 @@ report(const struct qops_err *err, const char *slug)
 	switch (err->reason) {
 	case QOPS_R_MISSING:
 		fprintf(stderr, "aqueuectl: --%s is required\n",
-		    qops_field_opt((enum qops_field)f));
+		    qops_field((enum qops_field)f)->opt);
 		return EXIT_USAGE;
 	case QOPS_R_INVALID:
 		if (f < 0) {
@@ -125,12 +125,12 @@ report(const struct qops_err *err, const char *slug)
 			return EXIT_USAGE;
 		}
 		fprintf(stderr, "aqueuectl: bad value for --%s: must be %s\n",
-		    qops_field_opt((enum qops_field)f),
-		    qops_field_rule((enum qops_field)f));
+		    qops_field((enum qops_field)f)->opt,
+		    qops_field((enum qops_field)f)->rule);
 		return EXIT_USAGE;
 	case QOPS_R_UNICODE:
 		fprintf(stderr, "aqueuectl: bad value for --%s: not valid "
-		    "UTF-8\n", qops_field_opt((enum qops_field)f));
+		    "UTF-8\n", qops_field((enum qops_field)f)->opt);
 		return EXIT_USAGE;
 	case QOPS_R_SLUG:
 		fprintf(stderr, "aqueuectl: bad slug: %s\n",
@@ -203,7 +203,7 @@ spec_args(int argc, char *argv[], struct qops_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 	memset(opts, 0, sizeof(opts));
 	for (f = 0; f < QOPS_F__MAX; f++) {
-		opts[f].name = qops_field_opt((enum qops_field)f);
+		opts[f].name = qops_field((enum qops_field)f)->opt;
 		opts[f].has_arg = required_argument;
 		opts[f].val = 256 + f;
 	}
@@ -675,7 +675,7 @@ main(int argc, char *argv[])
 		if (parse_int64(argv[2], ADM_RATE_MIN, ADM_RATE_MAX,
 		    &rate) == -1) {
 			fprintf(stderr, "aqueuectl: bad value for rate: must "
-			    "be %s\n", qops_field_rule(QOPS_F_RATE));
+			    "be %s\n", qops_field(QOPS_F_RATE)->rule);
 			rc = EXIT_USAGE;
 		} else
 			rc = cmd_state(db, &c, argv[1], OP_SET_RATE, rate);

@@ -107,22 +107,10 @@ const struct fld autorate_fields[AR_F__MAX] = {
 		.rule = "true or false" },
 };
 
-const char *
-ar_field_opt(enum ar_field f)
+const struct fld *
+ar_field(enum ar_field f)
 {
-	return f < AR_F__MAX ? autorate_fields[f].opt : "";
-}
-
-const char *
-ar_field_key(enum ar_field f)
-{
-	return f < AR_F__MAX ? autorate_fields[f].key : "";
-}
-
-const char *
-ar_field_rule(enum ar_field f)
-{
-	return f < AR_F__MAX ? autorate_fields[f].rule : "";
+	return fld_at(autorate_fields, AR_F__MAX, (int)f);
 }
 
 int

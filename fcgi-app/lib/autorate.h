@@ -224,12 +224,12 @@ void	 ar_settings_default(struct ar_settings *, int64_t queue_id);
 void	 ar_settings_ctl(const struct ar_settings *, struct ar_ctl *);
 
 /*
- * Names of a field: its CLI option without "--" ("health-url") and its
- * API key ("healthUrl"); what a valid value is.  Static.  Can't fail.
+ * The table row of field f: its CLI option without "--" ("health-url"),
+ * its API key ("healthUrl"), what a valid value is (rule) and the rest
+ * (fields.h); a row of empty names when f is out of range.  Static.
+ * Can't fail.
  */
-const char *ar_field_opt(enum ar_field);
-const char *ar_field_key(enum ar_field);
-const char *ar_field_rule(enum ar_field);
+const struct fld *ar_field(enum ar_field f);
 /* The field whose option or API key is name, or -1. */
 int	 ar_field_find(const char *name);
 

@@ -329,6 +329,15 @@ fld_free(const struct fld *f, void *row)
 	*(char **)rat(f, row) = NULL;
 }
 
+const struct fld *
+fld_at(const struct fld *table, size_t n, int f)
+{
+	static const struct fld	 none = { .key = "", .opt = "",
+					    .label = "", .rule = "" };
+
+	return f >= 0 && (size_t)f < n ? &table[f] : &none;
+}
+
 int
 fld_find(const struct fld *table, size_t n, const char *name)
 {

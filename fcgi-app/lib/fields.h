@@ -153,6 +153,12 @@ int		 fld_copy(const struct fld *f, void *row, const void *spec);
 void		 fld_free(const struct fld *f, void *row);
 
 /*
+ * Row f of table (n rows), or a row of empty names ("") when f is out
+ * of range.  Never NULL; static.  Can't fail.
+ */
+const struct fld	*fld_at(const struct fld *table, size_t n, int f);
+
+/*
  * The row of table (n rows) whose key or option is name, or -1.
  */
 int		 fld_find(const struct fld *table, size_t n, const char *name);

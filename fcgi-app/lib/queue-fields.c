@@ -455,22 +455,10 @@ valid_json_cookie(const char *text, int64_t v)
 	return qops_json_cookie_valid(text);
 }
 
-const char *
-qops_field_opt(enum qops_field f)
+const struct fld *
+qops_field(enum qops_field f)
 {
-	return f < QOPS_F__MAX ? queue_fields[f].opt : "";
-}
-
-const char *
-qops_field_key(enum qops_field f)
-{
-	return f < QOPS_F__MAX ? queue_fields[f].key : "";
-}
-
-const char *
-qops_field_rule(enum qops_field f)
-{
-	return f < QOPS_F__MAX ? queue_fields[f].rule : "";
+	return fld_at(queue_fields, QOPS_F__MAX, (int)f);
 }
 
 int

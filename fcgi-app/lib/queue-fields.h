@@ -147,13 +147,13 @@ extern const struct fld queue_fields[QOPS_F__MAX];
 #define TOKEN_TTL_DEF	600	/* seconds */
 
 /*
- * Names of a field: its command-line option without "--" ("token-ttl")
- * and its API key ("tokenTtlSeconds"); and what a valid value is ("an
- * integer from 1 to 86400").  Static strings.  Can't fail.
+ * The table row of field f: its command-line option without "--"
+ * ("token-ttl"), its API key ("tokenTtlSeconds"), what a valid value
+ * is (rule: "an integer from 1 to 86400"), its console label and the
+ * rest (fields.h); a row of empty names when f is out of range.
+ * Static.  Can't fail.
  */
-const char	*qops_field_opt(enum qops_field);
-const char	*qops_field_key(enum qops_field);
-const char	*qops_field_rule(enum qops_field);
+const struct fld	*qops_field(enum qops_field f);
 
 /* The field whose option name (or API key) is name, or -1. */
 int		 qops_field_find(const char *name);

@@ -60,7 +60,7 @@ int64_t		 qops_now(struct db *);
  * who, the queue, the action ("create", "update", "pause", "resume",
  * "set_rate", "rotate_secret", "delete", "key_create", "key_revoke"),
  * the changed fields before and after as JSON objects keyed by the API
- * names (qops_field_key()), never secrets or key material.
+ * names (qops_field()->key), never secrets or key material.
  * A change that leaves every field as it was writes no row.
  */
 
