@@ -2,7 +2,7 @@
  * runner.c - the worker's loop in steps (see worker.h): the leader lock,
  * the job table's deadlines and one bounded job at a time, driven by the
  * daemon's event loop (worker/main.c) or, between requests, by a FastCGI
- * process (fcgi-app/embedded-worker.c).
+ * process (fcgi-app/pool/embedded-worker.c).
  */
 #include "config.h"
 

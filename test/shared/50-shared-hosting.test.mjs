@@ -448,21 +448,43 @@ test('a 64-client burst under MAX_USER_CONNECTIONS 25: joins 200 or 503 ' +
 	const answers = new Map();
 	const bad = [];
 	const until = Date.now() + 8000;
-	await Promise.all(Array.from({ length: 64 }, async () => {
-		while (Date.now() < until) {
-			const r = await post(`${s}/queue/sale/join`, '');
-			answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
-			if (r.status !== 200 && !(r.status === 503 &&
-			    Number(r.headers.get('retry-after')) > 0 &&
-			    r.json?.error !== undefined))
-				bad.push(`${r.status} ${r.text.slice(0, 200)}`);
-		}
-	}));
-	stop = true;
-	await sampler;
+	// Apache's event MPM closes idle keep-alive connections when its
+	// threads are busy; a POST sent on one at that moment gets no
+	// answer at all (the program never saw it: a crashed process would
+	// be mod_fcgid's 500).  Counted apart, and they must stay rare.
+	let closed = 0;
+	try {
+		await Promise.all(Array.from({ length: 64 }, async () => {
+			while (Date.now() < until) {
+				let r;
+				try {
+					r = await post(`${s}/queue/sale/join`, '');
+				} catch (e) {
+					if (e.cause?.code !== 'UND_ERR_SOCKET')
+						throw e;
+					closed++;
+					continue;
+				}
+				answers.set(r.status,
+				    (answers.get(r.status) ?? 0) + 1);
+				if (r.status !== 200 && !(r.status === 503 &&
+				    Number(r.headers.get('retry-after')) > 0 &&
+				    r.json?.error !== undefined))
+					bad.push(`${r.status} ` +
+					    `${r.text.slice(0, 200)}`);
+			}
+		}));
+	} finally {
+		stop = true;
+		await sampler;
+	}
+	const total = [...answers.values()].reduce((x, y) => x + y, 0);
+	assert.ok(closed * 100 <= total, `${closed} of ${total} joins got ` +
+	    'no answer');
 	const ended = Date.now();
 	console.log(`burst: ${JSON.stringify(Object.fromEntries(answers))}, ` +
-	    `peak ${peakProc} processes, ${peakConn} connections`);
+	    `${closed} closed unanswered, peak ${peakProc} processes, ` +
+	    `${peakConn} connections`);
 	assert.deepEqual(bad.slice(0, 5), [], `${bad.length} other answers`);
 	assert.ok((answers.get(200) ?? 0) > 0);
 	assert.ok(peakProc > 20, `the burst grew ${peakProc} processes, ` +

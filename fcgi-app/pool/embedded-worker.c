@@ -1,0 +1,64 @@
+/*
+ * embedded-worker.c - the worker's job table run by a FastCGI process
+ * between requests (see embedded-worker.h and worker/worker.h).
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "cfg.h"
+#include "db.h"
+#include "embedded-worker.h"
+#include "worker.h"
+
+static struct worker_run	 run;
+static int			 on;
+
+void
+ew_init(const struct cfg *c, struct db *db)
+{
+	on = c->embedded_worker != 0;
+	if (on)
+		worker_run_init(&run, c, db, db, 1);
+}
+
+void
+ew_step(int answered)
+{
+	struct db	*db = run.w.db;
+	int64_t		 saved;
+
+	if (!on || db_inflight(db))
+		return;
+	saved = db_deadline(db, EW_STEP_MS);
+	/* A standby tries only on a connection it has anyway. */
+	if (worker_run_leader(&run, answered && db_session(db) != 0))
+		(void)worker_run_jobs(&run, 1, NULL);
+	db_deadline_restore(db, saved);
+}
+
+int64_t
+ew_wait_ms(void)
+{
+	return on ? worker_run_wait_ms(&run) : -1;
+}
+
+int
+ew_leads(void)
+{
+	return on && run.w.leader;
+}
+
+void
+ew_end(void)
+{
+	struct db	*db = run.w.db;
+	int64_t		 saved;
+
+	if (!on)
+		return;
+	saved = db_deadline(db, EW_STEP_MS);
+	worker_run_end(&run);
+	db_deadline_restore(db, saved);
+	on = 0;
+}
