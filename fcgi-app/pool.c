@@ -31,6 +31,7 @@
 #include "db.h"
 #include "extern.h"
 #include "fairness.h"
+#include "gate.h"
 #include "instance.h"
 #include "join-void.h"
 #include "log.h"
@@ -379,6 +380,7 @@ reap(struct pool *p, int *crashed)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		writers_reap(pid);
+		gate_reap(pid);
 		for (i = 0; i < p->n; i++) {
 			if (p->old[i] == pid)
 				p->old[i] = 0;
@@ -453,6 +455,22 @@ stop_all(struct pool *p)
 	}
 }
 
+/*
+ * The pool's limits on costly work (gate.h): one password hash, one
+ * auto-rate test.  Can't fail (without the mapping there is no limit,
+ * logged).
+ */
+static void
+pool_gates(const struct cfg *c)
+{
+	size_t	 slots[GATE__MAX];
+
+	(void)c;
+	slots[GATE_HASH] = 1;
+	slots[GATE_HEALTH] = 1;
+	(void)gate_init(slots);
+}
+
 /* Write the master's pid to c->pid_file, if configured. */
 static void
 write_pid(const struct cfg *c)
@@ -499,6 +517,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	write_pid(c);
 	(void)writers_init(p.n);
 	(void)instance_shm_init();
+	pool_gates(c);
 	/*
 	 * The master's own connection: its report, the queue samples and
 	 * the poll documents.
