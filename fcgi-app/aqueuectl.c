@@ -666,7 +666,7 @@ main(int argc, char *argv[])
 	else if (strcmp(cmd, "delete") == 0)
 		rc = cmd_delete(db, argc, argv);
 	else if (strcmp(cmd, "user") == 0)
-		rc = ctl_user(db, &c, argc, argv);
+		rc = ctl_user(db, &c, argc, argv, &cli_who);
 	else if (strcmp(cmd, "exists") == 0 && argc == 2)
 		rc = cmd_show(db, argv[1], 1);
 	else if (strcmp(cmd, "show") == 0 && argc == 2)

@@ -89,6 +89,8 @@ static const struct cfg_key keys[] = {
 	{ "login-user-failures", I(login_user_failures), "5", 1, 1000 },
 	{ "login-addr-failures", I(login_addr_failures), "20", 1, 100000 },
 	{ "login-window", I(login_window_s), "900", 1, 86400 },
+	{ "login-user-backoff", I(login_user_backoff_s), "4", 0, 60 },
+	{ "login-hashes", I(login_hashes), "1", 1, 64 },
 	{ "state-dir", S(state_dir), "", 0, 0 },
 	{ "base-path", S(base_path), "", 0, 0 },
 	{ "db-hosts", S(db_hosts), "", 0, 0 },

@@ -334,22 +334,16 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_ADMIN_SESSION_PURGE] = { 2, 0,
 	    "DELETE FROM admin_session WHERE last_seen_ms <= " DBNOW_SQL
 	    " - ? OR created_ms <= " DBNOW_SQL " - ? LIMIT 1000" },
-	[STMT_LOGIN_COUNT_USER] = { 2, 1,
-	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
-	    " FROM login_failure WHERE user_name = ? AND at_ms > "
-	    DBNOW_SQL " - ?" },
-	[STMT_LOGIN_COUNT_ADDR] = { 2, 1,
-	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
-	    " FROM login_failure WHERE client_addr = ? AND at_ms > "
-	    DBNOW_SQL " - ?" },
 	[STMT_LOGIN_FAIL_INSERT] = { 2, 0,
 	    "INSERT INTO login_failure (user_name, client_addr, at_ms) "
 	    "VALUES (?, ?, " DBNOW_SQL ")" },
 	[STMT_LOGIN_FAIL_PURGE] = { 1, 0,
 	    "DELETE FROM login_failure WHERE at_ms <= " DBNOW_SQL " - ? "
 	    "LIMIT 1000" },
-	[STMT_LOGIN_RESET_USER] = { 1, 0,
-	    "DELETE FROM login_failure WHERE user_name = ?" },
+	/* STMT_LOGIN_RESET_USER: a log-in forgets its address's failures. */
+	[STMT_LOGIN_RESET_USER] = { 2, 0,
+	    "DELETE FROM login_failure WHERE user_name = ? AND "
+	    "client_addr = ?" },
 	[STMT_DRAW_SEEDLESS] = { 0, 1,
 	    "SELECT id, slug, draw_arm FROM queue WHERE opens_at_ms IS NOT "
 	    "NULL AND draw_seed_sealed IS NULL" },
@@ -558,6 +552,23 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_WSREP_NOT_READY] = { 0, 1,
 	    "SELECT COUNT(*) FROM information_schema.GLOBAL_STATUS WHERE "
 	    "VARIABLE_NAME = 'WSREP_READY' AND VARIABLE_VALUE <> 'ON'" },
+	/*
+	 * STMT_LOGIN_STATS: a log-in's failures within the window (the last
+	 * parameter, ms), in one read: for the name from this address
+	 * (count, oldest), from this address (count, oldest), for the name
+	 * from anywhere (count, newest), and the database's now.
+	 * Parameters: name, addr, name, addr, addr, addr, name, name, name,
+	 * addr, window.
+	 */
+	[STMT_LOGIN_STATS] = { 11, 1,
+	    "SELECT CAST(COALESCE(SUM(user_name = ? AND client_addr = ?), 0) "
+	    "AS SIGNED), COALESCE(MIN(IF(user_name = ? AND client_addr = ?, "
+	    "at_ms, NULL)), 0), CAST(COALESCE(SUM(client_addr = ?), 0) AS "
+	    "SIGNED), COALESCE(MIN(IF(client_addr = ?, at_ms, NULL)), 0), "
+	    "CAST(COALESCE(SUM(user_name = ?), 0) AS SIGNED), "
+	    "COALESCE(MAX(IF(user_name = ?, at_ms, NULL)), 0), " DBNOW_SQL
+	    " FROM login_failure WHERE (user_name = ? OR client_addr = ?) "
+	    "AND at_ms > " DBNOW_SQL " - ?" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

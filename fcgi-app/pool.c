@@ -456,17 +456,16 @@ stop_all(struct pool *p)
 }
 
 /*
- * The pool's limits on costly work (gate.h): one password hash, one
- * auto-rate test.  Can't fail (without the mapping there is no limit,
- * logged).
+ * The pool's limits on costly work (gate.h): c's login-hashes password
+ * hashes, one auto-rate test.  Can't fail (without the mapping there is
+ * no limit, logged).
  */
 static void
 pool_gates(const struct cfg *c)
 {
 	size_t	 slots[GATE__MAX];
 
-	(void)c;
-	slots[GATE_HASH] = 1;
+	slots[GATE_HASH] = (size_t)c->login_hashes;
 	slots[GATE_HEALTH] = 1;
 	(void)gate_init(slots);
 }
