@@ -58,6 +58,7 @@ struct cfg {
 	int64_t	 login_user_backoff_s;	/* per name, from anywhere: at most
 					   this pace after its failures */
 	int64_t	 login_hashes;	/* password hashes at once per pool */
+	int64_t	 pow_used_slots;	/* spent challenges remembered */
 	char	*state_dir;	/* poll documents written here, or "" */
 	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
 	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */

@@ -6,6 +6,8 @@
  * so that the visitor keeps that place.  The return URL is checked
  * against the queue's shop domains; an invalid one is dropped.
  *
+ * With the queue's proof of work on, it never takes a number: the
+ * waiting room solves the challenge first (everyone passes through it).
  * Only the visitor's own navigation takes a number (url_take_number()):
  * HEAD, prefetch, prerender and fetches that are no top-level navigation
  * get the room without one; another site's request (a foreign Origin, or
@@ -92,7 +94,12 @@ page_gateway(struct req *r)
 		http_take_refused(r, take);
 		goto out;
 	}
-	if (!adm_active_at(&e->q->adm, r->now_ms) || take != URL_TAKE_OK) {
+	/*
+	 * With proof of work on, nobody passes without the waiting room:
+	 * the room solves the challenge and takes the number there.
+	 */
+	if (!adm_active_at(&e->q->adm, r->now_ms) || take != URL_TAKE_OK ||
+	    e->q->pow_enabled) {
 		http_redirect(r, room.p);
 		goto out;
 	}

@@ -14,6 +14,8 @@
 #include "extern.h"
 #include "log.h"
 #include "page-join.h"
+#include "page-pow.h"
+#include "pow-used.h"
 #include "token.h"
 #include "visitor.h"
 
@@ -25,8 +27,10 @@ page_join(struct req *r)
 	enum url_take		 take;
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
-	int			 retry, admitted = 0;
+	int			 retry, admitted = 0, pow = 0;
+	struct pow_challenge	 ch;
 	enum visitor_err	 ve;
+	enum app_err		 er;
 
 	/*
 	 * Another site's page may not make a visitor's browser join, and
@@ -40,7 +44,19 @@ page_join(struct req *r)
 		visitor_error(r, ve);
 		goto out;
 	}
-	switch (visitor_join(r, &number, &admitted)) {
+	/*
+	 * Proof of work (queue setting): a valid, unspent solution before
+	 * any number; the challenge is spent only when one is issued.
+	 */
+	if (e->q->pow_enabled) {
+		if (page_pow_join(r, body, &ch) == -1)
+			goto out;
+		pow = 1;
+	}
+	er = visitor_join(r, &number, &admitted);
+	if (pow)
+		pow_used_done(&ch, er == APP_OK);
+	switch (er) {
 	case APP_OK:
 		break;
 	case APP_INVALID:

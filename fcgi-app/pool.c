@@ -35,6 +35,7 @@
 #include "instance.h"
 #include "join-void.h"
 #include "log.h"
+#include "pow-used.h"
 #include "statedoc.h"
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
@@ -456,9 +457,10 @@ stop_all(struct pool *p)
 }
 
 /*
- * The pool's limits on costly work (gate.h): c's login-hashes password
- * hashes, one auto-rate test.  Can't fail (without the mapping there is
- * no limit, logged).
+ * The pool's shared records: its limits on costly work (gate.h), c's
+ * login-hashes password hashes and one auto-rate test, and the proof of
+ * work's spent challenges (pow-used.h).  Can't fail (without the
+ * mappings there is no limit and no challenge is taken, logged).
  */
 static void
 pool_gates(const struct cfg *c)
@@ -468,6 +470,8 @@ pool_gates(const struct cfg *c)
 	slots[GATE_HASH] = (size_t)c->login_hashes;
 	slots[GATE_HEALTH] = 1;
 	(void)gate_init(slots);
+	/* The proof of work's single-use record, pool-wide. */
+	(void)pow_used_init((size_t)c->pow_used_slots);
 }
 
 /* Write the master's pid to c->pid_file, if configured. */

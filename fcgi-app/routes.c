@@ -26,6 +26,7 @@
 #include "page-heartbeat.h"
 #include "page-info.h"
 #include "page-join.h"
+#include "page-pow.h"
 #include "page-room.h"
 #include "page-status.h"
 #include "page-token.h"
@@ -177,6 +178,9 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/embed.js",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_embed },
 	{ P,  "/queue/:slug/heartbeat",	AUTH_NONE, VISITOR, page_heartbeat },
+	/* Proof of work's challenge (page-pow.c), from the cached row. */
+	{ GH, "/queue/:slug/pow",	AUTH_NONE, VISITOR | RF_QUICK,
+	    page_pow },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))
