@@ -92,6 +92,8 @@ static const struct cfg_key keys[] = {
 	{ "login-user-backoff", I(login_user_backoff_s), "4", 0, 60 },
 	{ "login-hashes", I(login_hashes), "1", 1, 64 },
 	{ "pow-used-slots", I(pow_used_slots), "262144", 1024, 16777216 },
+	{ "bypass-failures", I(bypass_failures), "10", 1, 100000 },
+	{ "bypass-window", I(bypass_window_s), "60", 1, 86400 },
 	{ "state-dir", S(state_dir), "", 0, 0 },
 	{ "base-path", S(base_path), "", 0, 0 },
 	{ "db-hosts", S(db_hosts), "", 0, 0 },

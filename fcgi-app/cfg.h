@@ -59,6 +59,9 @@ struct cfg {
 					   this pace after its failures */
 	int64_t	 login_hashes;	/* password hashes at once per pool */
 	int64_t	 pow_used_slots;	/* spent challenges remembered */
+	int64_t	 bypass_failures;	/* codes that admit nobody, per
+					   address ... */
+	int64_t	 bypass_window_s;	/* ... within this many seconds */
 	char	*state_dir;	/* poll documents written here, or "" */
 	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
 	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */

@@ -105,6 +105,11 @@
 #define GNOW_SQL "(state_ms DIV " GRID_SQL ")"
 #define TNOW_SQL "(state_ms DIV 250)"
 
+/* A bypass code's row, in db-bypass.c's order (b: bypass_code, q). */
+#define BYPASS_COLS "b.id, b.queue_id, q.slug, b.label, " \
+	"COALESCE(b.use_limit, 0), b.uses, COALESCE(b.expires_ms, 0), " \
+	"b.disabled, b.created_ms, " DBNOW_SQL
+
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
 	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
@@ -569,6 +574,49 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "COALESCE(MAX(IF(user_name = ?, at_ms, NULL)), 0), " DBNOW_SQL
 	    " FROM login_failure WHERE (user_name = ? OR client_addr = ?) "
 	    "AND at_ms > " DBNOW_SQL " - ?" },
+	/*
+	 * STMT_BYPASS_*: VIP bypass codes (db-bypass.c).  A code's row
+	 * (BYPASS_COLS): id, queue, slug, label, limit, uses, expiry,
+	 * disabled, created, the database's now.
+	 */
+	[STMT_BYPASS_INSERT] = { 5, 0,
+	    "INSERT INTO bypass_code (queue_id, label, code_hash, use_limit, "
+	    "expires_ms, created_ms) VALUES (?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	[STMT_BYPASS_LIST] = { 1, 1,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.queue_id = ? ORDER BY b.id" },
+	[STMT_BYPASS_GET_LOCKED] = { 1, 0,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.id = ? FOR UPDATE" },
+	[STMT_BYPASS_SET_DISABLED] = { 2, 0,
+	    "UPDATE bypass_code SET disabled = ? WHERE id = ?" },
+	[STMT_BYPASS_DELETE] = { 1, 0,
+	    "DELETE FROM bypass_code WHERE id = ?" },
+	/*
+	 * STMT_BYPASS_REDEEM: one use of a code of the queue, in one
+	 * statement, only while it is enabled, unexpired and below its
+	 * limit (the row lock orders redemptions: never past the limit).
+	 * Parameters: hash, queue.
+	 */
+	[STMT_BYPASS_REDEEM] = { 2, 0,
+	    "UPDATE bypass_code SET uses = uses + 1 WHERE code_hash = ? AND "
+	    "queue_id = ? AND disabled = 0 AND (use_limit IS NULL OR "
+	    "uses < use_limit) AND (expires_ms IS NULL OR expires_ms > "
+	    DBNOW_SQL ")" },
+	/* STMT_BYPASS_WHY: why a code did not redeem (for the audit). */
+	[STMT_BYPASS_WHY] = { 2, 1,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.code_hash = ? AND b.queue_id = ?" },
+	[STMT_BYPASS_FAIL_COUNT] = { 2, 1,
+	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
+	    " FROM bypass_failure WHERE client_addr = ? AND at_ms > "
+	    DBNOW_SQL " - ?" },
+	[STMT_BYPASS_FAIL_INSERT] = { 1, 0,
+	    "INSERT INTO bypass_failure (client_addr, at_ms) VALUES (?, "
+	    DBNOW_SQL ")" },
+	[STMT_BYPASS_FAIL_PURGE] = { 1, 0,
+	    "DELETE FROM bypass_failure WHERE at_ms <= " DBNOW_SQL " - ? "
+	    "LIMIT 1000" },
 };
 
 /* Session settings at every connect: strict, utf8mb4, UTC. */

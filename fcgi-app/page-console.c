@@ -763,6 +763,9 @@ console_queue(struct req *r)
 	    "<a href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/keys\">API keys</a> &middot; <a "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/bypass\">VIP bypass codes</a> &middot; <a "
 	    "href=\"/admin/audit?queue=");
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");
@@ -970,7 +973,8 @@ static const char *const audit_actions[] = {
 	"create", "update", "pause", "resume", "set_rate", "rotate_secret",
 	"delete", "key_create", "key_revoke", "user_add", "user_passwd",
 	"user_disable", "user_enable", "login", "login_failed",
-	"login_throttled", "logout"
+	"login_throttled", "logout", "bypass_create", "bypass_disable",
+	"bypass_enable", "bypass_delete", "bypass_refused"
 };
 
 /* A query field's value, or "" when absent or bad. */

@@ -38,7 +38,8 @@ commands:
          [--header-image URL] [--display-name TEXT] [--message TEXT]
          [--accent #rrggbb] [--json-status 200|202|429]
          [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
-         [--abandon on|off] [--abandon-grace S]
+         [--abandon on|off] [--abandon-grace S] [--pow on|off]
+         [--pow-bits N]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -71,6 +72,12 @@ commands:
                        make an API key for the queue; prints it once
   key list [SLUG]      API keys (id, queue, name, prefix, last use)
   key revoke ID        refuse the key from now on
+  bypass create SLUG --label LABEL [--uses N] [--expires TIME]
+                       a VIP bypass code; prints it (and its
+                       gateway link) once
+  bypass list SLUG     the queue's codes as JSON lines, never the
+                       code itself
+  bypass disable ID | bypass enable ID | bypass delete ID
   audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
                        the audit log, newest first, as JSON lines
 
