@@ -119,7 +119,8 @@ static int
 fields_mac(const uint8_t key[POW_KEY_LEN], const uint8_t *f,
     uint8_t mac[HMAC_LEN])
 {
-	uint8_t	 m[sizeof(mac_label) + 5 * 4 + FIELDS_LEN];
+	/* The label and five fields, each after its 4-byte length. */
+	uint8_t	 m[sizeof(mac_label) - 1 + 6 * 4 + FIELDS_LEN];
 	size_t	 len = 0;
 
 	lp(m, &len, mac_label, sizeof(mac_label) - 1);
