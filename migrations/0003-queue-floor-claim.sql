@@ -1,5 +1,5 @@
 -- Serving floor, claim window, and what the claim window needs to know
--- about the past (see fcgi-app/admission.h): the anchor and rate of the
+-- about the past (see fcgi-app/lib/admission.h): the anchor and rate of the
 -- last admitting segment before the latest state change, its admitted
 -- frontier, and the checkpoint the join moves once per claim window.
 -- CHECK constraints hold what the C code clamps, so that no other writer

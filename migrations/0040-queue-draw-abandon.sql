@@ -1,5 +1,5 @@
 -- Scheduled opening with a fair draw, and abandonment detection (see
--- fcgi-app/draw.h and fcgi-app/abandon.h).  opens_at_ms: the opening
+-- fcgi-app/lib/draw.h and fcgi-app/lib/abandon.h).  opens_at_ms: the opening
 -- (database clock, Unix ms), NULL for none; draw_open: 1 while the
 -- pre-queue collects; draw_count: P, the pre-queue's size, fixed when it
 -- closes (by the first join at or after the opening, or by the worker);

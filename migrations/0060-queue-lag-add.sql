@@ -1,6 +1,6 @@
 -- What the admission model needs so that every process and host computes
 -- the same serving number, and so that the claim window is measured from
--- the admission history (see fcgi-app/admission.h):
+-- the admission history (see fcgi-app/lib/admission.h):
 --   state_ms                 when the admission state was last written;
 --   tick, l_tick, l_tick1, l_tick2
 --                            the lagging cap: the tick of the last join and

@@ -11,7 +11,7 @@ published hash.  Standard library only.
   tools/verify-draw.py --seed HEX --pre-queue P [--hash HEX]
                        [--number N] [--order] [--json]
 
-The permutation (as fcgi-app/draw.h documents it): numbers 1..P are
+The permutation (as fcgi-app/lib/draw.h documents it): numbers 1..P are
 indices x = 0..P-1; pi is a Feistel network of 6 rounds over 2h bits,
 2^(2h) the smallest even power of two >= P (h >= 1), with cycle
 walking; round i maps (L, R) to (R, L xor F) where F is the first 8

@@ -13,7 +13,7 @@
 #include "abandon.h"
 #include "cfg.h"
 #include "db.h"
-#include "db-worker.h"
+#include "db-stats.h"
 #include "instance.h"
 #include "draw.h"
 #include "log.h"
@@ -100,13 +100,13 @@ job_autorate_retention(struct worker_ctx *w)
 
 	before = w->now_ms - w->cfg->stats_retention_s * 1000;
 
-	er = db_ar_log_prune(w->db, before, &n);
+	er = db_prune(w->db, DB_PRUNE_AR_LOG, before, &n);
 	if (er == APP_OK && n > 0)
 		log_info("autorate: deleted %lld log entries older than %lld s",
 		    (long long)n, (long long)w->cfg->stats_retention_s);
 	if (er != APP_OK)
 		return er;
-	er = db_served_prune(w->db, before, &n);
+	er = db_prune(w->db, DB_PRUNE_SERVED, before, &n);
 	if (er == APP_OK && n > 0)
 		log_info("fairness: deleted %lld served records older "
 		    "than %lld s", (long long)n,

@@ -70,7 +70,7 @@ test('invented numbers on one queue: 503 busy past its pace; another ' +
 			if (r.status === 503) {
 				busy++;
 				assert.equal(r.json?.error, 'busy', r.body);
-				// http_busy draws 1 or 2 s (jitter).
+				// A busy answer draws 1 or 2 s (jitter).
 				assert.ok(['1', '2'].includes(
 				    r.headers['retry-after']), r.headers['retry-after']);
 			} else {

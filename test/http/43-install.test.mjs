@@ -133,7 +133,7 @@ test('the manual pages format without warnings', () => {
 		assert.match(r.out, /NAME/);
 	}
 	// aqueue.conf(5) names every key the program reads.
-	const cfg = readFileSync(`${env.root}/fcgi-app/cfg.c`, 'utf8');
+	const cfg = readFileSync(`${env.root}/fcgi-app/lib/cfg.c`, 'utf8');
 	const keys = [...cfg.matchAll(/^\t\{ "([a-z-]+)", [SIO]\(/gm)]
 	    .map((m) => m[1]);
 	assert.ok(keys.length > 20);

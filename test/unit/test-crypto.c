@@ -1,5 +1,5 @@
 /*
- * test-crypto.c - unit tests for fcgi-app/crypto.c: base64url (RFC 4648
+ * test-crypto.c - unit tests for fcgi-app/lib/crypto.c: base64url (RFC 4648
  * vectors in the URL alphabet and strict refusal of everything else),
  * HMAC-SHA256 (RFC 4231), AES-256-GCM seal/unseal, ct_equal, wipe and
  * the master key file.

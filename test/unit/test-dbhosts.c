@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
+#include "cfg.h"
 #include "tap.h"
 
 /* Parse list; the entries joined as "h:p;h:p", or "ERR" on -1. */
@@ -20,7 +20,7 @@ entries(const char *list, char *out, size_t sz)
 	int		 n;
 
 	out[0] = '\0';
-	while ((n = db_hosts_entry(&p, 3306, host, sizeof(host), &port)) ==
+	while ((n = cfg_hosts_entry(&p, 3306, host, sizeof(host), &port)) ==
 	    1) {
 		snprintf(one, sizeof(one), "%s%s:%u", out[0] ? ";" : "",
 		    host, port);

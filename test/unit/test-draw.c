@@ -1,5 +1,5 @@
 /*
- * test-draw.c - unit tests for fcgi-app/draw.c and the scheduled opening
+ * test-draw.c - unit tests for fcgi-app/lib/draw.c and the scheduled opening
  * in admission.c: the permutation is a bijection for pre-queues of 1,
  * 2, 1,000 and 1,000,000; a fixed vector (the same that
  * tools/verify-draw.py prints); uniformity by chi-square over many
@@ -17,6 +17,7 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "draw.h"
+#include "isotime.h"
 #include "tap.h"
 
 /*
@@ -204,30 +205,30 @@ static void
 test_times(void)
 {
 	int64_t	 ms = 0;
-	char	 buf[DRAW_TIME_LEN + 1];
+	char	 buf[ISO_TIME_LEN + 1];
 
-	is_int(draw_parse_time("2026-12-01T09:00:00Z", &ms), 0, "ISO Z");
+	is_int(iso_time_parse("2026-12-01T09:00:00Z", &ms), 0, "ISO Z");
 	is_int(ms, 1796115600000LL, "ISO Z value");
 	ms = 0;
-	is_int(draw_parse_time("2026-12-01T10:00+01:00", &ms), 0,
+	is_int(iso_time_parse("2026-12-01T10:00+01:00", &ms), 0,
 	    "ISO +01:00 without seconds");
 	is_int(ms, 1796115600000LL, "ISO +01:00 value");
-	is_int(draw_parse_time("2026-12-01T08:59:59.5-00:00", &ms), 0,
+	is_int(iso_time_parse("2026-12-01T08:59:59.5-00:00", &ms), 0,
 	    "ISO with a fraction");
 	is_int(ms, 1796115599500LL, "ISO fraction value");
-	is_int(draw_parse_time("1796115600000", &ms), 0, "Unix ms");
+	is_int(iso_time_parse("1796115600000", &ms), 0, "Unix ms");
 	is_int(ms, 1796115600000LL, "Unix ms value");
-	is_int(draw_parse_time("2026-12-01T09:00:00", &ms), -1,
+	is_int(iso_time_parse("2026-12-01T09:00:00", &ms), -1,
 	    "no zone: refused");
-	is_int(draw_parse_time("2026-02-29T09:00:00Z", &ms), -1,
+	is_int(iso_time_parse("2026-02-29T09:00:00Z", &ms), -1,
 	    "29 February 2026: refused");
-	is_int(draw_parse_time("2028-02-29T09:00:00Z", &ms), 0,
+	is_int(iso_time_parse("2028-02-29T09:00:00Z", &ms), 0,
 	    "29 February 2028: taken");
-	is_int(draw_parse_time("2026-12-01 09:00:00Z", &ms), -1,
+	is_int(iso_time_parse("2026-12-01 09:00:00Z", &ms), -1,
 	    "space for T: refused");
-	is_int(draw_parse_time("", &ms), -1, "empty: refused");
-	is_int(draw_parse_time("-5", &ms), -1, "negative: refused");
-	draw_format_time(1796115599500LL, buf, sizeof(buf));
+	is_int(iso_time_parse("", &ms), -1, "empty: refused");
+	is_int(iso_time_parse("-5", &ms), -1, "negative: refused");
+	iso_time_format(1796115599500LL, buf, sizeof(buf));
 	is_str(buf, "2026-12-01T08:59:59.500Z", "formatted");
 }
 

@@ -1,5 +1,5 @@
 /*
- * test-jsonbody.c - unit tests for fcgi-app/jsonbody.c: every body of
+ * test-jsonbody.c - unit tests for fcgi-app/lib/jsonbody.c: every body of
  * CASES C17 is refused, the depth boundary (as json-c counts it, see
  * jsonbody.c) is exact, json_get_int/json_get_str type their fields, and
  * every string is Unicode: bytes that are not UTF-8 (utf8_chars()) and

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "db-console.h"
 #include "gate.h"
 #include "login-guard.h"
 #include "tap.h"

@@ -161,7 +161,7 @@ test_fields(void)
 	is_int(qops_field_find("ratePerMinute"), QOPS_F_RATE,
 	    "field by API key");
 	is_int(qops_field_find("slug"), -1, "slug is not a field");
-	is_str(qops_field_key(QOPS_F_TARGET), "targetUrl", "API key");
+	is_str(qops_field(QOPS_F_TARGET)->key, "targetUrl", "API key");
 	is_int(qops_spec_set(&s, QOPS_F_RATE, "600", &err), APP_OK,
 	    "rate 600 parsed");
 	is_int(s.rate, 600, "rate value");

@@ -1,13 +1,15 @@
 /*
  * test-req.c - request parsing: CONTENT_LENGTH judgement (CASES C22),
  * declared query fields with repeated, bracketed, NUL and over-long
- * values (CASES C07), the JSON content type, and the route path and
- * URL prefix derived from the parameters each web server really sends
- * (captured from nginx 1.22, Apache 2.4 mod_proxy_fcgi and mod_fcgid
- * 2.3.9, lighttpd 1.4.69).
+ * values (CASES C07), the percent-decoder in its lenient (query) and
+ * strict (form) modes, form fields, the JSON content type, the route
+ * path and URL prefix derived from the parameters each web server really
+ * sends (captured from nginx 1.22, Apache 2.4 mod_proxy_fcgi and
+ * mod_fcgid 2.3.9, lighttpd 1.4.69), and the table of error answers.
  */
-#include "../../fcgi-app/req.c"
+#include "../../fcgi-app/pool/req.c"
 
+#include "queue-ops.h"
 #include "tap.h"
 
 static void
@@ -16,36 +18,36 @@ test_content_length(void)
 	int64_t	 len;
 	int	 absent;
 
-	is_int(req_content_length(NULL, 65536, &len, &absent), BODY_OK,
+	is_int(req_content_length(NULL, 65536, &len, &absent), ERR_OK,
 	    "absent CONTENT_LENGTH is ok");
 	ok(absent == 1 && len == 0, "absent means length 0, absent flag");
-	is_int(req_content_length("", 65536, &len, &absent), BODY_OK,
+	is_int(req_content_length("", 65536, &len, &absent), ERR_OK,
 	    "empty CONTENT_LENGTH counts as absent");
 	ok(absent == 1, "empty sets absent");
-	is_int(req_content_length("37", 65536, &len, &absent), BODY_OK,
+	is_int(req_content_length("37", 65536, &len, &absent), ERR_OK,
 	    "37 accepted");
 	is_int(len, 37, "37 read as 37");
-	is_int(req_content_length("0", 65536, &len, &absent), BODY_OK,
+	is_int(req_content_length("0", 65536, &len, &absent), ERR_OK,
 	    "0 accepted");
 	is_int(req_content_length("-1", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "-1 -> invalid_content_length");
+	    ERR_BAD_LENGTH, "-1 -> invalid_content_length");
 	is_int(req_content_length("12abc", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "12abc -> invalid_content_length");
+	    ERR_BAD_LENGTH, "12abc -> invalid_content_length");
 	is_int(req_content_length("+5", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "+5 -> invalid_content_length");
+	    ERR_BAD_LENGTH, "+5 -> invalid_content_length");
 	is_int(req_content_length(" 5", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "' 5' -> invalid_content_length");
+	    ERR_BAD_LENGTH, "' 5' -> invalid_content_length");
 	is_int(req_content_length("99999999999999999999", 65536, &len,
-	    &absent), BODY_BAD_LENGTH, "20 nines -> invalid_content_length");
+	    &absent), ERR_BAD_LENGTH, "20 nines -> invalid_content_length");
 	is_int(req_content_length("0x10", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "0x10 -> invalid_content_length");
+	    ERR_BAD_LENGTH, "0x10 -> invalid_content_length");
 	is_int(req_content_length("010", 65536, &len, &absent),
-	    BODY_BAD_LENGTH, "leading zero -> invalid_content_length");
+	    ERR_BAD_LENGTH, "leading zero -> invalid_content_length");
 	is_int(req_content_length("10485760", 65536, &len, &absent),
-	    BODY_TOO_LARGE, "10 MiB -> body_too_large");
+	    ERR_TOO_LARGE, "10 MiB -> body_too_large");
 	is_int(req_content_length("65537", 65536, &len, &absent),
-	    BODY_TOO_LARGE, "max + 1 -> body_too_large");
-	is_int(req_content_length("65536", 65536, &len, &absent), BODY_OK,
+	    ERR_TOO_LARGE, "max + 1 -> body_too_large");
+	is_int(req_content_length("65536", 65536, &len, &absent), ERR_OK,
 	    "exactly max accepted");
 }
 
@@ -136,6 +138,158 @@ test_query(void)
 	is_int(f[FIELD_NUMBER].state, FIELD_OK, "bare name is present");
 	is_str(f[FIELD_NUMBER].val, "", "bare name has empty value");
 	clear(f);
+}
+
+/* Decode s in mode strict: the result, or "(refused)". */
+static void
+decode(const char *s, int strict, const char *want, size_t want_len,
+    const char *what)
+{
+	char	*d;
+	size_t	 len = 99;
+
+	d = req_pct_decode(s, strlen(s), strict, &len);
+	if (want == NULL) {
+		ok(d == NULL, "%s: refused", what);
+		is_int(len, 0, "%s: no length", what);
+	} else {
+		ok(d != NULL && memcmp(d, want, want_len + 1) == 0,
+		    "%s: decoded", what);
+		is_int(len, want_len, "%s: length", what);
+	}
+	free(d);
+}
+
+static void
+test_pct_decode(void)
+{
+	int	 strict;
+
+	for (strict = 0; strict <= 1; strict++) {
+		decode("a+b%20c", strict, "a b c", 5, strict ?
+		    "strict: + and %%20" : "lenient: + and %%20");
+		decode("%41%62%7e", strict, "Ab~", 3, strict ?
+		    "strict: hex either case" : "lenient: hex either case");
+		decode("", strict, "", 0, strict ? "strict: empty" :
+		    "lenient: empty");
+		decode("%25zz", strict, "%zz", 3, strict ?
+		    "strict: decoded once" : "lenient: decoded once");
+	}
+	decode("%zz", 0, "%zz", 3, "lenient: bad escape kept");
+	decode("%zz", 1, NULL, 0, "strict: bad escape refused");
+	decode("ab%4", 0, "ab%4", 4, "lenient: cut escape kept");
+	decode("ab%4", 1, NULL, 0, "strict: cut escape refused");
+	decode("ab%", 0, "ab%", 3, "lenient: lone % kept");
+	decode("ab%", 1, NULL, 0, "strict: lone % refused");
+	decode("a%00b", 0, "a\0b", 3, "lenient: %%00 is a NUL byte");
+	decode("a%00b", 1, NULL, 0, "strict: %%00 refused");
+	decode("%c3%a9", 1, "\xc3\xa9", 2, "strict: UTF-8 bytes");
+}
+
+/* A request whose form body is body. */
+static void
+form_req(struct req *r, const char *body)
+{
+	memset(r, 0, sizeof(*r));
+	r->body = (char *)body;
+	r->bodylen = body != NULL ? strlen(body) : 0;
+}
+
+static void
+test_form(void)
+{
+	struct req	 r;
+	char		*v;
+
+	form_req(&r, "user=al+ice&password=p%26w&csrf=t");
+	v = req_form(&r, "user");
+	is_str(v, "al ice", "form field decoded");
+	free(v);
+	v = req_form(&r, "password");
+	is_str(v, "p&w", "an escaped & stays in its value");
+	free(v);
+	v = req_form(&r, "pass");
+	is_str(v, NULL, "a prefix of a name is not the name");
+	free(v);
+	form_req(&r, "a=1&a=2");
+	v = req_form(&r, "a");
+	is_str(v, NULL, "a field given twice is refused");
+	free(v);
+	form_req(&r, "a=%zz&b=2");
+	v = req_form(&r, "a");
+	is_str(v, NULL, "a bad escape is refused");
+	free(v);
+	v = req_form(&r, "b");
+	is_str(v, "2", "the other field still reads");
+	free(v);
+	form_req(&r, "a&b=");
+	v = req_form(&r, "a");
+	is_str(v, NULL, "a name without = has no value");
+	free(v);
+	v = req_form(&r, "b");
+	is_str(v, "", "b= is empty");
+	free(v);
+	form_req(&r, NULL);
+	v = req_form(&r, "a");
+	is_str(v, NULL, "no body, no field");
+	free(v);
+	ok(req_form_utf8(&r), "no body is UTF-8");
+	form_req(&r, "name=caf%C3%A9&x=%E2%82%AC");
+	ok(req_form_utf8(&r), "UTF-8 values pass");
+	form_req(&r, "name=caf%E9");
+	ok(!req_form_utf8(&r), "a Latin-1 byte is refused");
+	form_req(&r, "n%FF=1");
+	ok(!req_form_utf8(&r), "a name that is not UTF-8 is refused");
+	form_req(&r, "a=%zz&b=%C3%A9");
+	ok(req_form_utf8(&r), "a pair that does not decode is not judged");
+}
+
+static void
+test_err_table(void)
+{
+	int		 i, j, st;
+	enum http_err	 e;
+
+	for (i = ERR_OK + 1; i < ERR__MAX; i++) {
+		st = http_err_status((enum http_err)i);
+		ok(st >= 400 && st <= 599, "error %d (%s): status %d", i,
+		    http_err_code((enum http_err)i), st);
+		ok(http_err_code((enum http_err)i) != NULL &&
+		    http_err_code((enum http_err)i)[0] != '\0',
+		    "error %d has a code", i);
+		ok(http_err_message((enum http_err)i) != NULL &&
+		    http_err_message((enum http_err)i)[0] != '\0',
+		    "error %d (%s) has a message", i,
+		    http_err_code((enum http_err)i));
+		for (j = ERR_OK + 1; j < i; j++)
+			if (strcmp(http_err_code((enum http_err)i),
+			    http_err_code((enum http_err)j)) == 0)
+				break;
+		ok(j == i, "code %s is unique",
+		    http_err_code((enum http_err)i));
+		is_int(http_err_by_code(http_err_code((enum http_err)i)), i,
+		    "code %s names its row", http_err_code((enum http_err)i));
+	}
+	is_int(http_err_status(ERR_OK), 500, "ERR_OK answers as internal");
+	is_int(http_err_status(ERR__MAX), 500, "out of range: internal");
+	is_int(http_err_by_code("no_such_code"), ERR_INTERNAL,
+	    "an unknown code is internal");
+	is_int(http_err_by_code(NULL), ERR_INTERNAL, "no code is internal");
+	is_int(http_err_of(APP_DB_DOWN), ERR_DB_DOWN, "APP_DB_DOWN: 503");
+	is_int(http_err_of(APP_BUSY), ERR_BUSY, "APP_BUSY: 503 busy");
+	is_int(http_err_of(APP_DB), ERR_INTERNAL, "APP_DB: 500");
+	is_int(http_err_of(APP_ENOMEM), ERR_INTERNAL, "APP_ENOMEM: 500");
+	/* The queue operations' reasons are answered by their code. */
+	for (i = QOPS_R_OK + 1; i < QOPS_R__MAX; i++) {
+		e = http_err_by_code(qops_reason_code((enum qops_reason)i));
+		is_str(http_err_code(e), qops_reason_code((enum qops_reason)i),
+		    "reason %s has a row",
+		    qops_reason_code((enum qops_reason)i));
+		is_int(http_err_status(e),
+		    qops_reason_status((enum qops_reason)i),
+		    "reason %s: the same status",
+		    qops_reason_code((enum qops_reason)i));
+	}
 }
 
 static void
@@ -264,6 +418,9 @@ main(void)
 	test_content_length();
 	test_route_path();
 	test_query();
+	test_pct_decode();
+	test_form();
+	test_err_table();
 	test_json_type();
 	return done_testing();
 }

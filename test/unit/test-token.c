@@ -1,5 +1,5 @@
 /*
- * test-token.c - unit tests for fcgi-app/token.c: libjwt-signed tokens
+ * test-token.c - unit tests for fcgi-app/lib/token.c: libjwt-signed tokens
  * verify, and every input of CASES C03, C05 and C07 (verify part) gets
  * its exact reason; the ticket matches an independent HMAC.
  */

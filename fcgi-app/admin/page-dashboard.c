@@ -1,0 +1,315 @@
+/*
+ * page-dashboard.c - a queue's live dashboard in the console: the page
+ * with its figures and charts, and the JSON it polls (figures from
+ * queue_stats and instance only); the live list of all queues.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "autorate.h"
+#include "cfg.h"
+#include "console.h"
+#include "db-stats.h"
+#include "db-worker.h"
+#include "extern.h"
+#include "instance.h"
+#include "page-console.h"
+#include "queue-ops.h"
+
+#define SERIES_MS	(30 * 60 * 1000)	/* the chart's history */
+
+/* Seconds a newcomer waits at rate with waiting ahead; -1 paused. */
+static int64_t
+est_wait_s(int64_t waiting, int64_t rate, int active)
+{
+	if (!active || rate <= 0)
+		return -1;
+	return (waiting * 60 + rate - 1) / rate;
+}
+
+/*
+ * The live figures of queue q as JSON: the newest sample, the series
+ * (time in seconds, waiting, inflow) of the last SERIES_MS, the live
+ * instances.  Returns a new object (the caller puts it), or NULL with
+ * the error in *er.
+ */
+static struct json_object *
+live_json(struct req *r, const struct queue *q, enum app_err *er)
+{
+	struct json_object	*o, *s, *t, *w, *in;
+	struct stats_row	*rows = NULL, *last;
+	struct instance_row	*inst = NULL;
+	struct ar_settings	 ar;
+	size_t			 n = 0, ni = 0, i;
+	int64_t			 now = qops_now(r->db);
+	int			 has_ar = 0;
+
+	if ((*er = db_stats_series(r->db, q->id, now - SERIES_MS, &rows,
+	    &n)) != APP_OK)
+		return NULL;
+	/* The cap: auto-rate's maximum while it steers (or dry-runs). */
+	if ((*er = db_ar_get(r->db, q->id, &ar, &has_ar)) != APP_OK) {
+		free(rows);
+		return NULL;
+	}
+	if ((*er = db_instance_list(r->db, r->cfg->instance_stale_ms, &inst,
+	    &ni)) != APP_OK) {
+		free(rows);
+		return NULL;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "slug", json_object_new_string(q->slug));
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	last = n > 0 ? &rows[n - 1] : NULL;
+	json_object_object_add(o, "sampledMs", last != NULL ?
+	    json_object_new_int64(last->sampled_ms) : NULL);
+	json_object_object_add(o, "active", json_object_new_boolean(
+	    last != NULL ? last->active != 0 : adm_settled_active(&q->adm)));
+	json_object_object_add(o, "ratePerMinute", json_object_new_int64(
+	    last != NULL ? last->rate_per_minute : adm_settled_rate(&q->adm)));
+	json_object_object_add(o, "rateCap", has_ar && ar.enabled ?
+	    json_object_new_int64(ar.rate_max) : NULL);
+	json_object_object_add(o, "waiting", last != NULL ?
+	    json_object_new_int64(last->waiting) : NULL);
+	json_object_object_add(o, "serving", last != NULL ?
+	    json_object_new_int64(last->serving) : NULL);
+	json_object_object_add(o, "issued", last != NULL ?
+	    json_object_new_int64(last->issued) : NULL);
+	json_object_object_add(o, "inflowPerMinute", last != NULL ?
+	    json_object_new_double(round_tenths(last->inflow_per_min)) :
+	    NULL);
+	if (last != NULL && est_wait_s(last->waiting,
+	    last->rate_per_minute, (int)last->active) >= 0)
+		json_object_object_add(o, "estimatedWaitSeconds",
+		    json_object_new_int64(est_wait_s(last->waiting,
+		    last->rate_per_minute, (int)last->active)));
+	else
+		json_object_object_add(o, "estimatedWaitSeconds", NULL);
+	s = json_object_new_object();
+	t = json_object_new_array();
+	w = json_object_new_array();
+	in = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		json_object_array_add(t, json_object_new_double(
+		    (double)rows[i].sampled_ms / 1000.0));
+		json_object_array_add(w, json_object_new_int64(
+		    rows[i].waiting));
+		json_object_array_add(in, json_object_new_double(
+		    round_tenths(rows[i].inflow_per_min)));
+	}
+	json_object_object_add(s, "t", t);
+	json_object_object_add(s, "waiting", w);
+	json_object_object_add(s, "inflow", in);
+	json_object_object_add(o, "series", s);
+	json_object_object_add(o, "instances", instance_rows_json(inst, ni));
+	free(rows);
+	free(inst);
+	return o;
+}
+
+void
+console_queue_live(struct req *r)
+{
+	struct json_object	*o;
+	struct queue		*q;
+	enum app_err		 er;
+
+	if ((q = console_route_queue(r)) == NULL)
+		return;
+	if ((o = live_json(r, q, &er)) == NULL)
+		http_app_err(r, http_err_of(er));
+	else {
+		http_json(r, 200, o);
+		json_object_put(o);
+	}
+	qops_queue_free(q);
+}
+
+/* One figure of the dashboard: <div><dt>label</dt><dd id=...>. */
+static void
+figure(struct buf *b, const char *id, const char *label,
+    struct json_object *v, const char *unit)
+{
+	html_raw(b, "<div><dt>");
+	html_text(b, label);
+	html_raw(b, "</dt><dd id=\"");
+	html_attr(b, id);
+	html_raw(b, "\">");
+	html_text(b, v != NULL ? json_object_to_json_string(v) : "-");
+	html_raw(b, "</dd>");
+	if (unit != NULL) {
+		html_raw(b, "<dd class=\"unit\">");
+		html_text(b, unit);
+		html_raw(b, "</dd>");
+	}
+	html_raw(b, "</div>");
+}
+
+void
+console_queue(struct req *r)
+{
+	struct buf		 b = { NULL, 0, 0 }, head = { NULL, 0, 0 };
+	struct json_object	*o, *v;
+	struct queue		*q;
+	enum app_err		 er;
+	char			 num[64];
+
+	if ((q = console_route_queue(r)) == NULL)
+		return;
+	if ((o = live_json(r, q, &er)) == NULL) {
+		qops_queue_free(q);
+		http_app_err(r, ERR_DB_DOWN);
+		return;
+	}
+	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/uPlot.min.css\"><script defer src=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/uPlot.iife.min.js\"></script><script defer src=\"");
+	html_attr(&head, r->cfg->static_url);
+	html_raw(&head, "/console.js\"></script>");
+
+	html_raw(&b, "<section id=\"dashboard\" data-live=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/live\" aria-labelledby=\"dash-h\"><h2 id=\"dash-h\">");
+	html_text(&b, q->name);
+	html_raw(&b, " <small>(");
+	html_text(&b, q->slug);
+	html_raw(&b, ")</small></h2><p id=\"state\" role=\"status\">");
+	html_text(&b, adm_settled_active(&q->adm) ? "Running" : "Paused");
+	html_raw(&b, "</p><dl class=\"figures\">");
+	json_object_object_get_ex(o, "waiting", &v);
+	figure(&b, "waiting", "Waiting", v, "people");
+	json_object_object_get_ex(o, "inflowPerMinute", &v);
+	figure(&b, "inflow", "Inflow", v, "per minute");
+	json_object_object_get_ex(o, "ratePerMinute", &v);
+	figure(&b, "rate", "Admission rate", v, "per minute");
+	json_object_object_get_ex(o, "rateCap", &v);
+	figure(&b, "rate-cap", "Rate cap", v, NULL);
+	json_object_object_get_ex(o, "estimatedWaitSeconds", &v);
+	figure(&b, "wait", "Estimated wait for a newcomer", v, "seconds");
+	json_object_object_get_ex(o, "serving", &v);
+	figure(&b, "serving", "Serving", v, NULL);
+	json_object_object_get_ex(o, "issued", &v);
+	figure(&b, "issued", "Issued", v, NULL);
+	html_raw(&b, "</dl><figure><div id=\"chart\" role=\"img\" "
+	    "aria-label=\"Waiting and inflow per minute over the last 30 "
+	    "minutes\"></div><figcaption>Waiting (people) and inflow (new "
+	    "visitors per minute), last 30 minutes; updated every 3 s."
+	    "</figcaption></figure>");
+	/* Actions. */
+	html_raw(&b, "<h2>Actions</h2><div class=\"actions\">"
+	    "<form method=\"post\" action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/rate\">");
+	console_csrf_field(r, &b);
+	snprintf(num, sizeof(num), "%lld",
+	    (long long)adm_settled_rate(&q->adm));
+	html_raw(&b, "<label for=\"new-rate\">New admission rate (per "
+	    "minute)</label> <input id=\"new-rate\" name=\"rate\" "
+	    "type=\"number\" min=\"1\" max=\"1000000\" step=\"1\" required "
+	    "value=\"");
+	html_attr(&b, num);
+	html_raw(&b, "\"> <button type=\"submit\">Set rate</button></form>"
+	    "<form method=\"post\" action=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, adm_settled_active(&q->adm) ? "/pause\">" : "/resume\">");
+	console_csrf_field(r, &b);
+	html_raw(&b, adm_settled_active(&q->adm) ?
+	    "<button type=\"submit\">Pause</button>" :
+	    "<button type=\"submit\">Resume</button>");
+	html_raw(&b, "</form><p><a href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/edit\">Edit settings and secret</a> &middot; "
+	    "<a href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/keys\">API keys</a> &middot; <a "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/bypass\">VIP bypass codes</a> &middot; <a "
+	    "href=\"/admin/audit?queue=");
+	html_query_value(&b, q->slug);
+	html_raw(&b, "\">Audit log</a></p></div>");
+	/* Instances. */
+	html_raw(&b, "<h2 id=\"inst-h\">Running instances</h2><div "
+	    "class=\"scroll\" " SCROLL("Running instances")
+	    "><table id=\"instances\" "
+	    "aria-labelledby=\"inst-h\"><thead><tr><th scope=\"col\">Kind"
+	    "</th><th scope=\"col\">Host</th><th scope=\"col\" "
+	    "class=\"num\">PID</th><th scope=\"col\" class=\"num\">Workers"
+	    "</th><th scope=\"col\" class=\"num\">Busy</th><th scope=\"col\" "
+	    "class=\"num\">CPU %</th><th scope=\"col\" class=\"num\">RSS KiB"
+	    "</th><th scope=\"col\">Requests / s</th></tr></thead><tbody>");
+	json_object_object_get_ex(o, "instances", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *io = json_object_array_get_idx(v, i), *f;
+		static const char *const cols[] = { "kind", "host", "pid",
+		    "workers", "busy", "cpuPct", "rssKb",
+		    "requestsPerSecond" };
+		html_raw(&b, "<tr>");
+		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			json_object_object_get_ex(io, cols[k], &f);
+			html_raw(&b, k >= 2 && k <= 6 ? "<td class=\"num\">" :
+			    "<td>");
+			html_text(&b, json_object_get_type(f) ==
+			    json_type_string ? json_object_get_string(f) :
+			    json_object_to_json_string(f));
+			html_raw(&b, "</td>");
+		}
+		html_raw(&b, "</tr>");
+	}
+	html_raw(&b, "</tbody></table></div></section>");
+	console_page(r, 200, "Dashboard", head.p, &b);
+	buf_free(&b);
+	buf_free(&head);
+	json_object_put(o);
+	qops_queue_free(q);
+}
+
+void
+console_live_list(struct req *r)
+{
+	struct json_object	*o, *a, *x;
+	struct queue		**qs = NULL;
+	struct qops_err		 err;
+	size_t			 n = 0, i;
+	int64_t			 now, serving, waiting;
+	enum app_err		 er;
+
+	if ((er = qops_list(r->db, &qs, &n, &err)) != APP_OK) {
+		http_app_err(r, http_err_of(er));
+		return;
+	}
+	now = qops_now(r->db);
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		serving = adm_serving(&qs[i]->adm, now);
+		waiting = adm_waiting(&qs[i]->adm, now);
+		x = json_object_new_object();
+		json_object_object_add(x, "slug",
+		    json_object_new_string(qs[i]->slug));
+		json_object_object_add(x, "active",
+		    json_object_new_boolean(adm_settled_active(&qs[i]->adm)));
+		json_object_object_add(x, "ratePerMinute",
+		    json_object_new_int64(adm_settled_rate(&qs[i]->adm)));
+		json_object_object_add(x, "waiting",
+		    json_object_new_int64(waiting));
+		json_object_object_add(x, "serving",
+		    json_object_new_int64(serving));
+		json_object_object_add(x, "issued",
+		    json_object_new_int64(qs[i]->adm.last_number));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "queues", a);
+	http_json(r, 200, o);
+	json_object_put(o);
+	qops_list_free(qs, n);
+}

@@ -1,0 +1,44 @@
+/*
+ * ctl.h - the operator CLI's command groups that live in files of
+ * their own (aqueuectl-*.c), called from aqueuectl.c's main().
+ */
+#ifndef CTL_H
+#define CTL_H
+
+struct cfg;
+struct db;
+struct principal;
+
+/*
+ * What a command group returns for a bad command line: main() then
+ * prints the usage on stderr and exits 2.
+ */
+#define CTL_USAGE	(-1)
+
+/*
+ * "autorate show|set|test|enable|disable|log SLUG ...": argv[0] is
+ * "autorate"; changes are made as who (the CLI's principal).  Returns
+ * the exit status (0 done; 1 failed, or the test did not pass; 2 bad
+ * value; 4 no such queue) or CTL_USAGE.
+ */
+int	 ctl_autorate(struct db *, const struct cfg *, int argc,
+	    char *argv[], const struct principal *who);
+
+/*
+ * "report SLUG [--json|--csv] [--since MS] [--until MS]": the fairness
+ * report.
+ * Returns the exit status (0 done, 1 failed, 4 no such queue) or
+ * CTL_USAGE.
+ */
+int	 ctl_report(struct db *, int argc, char *argv[]);
+
+/*
+ * "bypass create SLUG --label L [--uses N] [--expires TIME] | list SLUG
+ * | disable ID | enable ID | delete ID": VIP bypass codes, changes made
+ * as who.  Returns the exit status (0 done, 1 failed, 2 bad usage or
+ * value, 4 no such queue or code).
+ */
+int	 ctl_bypass(struct db *, int argc, char *argv[],
+	    const struct principal *who);
+
+#endif /* CTL_H */

@@ -1,0 +1,483 @@
+/*
+ * instance.c - a process's report of itself into table instance, and the
+ * pool's request counters in shared memory.
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "db-stats.h"
+#include "instance.h"
+#include "log.h"
+#include "stats.h"
+
+static const char *const ep_names[INST_EP__MAX] = {
+	"room", "join", "status", "token", "enter", "verify", "info",
+	"healthz", "admin", "api", "metrics", "other"
+};
+
+static const int st_codes[INST_ST__MAX] = {
+	200, 201, 204, 302, 303, 304, 400, 401, 403, 404, 405, 409, 411,
+	413, 415, 422, 429, 500, 502, 503, 0
+};
+
+/* Upper bounds in microseconds; the last bucket takes the rest. */
+static const int64_t bucket_us[INST_BUCKETS - 1] = {
+	1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000
+};
+static const char *const bucket_le[INST_BUCKETS] = {
+	"0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
+	"0.5", "1.0", "2.5", "+Inf"
+};
+
+/* The shared counters; buckets here are not cumulative. */
+struct inst_shm {
+	atomic_ullong	 requests[INST_EP__MAX][INST_ST__MAX];
+	atomic_ullong	 bucket[INST_EP__MAX][INST_BUCKETS];
+	atomic_ullong	 sum_us[INST_EP__MAX];
+	atomic_llong	 busy;
+	struct {
+		atomic_llong	 queue_id;	/* 0: free */
+		atomic_ullong	 n;
+		atomic_ullong	 voided;	/* late joins voided */
+	}		 tokens[INST_TOKEN_SLOTS];
+	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
+};
+
+static struct inst_shm	*shm;
+
+const char *
+instance_ep_name(enum inst_ep e)
+{
+	return e < INST_EP__MAX ? ep_names[e] : "other";
+}
+
+enum inst_ep
+instance_ep_of(const char *pattern)
+{
+	const char	*s, *last;
+	size_t		 i, n;
+
+	if (strcmp(pattern, "/queue/:slug") == 0)
+		return INST_EP_ROOM;
+	if (strncmp(pattern, "/queue/", 7) == 0) {
+		last = strrchr(pattern, '/') + 1;
+		n = strlen(last);
+	} else {
+		last = pattern + (pattern[0] == '/');
+		s = strchr(last, '/');
+		n = s != NULL ? (size_t)(s - last) : strlen(last);
+	}
+	for (i = 0; i < INST_EP_OTHER; i++)
+		if (strlen(ep_names[i]) == n &&
+		    strncmp(ep_names[i], last, n) == 0 && i != INST_EP_ROOM)
+			return (enum inst_ep)i;
+	return INST_EP_OTHER;
+}
+
+int
+instance_status_code(size_t i)
+{
+	return i < INST_ST__MAX ? st_codes[i] : 0;
+}
+
+const char *
+instance_bucket_le(size_t i)
+{
+	return i < INST_BUCKETS ? bucket_le[i] : "+Inf";
+}
+
+int
+instance_shm_init(void)
+{
+	void	*p;
+
+	if (shm != NULL)
+		return 0;
+	p = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		log_warn("mmap");
+		return -1;
+	}
+	/* An anonymous mapping is zero-filled: every counter starts at 0. */
+	shm = p;
+	return 0;
+}
+
+void
+instance_request_begin(void)
+{
+	if (shm != NULL)
+		atomic_fetch_add(&shm->busy, 1);
+}
+
+void
+instance_request_end(enum inst_ep e, int status, int64_t elapsed_us)
+{
+	size_t	 i, st = INST_ST_OTHER;
+
+	if (shm == NULL)
+		return;
+	if (e >= INST_EP__MAX)
+		e = INST_EP_OTHER;
+	if (elapsed_us < 0)
+		elapsed_us = 0;
+	for (i = 0; i < INST_ST_OTHER; i++)
+		if (st_codes[i] == status) {
+			st = i;
+			break;
+		}
+	for (i = 0; i < INST_BUCKETS - 1; i++)
+		if (elapsed_us <= bucket_us[i])
+			break;
+	atomic_fetch_add(&shm->requests[e][st], 1);
+	atomic_fetch_add(&shm->bucket[e][i], 1);
+	atomic_fetch_add(&shm->sum_us[e], (unsigned long long)elapsed_us);
+	atomic_fetch_sub(&shm->busy, 1);
+}
+
+int
+instance_counts(struct inst_counts *out)
+{
+	size_t		 e, i;
+	uint64_t	 acc;
+
+	memset(out, 0, sizeof(*out));
+	if (shm == NULL)
+		return 0;
+	for (e = 0; e < INST_EP__MAX; e++) {
+		for (i = 0; i < INST_ST__MAX; i++)
+			out->requests[e][i] = atomic_load(&shm->requests[e][i]);
+		acc = 0;
+		for (i = 0; i < INST_BUCKETS; i++) {
+			acc += atomic_load(&shm->bucket[e][i]);
+			out->le[e][i] = acc;
+		}
+		out->sum_us[e] = atomic_load(&shm->sum_us[e]);
+	}
+	out->busy = atomic_load(&shm->busy);
+	if (out->busy < 0)
+		out->busy = 0;
+	return 1;
+}
+
+int
+instance_id(const char *kind, char *buf, size_t n)
+{
+	char	 host[INSTANCE_HOST_MAX + 1];
+	int	 w;
+
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	w = snprintf(buf, n, "%s:%s:%ld", kind, host, (long)getpid());
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+void
+instance_proc_usage(const pid_t *pids, size_t n, int64_t *cpu_ticks,
+    int64_t *rss_kb)
+{
+	char		 path[64], line[1024], *p;
+	long		 page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	unsigned long long utime, stime;
+	long long	 size, resident;
+	size_t		 i, got;
+	FILE		*f;
+
+	*cpu_ticks = 0;
+	*rss_kb = 0;
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pids[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		got = fread(line, 1, sizeof(line) - 1, f);
+		fclose(f);
+		line[got] = '\0';
+		/* Fields after the command's ")": state is field 3. */
+		if ((p = strrchr(line, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %llu %llu", &utime, &stime) != 2)
+			continue;
+		*cpu_ticks += (int64_t)(utime + stime);
+		snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pids[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%lld %lld", &size, &resident) == 2)
+			*rss_kb += (int64_t)resident * page_kb;
+		fclose(f);
+	}
+}
+
+enum app_err
+instance_report(struct db *db, const struct instance_report *r)
+{
+	struct instance_row	 row;
+
+	memset(&row, 0, sizeof(row));
+	if (strlen(r->kind) >= sizeof(row.kind) ||
+	    instance_id(r->kind, row.id, sizeof(row.id)) == -1)
+		return APP_INVALID;
+	snprintf(row.kind, sizeof(row.kind), "%s", r->kind);
+	if (gethostname(row.host, INSTANCE_HOST_MAX) == -1)
+		snprintf(row.host, sizeof(row.host), "unknown");
+	row.host[INSTANCE_HOST_MAX] = '\0';
+	row.pid = (int64_t)getpid();
+	row.workers = r->workers;
+	row.busy = r->busy;
+	row.cpu_pct = r->cpu_pct;
+	row.rss_kb = r->rss_kb;
+	snprintf(row.rps_json, sizeof(row.rps_json), "%s",
+	    r->rps_json != NULL ? r->rps_json : "{}");
+	row.leader = r->leader ? 1 : 0;
+	return db_instance_upsert(db, &row);
+}
+
+enum app_err
+instance_remove(struct db *db, const char *kind)
+{
+	char	 id[INSTANCE_ID_MAX + 1];
+
+	if (instance_id(kind, id, sizeof(id)) == -1)
+		return APP_INVALID;
+	return db_instance_delete(db, id);
+}
+
+/* Monotonic milliseconds. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What the master remembers between two reports. */
+static struct {
+	int64_t			 report_ms;	/* monotonic; 0: never */
+	int64_t			 stats_ms;
+	int64_t			 cpu_ticks;
+	struct inst_counts	 counts;
+} tick;
+
+/*
+ * Requests per second by endpoint between the counts a and b taken
+ * dt_ms apart, as a JSON object into out of size n; healthz left out,
+ * endpoints without requests left out.
+ */
+static void
+rps_json(const struct inst_counts *a, const struct inst_counts *b,
+    int64_t dt_ms, char *out, size_t n)
+{
+	size_t		 e, i, len = 0;
+	uint64_t	 d;
+	int		 w;
+
+	w = snprintf(out, n, "{");
+	len = (size_t)w;
+	for (e = 0; e < INST_EP__MAX && dt_ms > 0; e++) {
+		if (e == INST_EP_HEALTHZ)
+			continue;
+		d = 0;
+		for (i = 0; i < INST_ST__MAX; i++)
+			d += b->requests[e][i] - a->requests[e][i];
+		if (d == 0)
+			continue;
+		w = snprintf(out + len, n - len, "%s\"%s\":%.2f",
+		    len > 1 ? "," : "", ep_names[e],
+		    (double)d * 1000.0 / (double)dt_ms);
+		if (w < 0 || (size_t)w >= n - len - 1)
+			break;
+		len += (size_t)w;
+	}
+	snprintf(out + len, n - len, "}");
+}
+
+void
+instance_pool_tick(struct db *db, const struct cfg *c,
+    const pid_t *children, size_t n)
+{
+	struct instance_report	 r;
+	struct inst_counts	 now_counts;
+	char			 rps[INSTANCE_RPS_MAX + 1];
+	pid_t			*pids;
+	int64_t			 t = mono_ms(), cpu, rss, dt;
+	long			 hz = sysconf(_SC_CLK_TCK);
+	size_t			 sampled;
+	int			 held;
+	enum app_err		 er;
+
+	if (tick.report_ms == 0 || t - tick.report_ms >=
+	    c->instance_report_ms) {
+		pids = xcalloc(n + 1, sizeof(*pids));
+		pids[0] = getpid();
+		memcpy(pids + 1, children, n * sizeof(*pids));
+		instance_proc_usage(pids, n + 1, &cpu, &rss);
+		free(pids);
+		(void)instance_counts(&now_counts);
+		dt = tick.report_ms == 0 ? 0 : t - tick.report_ms;
+		memset(&r, 0, sizeof(r));
+		r.kind = "pool";
+		r.workers = (int64_t)n;
+		r.busy = now_counts.busy;
+		r.cpu_pct = dt > 0 && hz > 0 ? (double)(cpu - tick.cpu_ticks) *
+		    100000.0 / (double)hz / (double)dt : 0.0;
+		if (r.cpu_pct < 0)
+			r.cpu_pct = 0;
+		r.rss_kb = rss;
+		rps_json(&tick.counts, &now_counts, dt, rps, sizeof(rps));
+		r.rps_json = rps;
+		if ((er = instance_report(db, &r)) != APP_OK)
+			log_warnx("instance report failed (%d)", (int)er);
+		tick.report_ms = t;
+		tick.cpu_ticks = cpu;
+		tick.counts = now_counts;
+	}
+	if (c->stats_interval_ms > 0 && (tick.stats_ms == 0 ||
+	    t - tick.stats_ms >= c->stats_interval_ms)) {
+		tick.stats_ms = t;
+		if (stats_try_lock(db, &held) != APP_OK || !held)
+			return;
+		if ((er = stats_sample(db, c->stats_retention_s * 1000,
+		    &sampled)) != APP_OK)
+			log_warnx("stats sample failed (%d)", (int)er);
+	}
+}
+
+/*
+ * The slot of queue_id in the per-queue table (taken for it now when
+ * take is set and a slot is free), or -1 when it has none.
+ */
+static ssize_t
+queue_slot(int64_t queue_id, int take)
+{
+	size_t		 i, k;
+	long long	 want, id;
+
+	if (shm == NULL || queue_id <= 0)
+		return -1;
+	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
+		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
+		id = atomic_load(&shm->tokens[i].queue_id);
+		if (id == queue_id)
+			return (ssize_t)i;
+		if (id != 0)
+			continue;
+		if (!take)
+			return -1;
+		want = 0;
+		if (atomic_compare_exchange_strong(&shm->tokens[i].queue_id,
+		    &want, queue_id) || want == queue_id)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+void
+instance_token_issued(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 1)) >= 0)
+		atomic_fetch_add(&shm->tokens[i].n, 1);
+}
+
+uint64_t
+instance_tokens(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 0)) < 0)
+		return 0;
+	return atomic_load(&shm->tokens[i].n);
+}
+
+void
+instance_join_voided(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 1)) >= 0)
+		atomic_fetch_add(&shm->tokens[i].voided, 1);
+}
+
+uint64_t
+instance_joins_voided(int64_t queue_id)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 0)) < 0)
+		return 0;
+	return atomic_load(&shm->tokens[i].voided);
+}
+
+void
+instance_join_unknown(void)
+{
+	if (shm != NULL)
+		atomic_fetch_add(&shm->join_unknown, 1);
+}
+
+uint64_t
+instance_joins_unknown(void)
+{
+	return shm != NULL ? atomic_load(&shm->join_unknown) : 0;
+}
+
+struct json_object *
+instance_row_json(const struct instance_row *x)
+{
+	struct json_object	*o, *rps;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "id", json_object_new_string(x->id));
+	json_object_object_add(o, "kind", json_object_new_string(x->kind));
+	json_object_object_add(o, "host", json_object_new_string(x->host));
+	json_object_object_add(o, "pid", json_object_new_int64(x->pid));
+	json_object_object_add(o, "workers",
+	    json_object_new_int64(x->workers));
+	json_object_object_add(o, "busy", json_object_new_int64(x->busy));
+	/* Tenths are as precise as a CPU share over a few seconds gets. */
+	json_object_object_add(o, "cpuPct",
+	    json_object_new_double(round_tenths(x->cpu_pct)));
+	json_object_object_add(o, "rssKb", json_object_new_int64(x->rss_kb));
+	rps = json_tokener_parse(x->rps_json);
+	json_object_object_add(o, "requestsPerSecond", rps != NULL ? rps :
+	    json_object_new_object());
+	json_object_object_add(o, "leader",
+	    json_object_new_boolean(x->leader != 0));
+	json_object_object_add(o, "startedMs",
+	    json_object_new_int64(x->started_ms));
+	json_object_object_add(o, "seenMs", json_object_new_int64(x->seen_ms));
+	return o;
+}
+
+struct json_object *
+instance_rows_json(const struct instance_row *v, size_t n)
+{
+	struct json_object	*a = json_object_new_array(), *x;
+	size_t			 i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		if ((x = instance_row_json(&v[i])) != NULL)
+			json_object_array_add(a, x);
+	return a;
+}
