@@ -222,6 +222,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		headerImageUrl: '', displayName: '', message: '',
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
+		powEnabled: false, powBits: 15,
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&
