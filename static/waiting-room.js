@@ -10,6 +10,11 @@
  * token when its number is reached (the server checks) or takes the one
  * the join answer carries, and goes on to the shop.  Every URL is built
  * from the page root's data-base.  Text is set with textContent only.
+ * When the queue has proof of work on (data-pow), the number is taken
+ * only with a solved challenge (static/pow.js, in a Web Worker), the
+ * progress shown, and what is wrong said when the browser cannot solve
+ * (no secure context); a challenge about to expire is exchanged for a
+ * fresh one.
  *
  * Timers: pages that opened together, or saw the same error, must not
  * come back in waves.  Every wait is drawn at random: a normal poll
@@ -349,13 +354,96 @@
 		location.replace(appendParam(target, 'aditus_queue_token', tok));
 	}
 
+	/* The proof of work's bits ("" while the queue has none). */
+	var powBits = room.getAttribute('data-pow') || '';
+	var staticUrl = (document.querySelector('script[src$="/pow.js"]') ||
+	    {}).src || '';
+
+	/*
+	 * Solve challenge c (a /pow or 428 answer) and join with it.  A
+	 * challenge within 30 s of its end is dropped for a fresh one
+	 * (a slow device never posts an expired one).
+	 */
+	function solveAndJoin(c) {
+		if (!c || typeof c.challenge !== 'string') {
+			powJoin();
+			return;
+		}
+		var left = (c.expiresInSeconds || 300) - 30;
+		var s = window.AditusPow.solve(c.challenge, c.bits, {
+			workerUrl: staticUrl,
+			progress: function (f) {
+				text('state', msg('pow-working').replace('{p}',
+				    String(Math.floor(f * 100))));
+			}
+		});
+		var timer = setTimeout(function () {
+			s.cancel();
+			powJoin();
+		}, Math.max(1, left) * 1000);
+		text('state', msg('pow-working').replace('{p}', '0'));
+		s.promise.then(function (nonce) {
+			clearTimeout(timer);
+			if (nonce === null)
+				return;
+			joinWith({ pow: { challenge: c.challenge,
+			    nonce: nonce } });
+		}, function (e) {
+			clearTimeout(timer);
+			text('state', msg(e.reason === 'insecure' ?
+			    'pow-insecure' : 'pow-failed'));
+			room.setAttribute('data-pow-state', e.reason);
+		});
+	}
+
+	/* Fetch a challenge, then solve it and join. */
+	function powJoin() {
+		fetch(base + '/pow', { cache: 'no-store' }).then(function (res) {
+			if (!res.ok)
+				throw failure('pow', res);
+			return res.json();
+		}).then(function (c) {
+			if (c.enabled === false) {
+				powBits = '';
+				joinWith(null);
+				return;
+			}
+			solveAndJoin(c);
+		}).catch(function (e) {
+			text('state', msg('busy'));
+			online(false);
+			backoff(powJoin, e.retryAfter || 0);
+		});
+	}
+
+	/* Take a number: with the proof of work first when the queue has it. */
 	function join() {
-		fetch(base + '/join', { method: 'POST' }).then(function (res) {
+		if (powBits !== '' && window.AditusPow)
+			powJoin();
+		else
+			joinWith(null);
+	}
+
+	function joinWith(body) {
+		var opts = { method: 'POST' };
+		if (body !== null) {
+			opts.headers = { 'Content-Type': 'application/json' };
+			opts.body = JSON.stringify(body);
+		}
+		fetch(base + '/join', opts).then(function (res) {
 			if (res.status === 423) {
 				text('state', msg('paused-join'));
 				note('note-none');
 				later(join, 10);
 				return null;
+			}
+			if (res.status === 428) {
+				/* The answer carries a fresh challenge. */
+				powBits = powBits || '1';
+				return res.json().then(function (c) {
+					solveAndJoin(c);
+					return null;
+				});
 			}
 			if (!res.ok)
 				throw failure('join', res);
@@ -363,6 +451,7 @@
 		}).then(function (j) {
 			if (j === null)
 				return;
+			room.setAttribute('data-pow-state', 'done');
 			mine = { number: j.number, ticket: j.ticket, start: j.serving };
 			save(mine);
 			show(j);

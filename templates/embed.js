@@ -11,7 +11,10 @@
  *     count against the rate): admitted at once, the pass is stored and
  *     the visitor stays; otherwise the visitor goes to the waiting room
  *     with this page as return URL and the number and ticket in the URL
- *     fragment, keeping that place.
+ *     fragment, keeping that place.  With the queue's proof of work on
+ *     (the join answers 428), nobody passes silently: the visitor goes
+ *     to the waiting room with this page as return URL, and the room
+ *     solves the challenge and takes the number there.
  * Fail-open: when the service is down, slow or the queue unknown, the
  * script does nothing and the shop works untouched.
  */
@@ -105,6 +108,10 @@
 
 	/* 3. No pass: take a number in the background. */
 	timed(base + '/join', { method: 'POST' }).then(function (r) {
+		if (r.status === 428) {
+			toRoom('');
+			return null;
+		}
 		return r.ok ? r.json() : null;
 	}).then(function (j) {
 		if (j === null || typeof j.number !== 'number')

@@ -120,6 +120,10 @@ _st_packages+=(
 	'systemd cmd:systemd-analyze'
 	'man-db cmd:man'
 )
+# The fuzz targets (libFuzzer comes with Debian's clang).
+_st_packages+=(
+	'clang cmd:clang'
+)
 
 # ensure_packages [LOGFILE]: install the Debian packages the stack, the
 # build and the tests need, when any is missing: one "apt-get update", one

@@ -354,6 +354,13 @@ console_login(struct req *r)
 		    "and try again.", name);
 		goto out;
 	}
+	if (res == ADMIN_LOGIN_BUSY) {
+		http_header(r, "Retry-After", "%d", http_retry_jitter(
+		    HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S));
+		login_form(r, 503, "Many log-ins are being checked right "
+		    "now. Try again in a moment.", name);
+		goto out;
+	}
 	if (res != ADMIN_LOGIN_OK) {
 		login_form(r, 401, "Wrong user name or password.", name);
 		goto out;
@@ -379,7 +386,8 @@ console_logout(struct req *r)
 
 	if (!session_cookie(r, SESSION_COOKIE, sid, sizeof(sid)))
 		sid[0] = '\0';
-	if ((er = admin_logout(r->db, r->cfg, sid)) != APP_OK) {
+	if ((er = admin_logout(r->db, r->cfg, sid, session_client_addr(r))) !=
+	    APP_OK) {
 		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}

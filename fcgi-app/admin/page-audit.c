@@ -185,7 +185,10 @@ console_key_revoke(struct req *r)
 /* The audit actions, for the filter. */
 static const char *const audit_actions[] = {
 	"create", "update", "pause", "resume", "set_rate", "rotate_secret",
-	"delete", "key_create", "key_revoke"
+	"delete", "key_create", "key_revoke", "user_add", "user_passwd",
+	"user_disable", "user_enable", "login", "login_failed",
+	"login_throttled", "logout", "bypass_create", "bypass_disable",
+	"bypass_enable", "bypass_delete", "bypass_refused"
 };
 
 /* A query field's value, or "" when absent or bad. */

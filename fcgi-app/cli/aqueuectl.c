@@ -60,7 +60,8 @@ static const char usage_text[] =
     "         [--header-image URL] [--display-name TEXT] [--message TEXT]\n"
     "         [--accent #rrggbb] [--json-status 200|202|429]\n"
     "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]\n"
-    "         [--abandon on|off] [--abandon-grace S]\n"
+    "         [--abandon on|off] [--abandon-grace S] [--pow on|off]\n"
+    "         [--pow-bits N]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"
@@ -93,6 +94,12 @@ static const char usage_text[] =
     "                       make an API key for the queue; prints it once\n"
     "  key list [SLUG]      API keys (id, queue, name, prefix, last use)\n"
     "  key revoke ID        refuse the key from now on\n"
+    "  bypass create SLUG --label LABEL [--uses N] [--expires TIME]\n"
+    "                       a VIP bypass code; prints it (and its\n"
+    "                       gateway link) once\n"
+    "  bypass list SLUG     the queue's codes as JSON lines, never the\n"
+    "                       code itself\n"
+    "  bypass disable ID | bypass enable ID | bypass delete ID\n"
     "  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]\n"
     "                       the audit log, newest first, as JSON lines\n"
     "\n"
@@ -672,7 +679,7 @@ main(int argc, char *argv[])
 	else if (strcmp(cmd, "delete") == 0)
 		rc = cmd_delete(db, argc, argv);
 	else if (strcmp(cmd, "user") == 0)
-		rc = ctl_user(db, &c, argc, argv);
+		rc = ctl_user(db, &c, argc, argv, &cli_who);
 	else if (strcmp(cmd, "exists") == 0 && argc == 2)
 		rc = cmd_show(db, argv[1], 1);
 	else if (strcmp(cmd, "show") == 0 && argc == 2)
@@ -701,6 +708,8 @@ main(int argc, char *argv[])
 		rc = ctl_report(db, argc, argv);
 	else if (strcmp(cmd, "doctor") == 0)
 		rc = ctl_doctor(db, &c, conf, argc, argv);
+	else if (strcmp(cmd, "bypass") == 0)
+		rc = ctl_bypass(db, argc, argv, &cli_who);
 	else
 		usage(0);
 	if (rc == CTL_USAGE) {

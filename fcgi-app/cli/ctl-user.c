@@ -138,7 +138,8 @@ user_list(struct db *db, int json)
 }
 
 int
-ctl_user(struct db *db, const struct cfg *c, int argc, char *argv[])
+ctl_user(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
 {
 	char		 pw[ADMIN_PASSWORD_MAX + 2];
 	const char	*why, *name;
@@ -159,7 +160,7 @@ ctl_user(struct db *db, const struct cfg *c, int argc, char *argv[])
 	if (strcmp(argv[1], "disable") == 0 ||
 	    strcmp(argv[1], "enable") == 0) {
 		er = admin_user_disable(db, name,
-		    strcmp(argv[1], "disable") == 0);
+		    strcmp(argv[1], "disable") == 0, who);
 		if (er != APP_OK)
 			return failed(er, name);
 		printf("user %s %sd\n", name, argv[1]);
@@ -179,7 +180,7 @@ ctl_user(struct db *db, const struct cfg *c, int argc, char *argv[])
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "add") == 0) {
-		er = admin_user_add(db, c, name, pw, &id, &why);
+		er = admin_user_add(db, c, name, pw, &id, &why, who);
 		crypto_wipe(pw, sizeof(pw));
 		if (er == APP_INVALID && why != NULL &&
 		    strcmp(why, "exists") == 0) {
@@ -191,7 +192,7 @@ ctl_user(struct db *db, const struct cfg *c, int argc, char *argv[])
 		printf("user %s added\n", name);
 		return 0;
 	}
-	er = admin_user_passwd(db, c, name, pw);
+	er = admin_user_passwd(db, c, name, pw, who);
 	crypto_wipe(pw, sizeof(pw));
 	if (er != APP_OK)
 		return failed(er, name);

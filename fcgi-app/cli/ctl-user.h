@@ -8,6 +8,7 @@
 
 struct cfg;
 struct db;
+struct principal;
 
 /*
  * aqueuectl user add NAME | list [--json] | disable NAME | enable NAME |
@@ -15,9 +16,10 @@ struct db;
  * twice), or as one line from standard input when it is not a terminal;
  * never from the command line.  argv[0] is "user".  Returns the exit
  * status: 0 done, 1 failed, 2 bad usage or value, 3 the user exists,
- * 5 no such user.
+ * 5 no such user.  Changes are audited as made by who.
  */
-int	 ctl_user(struct db *, const struct cfg *, int argc, char *argv[]);
+int	 ctl_user(struct db *, const struct cfg *, int argc, char *argv[],
+	    const struct principal *who);
 
 /*
  * Read one line into buf of size n without its newline: from the

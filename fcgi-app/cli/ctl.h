@@ -50,4 +50,13 @@ int	 ctl_init(const char *conf, int given, int argc, char *argv[]);
 int	 ctl_doctor(struct db *, const struct cfg *, const char *conf,
 	    int argc, char *argv[]);
 
+/*
+ * "bypass create SLUG --label L [--uses N] [--expires TIME] | list SLUG
+ * | disable ID | enable ID | delete ID": VIP bypass codes, changes made
+ * as who.  Returns the exit status (0 done, 1 failed, 2 bad usage or
+ * value, 4 no such queue or code).
+ */
+int	 ctl_bypass(struct db *, int argc, char *argv[],
+	    const struct principal *who);
+
 #endif /* CTL_H */

@@ -16,7 +16,12 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
+#include "db.h"
+#include "gate.h"
 #include "log.h"
+#include "login-guard.h"
+#include "principal.h"
+#include "user-audit.h"
 
 #define SALT_LEN	16
 #define TAG_LEN		32
@@ -79,11 +84,75 @@ admin_verify(const char *encoded, const char *pw)
 	return argon2id_verify(encoded, pw, strlen(pw)) == ARGON2_OK;
 }
 
+/*
+ * Run the change of user u (by id) that do() makes, with its audit row
+ * (action, by who), in one transaction.  Returns APP_OK or the failing
+ * call's error (nothing written then).
+ */
+static enum app_err
+audited(struct db *db, const struct principal *who, const char *action,
+    int64_t id, const char *name, enum app_err (*change)(struct db *,
+    int64_t, const void *), const void *arg)
+{
+	enum app_err	 er;
+
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = change(db, id, arg)) == APP_OK &&
+	    (er = user_audit(db, who, action, id, name, NULL)) == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
+	return er;
+}
+
+/* What admin_user_add() inserts: the name and the hash. */
+struct user_new {
+	const char	*name;
+	const char	*hash;
+	int64_t		*id;
+};
+
+/* audited()'s change of admin_user_add(). */
+static enum app_err
+do_add(struct db *db, int64_t unused, const void *arg)
+{
+	const struct user_new	*u = arg;
+
+	(void)unused;
+	return db_admin_user_insert(db, u->name, u->hash, u->id);
+}
+
+/* audited()'s change of admin_user_passwd(): the hash, no sessions. */
+static enum app_err
+do_passwd(struct db *db, int64_t id, const void *arg)
+{
+	enum app_err	 er;
+
+	if ((er = db_admin_user_set_hash(db, id, arg)) != APP_OK)
+		return er;
+	return db_admin_session_end_user(db, id);
+}
+
+/* audited()'s change of admin_user_disable(); arg: "1" or "0". */
+static enum app_err
+do_disable(struct db *db, int64_t id, const void *arg)
+{
+	const char	*v = arg;
+	enum app_err	 er;
+
+	if ((er = db_admin_user_set_disabled(db, id, v[0] == '1')) != APP_OK)
+		return er;
+	return v[0] == '1' ? db_admin_session_end_user(db, id) : APP_OK;
+}
+
 enum app_err
 admin_user_add(struct db *db, const struct cfg *c, const char *name,
-    const char *pw, int64_t *id, const char **why)
+    const char *pw, int64_t *id, const char **why,
+    const struct principal *who)
 {
 	char		 hash[ADMIN_HASH_MAX + 1];
+	struct user_new	 u = { name, hash, id };
 	enum app_err	 er;
 
 	*why = NULL;
@@ -97,7 +166,15 @@ admin_user_add(struct db *db, const struct cfg *c, const char *name,
 	}
 	if ((er = admin_hash(c, pw, hash)) != APP_OK)
 		return er;
-	er = db_admin_user_insert(db, name, hash, id);
+	/* The row's id is known after the insert: audit it after that. */
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = do_add(db, 0, &u)) == APP_OK &&
+	    (er = user_audit(db, who, "user_add", *id, name, NULL)) ==
+	    APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
 	if (er == APP_INVALID)
 		*why = "exists";
 	return er;
@@ -105,7 +182,7 @@ admin_user_add(struct db *db, const struct cfg *c, const char *name,
 
 enum app_err
 admin_user_passwd(struct db *db, const struct cfg *c, const char *name,
-    const char *pw)
+    const char *pw, const struct principal *who)
 {
 	struct admin_user	 u;
 	char			 hash[ADMIN_HASH_MAX + 1];
@@ -117,22 +194,20 @@ admin_user_passwd(struct db *db, const struct cfg *c, const char *name,
 		return APP_INVALID;
 	if ((er = admin_hash(c, pw, hash)) != APP_OK)
 		return er;
-	if ((er = db_admin_user_set_hash(db, u.id, hash)) != APP_OK)
-		return er;
-	return db_admin_session_end_user(db, u.id);
+	return audited(db, who, "user_passwd", u.id, u.name, do_passwd, hash);
 }
 
 enum app_err
-admin_user_disable(struct db *db, const char *name, int disabled)
+admin_user_disable(struct db *db, const char *name, int disabled,
+    const struct principal *who)
 {
 	struct admin_user	 u;
 	enum app_err		 er;
 
 	if ((er = db_admin_user_get(db, name, &u)) != APP_OK)
 		return er;
-	if ((er = db_admin_user_set_disabled(db, u.id, disabled)) != APP_OK)
-		return er;
-	return disabled ? db_admin_session_end_user(db, u.id) : APP_OK;
+	return audited(db, who, disabled ? "user_disable" : "user_enable",
+	    u.id, u.name, do_disable, disabled ? "1" : "0");
 }
 
 /* SHA-256 of len bytes (OpenSSL EVP).  Returns 0, or -1. */
@@ -175,6 +250,23 @@ random_token(char out[ADMIN_SID_LEN + 1])
 }
 
 /*
+ * The principal of a log-in attempt: the console user name as tried
+ * (kept only when it is a valid user name, else "(invalid)"), its id
+ * (0 when unknown) and the client address.  Can't fail.
+ */
+static void
+attempt_who(struct principal *who, const char *name,
+    int64_t user_id, const char *addr)
+{
+	memset(who, 0, sizeof(*who));
+	who->kind = PRINCIPAL_USER;
+	who->id = user_id;
+	snprintf(who->name, sizeof(who->name), "%s",
+	    admin_name_valid(name) ? name : "(invalid)");
+	snprintf(who->addr, sizeof(who->addr), "%s", addr);
+}
+
+/*
  * A hash of a random password under the current parameters, made once,
  * so that a name that does not exist costs the same time as a wrong
  * password.
@@ -191,32 +283,21 @@ dummy_hash(const struct cfg *c)
 	return hash;
 }
 
-/*
- * Whether key (a lower-cased name, or an address) is over its limit:
- * sets *over and, when over, raises *retry_s to the seconds until its
- * oldest failure leaves the window.  Returns APP_OK, APP_DB(_DOWN).
- */
-static enum app_err
-over_limit(struct db *db, const struct cfg *c, int by_addr, const char *key,
-    int *over, int64_t *retry_s)
+/* The audit log's reason of a throttled attempt. */
+static const char *
+guard_reason(enum login_guard v)
 {
-	int64_t		 n, oldest, now, left, win = c->login_window_s * 1000;
-	int64_t		 limit = by_addr ? c->login_addr_failures :
-			    c->login_user_failures;
-	enum app_err	 er;
-
-	if ((er = db_login_count(db, by_addr, key, win, &n, &oldest, &now)) !=
-	    APP_OK)
-		return er;
-	if (n < limit)
-		return APP_OK;
-	*over = 1;
-	left = (oldest + win - now + 999) / 1000;
-	if (left < 1)
-		left = 1;
-	if (left > *retry_s)
-		*retry_s = left;
-	return APP_OK;
+	switch (v) {
+	case LOGIN_GUARD_PAIR:
+		return "user_address_failures";
+	case LOGIN_GUARD_ADDR:
+		return "address_failures";
+	case LOGIN_GUARD_PACE:
+		return "user_pace";
+	case LOGIN_GUARD_OK:
+		break;
+	}
+	return "ok";
 }
 
 enum app_err
@@ -225,10 +306,12 @@ admin_login(struct db *db, const struct cfg *c, const char *name,
     int64_t *retry_s, char sid[ADMIN_SID_LEN + 1], struct admin_session *s)
 {
 	struct admin_user	 u;
+	struct principal	 who;
 	char			 lname[ADMIN_NAME_MAX + 1];
 	uint8_t			 hash[32];
 	size_t			 i;
-	int			 over = 0, found, ok;
+	int			 found, ok;
+	enum login_guard	 v;
 	enum app_err		 er;
 
 	*result = ADMIN_LOGIN_BAD;
@@ -239,12 +322,15 @@ admin_login(struct db *db, const struct cfg *c, const char *name,
 	for (i = 0; name[i] != '\0' && i < ADMIN_NAME_MAX; i++)
 		lname[i] = (char)tolower((unsigned char)name[i]);
 	lname[i] = '\0';
-	if ((er = over_limit(db, c, 0, lname, &over, retry_s)) != APP_OK ||
-	    (er = over_limit(db, c, 1, addr, &over, retry_s)) != APP_OK)
+	attempt_who(&who, name, 0, addr);
+	/* Every throttle before any hash (login-guard.h). */
+	if ((er = login_guard_check(db, c, lname, addr, &v, retry_s)) !=
+	    APP_OK)
 		return er;
-	if (over) {
+	if (v != LOGIN_GUARD_OK) {
 		*result = ADMIN_LOGIN_THROTTLED;
-		return APP_OK;
+		return user_audit(db, &who, "login_throttled", 0, who.name,
+		    guard_reason(v));
 	}
 	found = 0;
 	if (admin_name_valid(name)) {
@@ -252,6 +338,14 @@ admin_login(struct db *db, const struct cfg *c, const char *name,
 		if (er != APP_OK && er != APP_NOTFOUND)
 			return er;
 		found = er == APP_OK && !u.disabled;
+		if (er == APP_OK)
+			who.id = u.id;
+	}
+	/* At most login-hashes at once in the pool; the rest at once. */
+	if (!gate_enter(GATE_HASH)) {
+		*result = ADMIN_LOGIN_BUSY;
+		*retry_s = 1;
+		return APP_OK;
 	}
 	if (found)
 		ok = admin_verify(u.hash, pw);
@@ -259,22 +353,33 @@ admin_login(struct db *db, const struct cfg *c, const char *name,
 		(void)admin_verify(dummy_hash(c), pw);
 		ok = 0;
 	}
+	gate_leave(GATE_HASH);
 	if (!ok) {
 		if ((er = db_login_fail(db, lname, addr)) != APP_OK)
 			return er;
 		(void)db_login_purge(db, c->login_window_s * 1000);
-		return APP_OK;
+		return user_audit(db, &who, "login_failed", who.id, who.name,
+		    found ? "wrong_password" : who.id != 0 ? "disabled" :
+		    "unknown_user");
 	}
-	if ((er = db_login_reset(db, lname)) != APP_OK)
+	if ((er = db_login_reset(db, lname, addr)) != APP_OK)
 		return er;
 	if (random_token(sid) == -1 || random_token(s->csrf) == -1 ||
 	    sid_hash(sid, hash) == -1)
 		return APP_CRYPTO;
 	(void)db_admin_session_purge(db, c->session_idle_s * 1000,
 	    c->session_max_s * 1000);
-	if ((er = db_admin_session_insert(db, hash, u.id, s->csrf, addr)) !=
-	    APP_OK)
+	if ((er = db_begin(db)) != APP_OK)
 		return er;
+	if ((er = db_admin_session_insert(db, hash, u.id, s->csrf, addr)) ==
+	    APP_OK && (er = user_audit(db, &who, "login", u.id, u.name,
+	    NULL)) == APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK) {
+		db_rollback(db);
+		sid[0] = '\0';
+		return er;
+	}
 	s->user_id = u.id;
 	snprintf(s->user, sizeof(s->user), "%s", u.name);
 	*result = ADMIN_LOGIN_OK;
@@ -298,9 +403,11 @@ admin_session_check(struct db *db, const struct cfg *c, const char *sid,
 }
 
 enum app_err
-admin_logout(struct db *db, const struct cfg *c, const char *sid)
+admin_logout(struct db *db, const struct cfg *c, const char *sid,
+    const char *addr)
 {
 	struct admin_session	 s;
+	struct principal	 who;
 	uint8_t			 hash[32];
 	enum app_err		 er;
 
@@ -312,7 +419,16 @@ admin_logout(struct db *db, const struct cfg *c, const char *sid)
 		return db_admin_session_delete(db, hash);
 	if (er != APP_OK)
 		return er;
-	return db_admin_session_end_user(db, s.user_id);
+	attempt_who(&who, s.user, s.user_id, addr);
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = db_admin_session_end_user(db, s.user_id)) == APP_OK &&
+	    (er = user_audit(db, &who, "logout", s.user_id, s.user, NULL)) ==
+	    APP_OK)
+		er = db_commit(db);
+	if (er != APP_OK)
+		db_rollback(db);
+	return er;
 }
 
 int

@@ -16,6 +16,7 @@
 
 struct cfg;
 struct db;
+struct principal;
 
 #define ADMIN_PASSWORD_MIN	12	/* bytes */
 #define ADMIN_PASSWORD_MAX	1024	/* bytes */
@@ -50,13 +51,20 @@ enum app_err admin_hash(const struct cfg *, const char *pw,
 int	 admin_verify(const char *encoded, const char *pw);
 
 /*
+ * The changes of users below write their audit row (user-audit.h:
+ * "user_add", "user_passwd", "user_disable", "user_enable", made by
+ * who) in the change's transaction; the hash is made before it begins.
+ */
+
+/*
  * Create user name with password pw.  Returns APP_OK (sets *id),
  * APP_INVALID (bad name, bad password, or the name exists: *why says
  * which, "name", "password" or "exists"), APP_CRYPTO, APP_DB or
  * APP_DB_DOWN.
  */
 enum app_err admin_user_add(struct db *, const struct cfg *,
-	    const char *name, const char *pw, int64_t *id, const char **why);
+	    const char *name, const char *pw, int64_t *id, const char **why,
+	    const struct principal *who);
 
 /*
  * Give user name a new password, and end every session of the user.
@@ -64,34 +72,39 @@ enum app_err admin_user_add(struct db *, const struct cfg *,
  * APP_DB or APP_DB_DOWN.
  */
 enum app_err admin_user_passwd(struct db *, const struct cfg *,
-	    const char *name, const char *pw);
+	    const char *name, const char *pw, const struct principal *who);
 
 /*
  * Disable (disabled 1: no log-in, every session ended) or enable user
  * name.  Returns APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err admin_user_disable(struct db *, const char *name,
-	    int disabled);
+	    int disabled, const struct principal *who);
 
 /* What a log-in attempt came to. */
 enum admin_login {
 	ADMIN_LOGIN_OK,		/* session created */
 	ADMIN_LOGIN_BAD,	/* wrong name or password (counted) */
-	ADMIN_LOGIN_THROTTLED	/* too many failures: not even checked */
+	ADMIN_LOGIN_THROTTLED,	/* too many failures: not even checked */
+	ADMIN_LOGIN_BUSY	/* every hash slot held: not checked */
 };
 
 /*
- * Log user name in with pw from client address addr.  When the user
- * name (lower case) or the address has login-user-failures /
- * login-addr-failures failed attempts within login-window, the attempt
- * is refused unchecked: *result ADMIN_LOGIN_THROTTLED and *retry_s the
- * seconds until the oldest of them leaves the window.  A wrong name or
- * password (or a disabled user) is recorded as a failure (the same time
- * is spent hashing either way) and gives ADMIN_LOGIN_BAD.  On success
- * the user's failures are forgotten, a session is stored (SHA-256 of a
+ * Log user name in with pw from client address addr.  First the
+ * throttles of login-guard.h, from the failures in the database, before
+ * any hash: a refused attempt is not checked, *result
+ * ADMIN_LOGIN_THROTTLED and *retry_s the seconds until it would be
+ * taken.  Then the hash, in one of the pool's login-hashes slots
+ * (gate.h): none free gives ADMIN_LOGIN_BUSY at once (*retry_s 1).  A
+ * wrong name or password (or a disabled user) is recorded as a failure
+ * of the name (lower case) from addr (the same time is spent hashing
+ * either way) and gives ADMIN_LOGIN_BAD.  On success the name's
+ * failures from addr are forgotten, a session is stored (SHA-256 of a
  * 32-byte random id) and sid receives the id for the cookie, *s the
- * session (with its CSRF token).  Returns APP_OK (see *result),
- * APP_CRYPTO, APP_DB or APP_DB_DOWN.
+ * session (with its CSRF token).  Every outcome but BUSY writes its
+ * audit row ("login", "login_failed", "login_throttled", with the
+ * reason).  Returns APP_OK (see *result), APP_CRYPTO, APP_DB or
+ * APP_DB_DOWN.
  */
 enum app_err admin_login(struct db *, const struct cfg *, const char *name,
 	    const char *pw, const char *addr, enum admin_login *result,
@@ -110,10 +123,12 @@ enum app_err admin_session_check(struct db *, const struct cfg *,
 
 /*
  * Log out: end every session of the user whose session sid is (on
- * every device).  Returns APP_OK (also when sid is no live session),
- * APP_DB or APP_DB_DOWN.
+ * every device), audited ("logout") with the client address addr.
+ * Returns APP_OK (also when sid is no live session), APP_DB or
+ * APP_DB_DOWN.
  */
-enum app_err admin_logout(struct db *, const struct cfg *, const char *sid);
+enum app_err admin_logout(struct db *, const struct cfg *, const char *sid,
+	    const char *addr);
 
 /*
  * Whether token is the CSRF token of session s, compared in constant

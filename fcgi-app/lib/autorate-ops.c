@@ -43,7 +43,9 @@ const struct fld autorate_fields[AR_F__MAX] = {
 		.label = "Allow a private network", .ctl = FLD_CTL_CHECKBOX,
 		.type = FLD_BOOL, AR(allow_private),
 		.column = "allow_private", .min = 0, .max = 1, .def = "false",
-		.rule = "true or false" },
+		.rule = "true or false; changed only from the console or "
+		    "the CLI, never with an API key",
+		.flags = FLD_WIDENS },
 	[AR_F_INTERVAL] = {
 		.key = "intervalSeconds", .opt = "interval",
 		.label = "Poll interval", .ctl = FLD_CTL_NUMBER,
@@ -183,6 +185,36 @@ scope(const struct principal *who, int64_t queue_id, struct ar_err *err)
 	    !qops_in_scope(who, queue_id))
 		return fail(err, APP_INVALID, "forbidden", -1, 403,
 		    "This API key belongs to another queue.");
+	return APP_OK;
+}
+
+/*
+ * Whether who may make the change from old to s as far as the worker's
+ * reach goes: an API key changes no FLD_WIDENS setting (the private
+ * network), and while the private network is allowed it does not move
+ * the health URL either (that would point the worker at another address
+ * of that network).  Console users, the CLI and the worker may.
+ * Returns APP_OK, or APP_INVALID with code "forbidden" (403).
+ */
+static enum app_err
+key_reach(const struct principal *who, const struct ar_settings *old,
+    const struct ar_settings *s, struct ar_err *err)
+{
+	size_t	 f;
+
+	if (who == NULL || who->kind != PRINCIPAL_KEY)
+		return APP_OK;
+	for (f = 0; f < AR_F__MAX; f++)
+		if ((autorate_fields[f].flags & FLD_WIDENS) &&
+		    !fld_same(&autorate_fields[f], old, s))
+			return fail(err, APP_INVALID, "forbidden", (int)f, 403,
+			    "An API key cannot change allowPrivateNetwork: "
+			    "use the console or the CLI.");
+	if (s->allow_private && strcmp(s->url, old->url) != 0)
+		return fail(err, APP_INVALID, "forbidden", AR_F_URL, 403,
+		    "An API key cannot move the health URL while the "
+		    "private network is allowed: use the console or the "
+		    "CLI.");
 	return APP_OK;
 }
 
@@ -360,6 +392,8 @@ arops_set(struct db *db, const char *slug, const struct ar_settings *in,
 			return fail(err, APP_ENOMEM, "internal", -1, 500,
 			    "Out of memory.");
 	s.allow_private = s.allow_private ? 1 : 0;
+	if ((er = key_reach(who, &old, &s, err)) != APP_OK)
+		return er;
 	if ((er = check(&s, err)) != APP_OK)
 		return er;
 	/* What was tested is no longer what would be polled. */

@@ -51,9 +51,17 @@ struct cfg {
 	int64_t	 argon2_parallelism;	/* Argon2id lanes */
 	int64_t	 session_idle_s;	/* console session idle expiry */
 	int64_t	 session_max_s;	/* console session absolute expiry */
-	int64_t	 login_user_failures;	/* failed logins per user ... */
+	int64_t	 login_user_failures;	/* failed logins per user name
+					   from one address ... */
 	int64_t	 login_addr_failures;	/* ... per client address ... */
 	int64_t	 login_window_s;	/* ... within this many seconds */
+	int64_t	 login_user_backoff_s;	/* per name, from anywhere: at most
+					   this pace after its failures */
+	int64_t	 login_hashes;	/* password hashes at once per pool */
+	int64_t	 pow_used_slots;	/* spent challenges remembered */
+	int64_t	 bypass_failures;	/* codes that admit nobody, per
+					   address ... */
+	int64_t	 bypass_window_s;	/* ... within this many seconds */
 	char	*state_dir;	/* poll documents written here, or "" */
 	char	*base_path;	/* install's URL prefix, e.g. /warteraum */
 	char	*db_hosts;	/* cluster nodes "h:p,h:p", writer first */

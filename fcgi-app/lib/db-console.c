@@ -249,22 +249,27 @@ db_admin_session_purge(struct db *db, int64_t idle_ms, int64_t max_ms)
 }
 
 enum app_err
-db_login_count(struct db *db, int by_addr, const char *key,
-    int64_t window_ms, int64_t *count, int64_t *oldest_ms, int64_t *now_ms)
+db_login_stats(struct db *db, const char *name, const char *addr,
+    int64_t window_ms, struct login_counts *n)
 {
-	MYSQL_BIND	 p[2], r[3];
-	unsigned long	 l;
+	MYSQL_BIND	 p[11], r[7];
+	unsigned long	 ln, la;
+	int64_t		*cols[7] = { &n->pair, &n->pair_oldest, &n->addr,
+			    &n->addr_oldest, &n->user, &n->user_last, &n->now };
+	/* Which parameter is the name (1) or the address (0). */
+	static const int is_name[10] = { 1, 0, 1, 0, 0, 0, 1, 1, 1, 0 };
+	size_t		 i;
 	int		 has = 0;
 	enum app_err	 er;
 
-	*count = *oldest_ms = 0;
-	db_bind_str(&p[0], key, &l);
-	db_bind_int(&p[1], &window_ms);
-	db_bind_int(&r[0], count);
-	db_bind_int(&r[1], oldest_ms);
-	db_bind_int(&r[2], now_ms);
-	er = db_run(db, by_addr ? STMT_LOGIN_COUNT_ADDR :
-	    STMT_LOGIN_COUNT_USER, p, r, &has);
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < 10; i++)
+		db_bind_str(&p[i], is_name[i] ? name : addr,
+		    is_name[i] ? &ln : &la);
+	db_bind_int(&p[10], &window_ms);
+	for (i = 0; i < 7; i++)
+		db_bind_int(&r[i], cols[i]);
+	er = db_run(db, STMT_LOGIN_STATS, p, r, &has);
 	if (er == APP_OK && !has)
 		er = APP_DB;
 	return er;
@@ -291,11 +296,12 @@ db_login_purge(struct db *db, int64_t window_ms)
 }
 
 enum app_err
-db_login_reset(struct db *db, const char *user)
+db_login_reset(struct db *db, const char *user, const char *addr)
 {
-	MYSQL_BIND	 p[1];
-	unsigned long	 l;
+	MYSQL_BIND	 p[2];
+	unsigned long	 l0, l1;
 
-	db_bind_str(&p[0], user, &l);
+	db_bind_str(&p[0], user, &l0);
+	db_bind_str(&p[1], addr, &l1);
 	return db_run(db, STMT_LOGIN_RESET_USER, p, NULL, NULL);
 }

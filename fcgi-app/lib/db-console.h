@@ -78,20 +78,30 @@ enum app_err db_admin_session_end_user(struct db *, int64_t user_id);
 enum app_err db_admin_session_purge(struct db *, int64_t idle_ms,
 	    int64_t max_ms);
 
+/* The failures of one attempt's name and address within the window. */
+struct login_counts {
+	int64_t	 pair;		/* the name from this address */
+	int64_t	 pair_oldest;	/* ... the oldest one's time, Unix ms */
+	int64_t	 addr;		/* from this address, any name */
+	int64_t	 addr_oldest;
+	int64_t	 user;		/* the name from any address */
+	int64_t	 user_last;	/* ... the newest one's time */
+	int64_t	 now;		/* the database's now, Unix ms */
+};
+
 /*
- * Failed log-ins within the last window_ms for a user name (by_addr 0)
- * or a client address (by_addr 1): *count, the oldest one's time
- * *oldest_ms (0 when none) and the database's now *now_ms.  Returns
- * APP_OK, APP_DB or APP_DB_DOWN.
+ * The failures of name (lower case) and addr within the last window_ms
+ * into *n, in one read.  Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
-enum app_err db_login_count(struct db *, int by_addr, const char *key,
-	    int64_t window_ms, int64_t *count, int64_t *oldest_ms,
-	    int64_t *now_ms);
+enum app_err db_login_stats(struct db *, const char *name, const char *addr,
+	    int64_t window_ms, struct login_counts *n);
 
 /* Record a failure now; purge failures older than window_ms; forget a
- * user's failures.  Return APP_OK, APP_DB or APP_DB_DOWN. */
+ * user's failures from one address.  Return APP_OK, APP_DB or
+ * APP_DB_DOWN. */
 enum app_err db_login_fail(struct db *, const char *user, const char *addr);
 enum app_err db_login_purge(struct db *, int64_t window_ms);
-enum app_err db_login_reset(struct db *, const char *user);
+enum app_err db_login_reset(struct db *, const char *user,
+	    const char *addr);
 
 #endif /* DB_CONSOLE_H */

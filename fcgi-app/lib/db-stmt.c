@@ -117,6 +117,11 @@
 #define LOCK_SQL "CONCAT(?, ':', IF(CHAR_LENGTH(COALESCE(DATABASE(), " \
 	"'')) <= 40, COALESCE(DATABASE(), ''), MD5(DATABASE())))"
 
+/* A bypass code's row, in db-bypass.c's order (b: bypass_code, q). */
+#define BYPASS_COLS "b.id, b.queue_id, q.slug, b.label, " \
+	"COALESCE(b.use_limit, 0), b.uses, COALESCE(b.expires_ms, 0), " \
+	"b.disabled, b.created_ms, " DBNOW_SQL
+
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
 	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
@@ -346,22 +351,16 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_ADMIN_SESSION_PURGE] = { 2, 0,
 	    "DELETE FROM admin_session WHERE last_seen_ms <= " DBNOW_SQL
 	    " - ? OR created_ms <= " DBNOW_SQL " - ? LIMIT 1000" },
-	[STMT_LOGIN_COUNT_USER] = { 2, 1,
-	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
-	    " FROM login_failure WHERE user_name = ? AND at_ms > "
-	    DBNOW_SQL " - ?" },
-	[STMT_LOGIN_COUNT_ADDR] = { 2, 1,
-	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
-	    " FROM login_failure WHERE client_addr = ? AND at_ms > "
-	    DBNOW_SQL " - ?" },
 	[STMT_LOGIN_FAIL_INSERT] = { 2, 0,
 	    "INSERT INTO login_failure (user_name, client_addr, at_ms) "
 	    "VALUES (?, ?, " DBNOW_SQL ")" },
 	[STMT_LOGIN_FAIL_PURGE] = { 1, 0,
 	    "DELETE FROM login_failure WHERE at_ms <= " DBNOW_SQL " - ? "
 	    "LIMIT 1000" },
-	[STMT_LOGIN_RESET_USER] = { 1, 0,
-	    "DELETE FROM login_failure WHERE user_name = ?" },
+	/* STMT_LOGIN_RESET_USER: a log-in forgets its address's failures. */
+	[STMT_LOGIN_RESET_USER] = { 2, 0,
+	    "DELETE FROM login_failure WHERE user_name = ? AND "
+	    "client_addr = ?" },
 	[STMT_DRAW_SEEDLESS] = { 0, 1,
 	    "SELECT id, slug, draw_arm FROM queue WHERE opens_at_ms IS NOT "
 	    "NULL AND draw_seed_sealed IS NULL" },
@@ -585,6 +584,66 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_WSREP_NOT_READY] = { 0, 1,
 	    "SELECT COUNT(*) FROM information_schema.GLOBAL_STATUS WHERE "
 	    "VARIABLE_NAME = 'WSREP_READY' AND VARIABLE_VALUE <> 'ON'" },
+	/*
+	 * STMT_LOGIN_STATS: a log-in's failures within the window (the last
+	 * parameter, ms), in one read: for the name from this address
+	 * (count, oldest), from this address (count, oldest), for the name
+	 * from anywhere (count, newest), and the database's now.
+	 * Parameters: name, addr, name, addr, addr, addr, name, name, name,
+	 * addr, window.
+	 */
+	[STMT_LOGIN_STATS] = { 11, 1,
+	    "SELECT CAST(COALESCE(SUM(user_name = ? AND client_addr = ?), 0) "
+	    "AS SIGNED), COALESCE(MIN(IF(user_name = ? AND client_addr = ?, "
+	    "at_ms, NULL)), 0), CAST(COALESCE(SUM(client_addr = ?), 0) AS "
+	    "SIGNED), COALESCE(MIN(IF(client_addr = ?, at_ms, NULL)), 0), "
+	    "CAST(COALESCE(SUM(user_name = ?), 0) AS SIGNED), "
+	    "COALESCE(MAX(IF(user_name = ?, at_ms, NULL)), 0), " DBNOW_SQL
+	    " FROM login_failure WHERE (user_name = ? OR client_addr = ?) "
+	    "AND at_ms > " DBNOW_SQL " - ?" },
+	/*
+	 * STMT_BYPASS_*: VIP bypass codes (db-bypass.c).  A code's row
+	 * (BYPASS_COLS): id, queue, slug, label, limit, uses, expiry,
+	 * disabled, created, the database's now.
+	 */
+	[STMT_BYPASS_INSERT] = { 5, 0,
+	    "INSERT INTO bypass_code (queue_id, label, code_hash, use_limit, "
+	    "expires_ms, created_ms) VALUES (?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	[STMT_BYPASS_LIST] = { 1, 1,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.queue_id = ? ORDER BY b.id" },
+	[STMT_BYPASS_GET_LOCKED] = { 1, 0,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.id = ? FOR UPDATE" },
+	[STMT_BYPASS_SET_DISABLED] = { 2, 0,
+	    "UPDATE bypass_code SET disabled = ? WHERE id = ?" },
+	[STMT_BYPASS_DELETE] = { 1, 0,
+	    "DELETE FROM bypass_code WHERE id = ?" },
+	/*
+	 * STMT_BYPASS_REDEEM: one use of a code of the queue, in one
+	 * statement, only while it is enabled, unexpired and below its
+	 * limit (the row lock orders redemptions: never past the limit).
+	 * Parameters: hash, queue.
+	 */
+	[STMT_BYPASS_REDEEM] = { 2, 0,
+	    "UPDATE bypass_code SET uses = uses + 1 WHERE code_hash = ? AND "
+	    "queue_id = ? AND disabled = 0 AND (use_limit IS NULL OR "
+	    "uses < use_limit) AND (expires_ms IS NULL OR expires_ms > "
+	    DBNOW_SQL ")" },
+	/* STMT_BYPASS_WHY: why a code did not redeem (for the audit). */
+	[STMT_BYPASS_WHY] = { 2, 1,
+	    "SELECT " BYPASS_COLS " FROM bypass_code b JOIN queue q ON "
+	    "q.id = b.queue_id WHERE b.code_hash = ? AND b.queue_id = ?" },
+	[STMT_BYPASS_FAIL_COUNT] = { 2, 1,
+	    "SELECT COUNT(*), COALESCE(MIN(at_ms), 0), " DBNOW_SQL
+	    " FROM bypass_failure WHERE client_addr = ? AND at_ms > "
+	    DBNOW_SQL " - ?" },
+	[STMT_BYPASS_FAIL_INSERT] = { 1, 0,
+	    "INSERT INTO bypass_failure (client_addr, at_ms) VALUES (?, "
+	    DBNOW_SQL ")" },
+	[STMT_BYPASS_FAIL_PURGE] = { 1, 0,
+	    "DELETE FROM bypass_failure WHERE at_ms <= " DBNOW_SQL " - ? "
+	    "LIMIT 1000" },
 };
 
 /* Generated statements (QUEUE_COLS): their text once expanded. */

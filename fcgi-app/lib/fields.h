@@ -47,6 +47,12 @@ enum fld_ctl {
 #define FLD_ACTION	0x4u	/* changed by an action (pause, resume),
 				   not by a form */
 #define FLD_NULL_EMPTY	0x8u	/* text: "" is stored as NULL (none) */
+/*
+ * Widens what the product's outbound requests may reach (the health
+ * check's private network): changed only by a console session or the
+ * CLI, never with an API key (refused 403, nothing changed).
+ */
+#define FLD_WIDENS	0x10u
 
 /* One setting. */
 struct fld {

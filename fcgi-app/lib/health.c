@@ -19,46 +19,29 @@
 #include "cfg.h"
 #include "health.h"
 #include "log.h"
+#include "netrange.h"
 
-/* Whether IPv4 address a (host order) may be used. */
+/*
+ * Whether IPv4 address a (host order) may be used: its class in the
+ * table of special-purpose ranges (netrange.h).
+ */
 static int
 v4_allowed(uint32_t a, int allow_private)
 {
-	if ((a >> 24) == 0 ||			/* 0.0.0.0/8 unspecified */
-	    (a >> 28) == 0xe ||			/* 224/4 multicast */
-	    (a >> 28) == 0xf ||			/* 240/4 reserved */
-	    (a >> 16) == 0xa9fe)		/* 169.254/16 link-local */
-		return 0;
-	if ((a >> 24) == 127 ||			/* loopback */
-	    (a >> 24) == 10 ||			/* RFC 1918 */
-	    (a >> 20) == 0xac1 ||		/* 172.16/12 */
-	    (a >> 16) == 0xc0a8 ||		/* 192.168/16 */
-	    (a >> 22) == (100u << 2 | 1))	/* 100.64/10 CGNAT */
-		return allow_private;
-	return 1;
+	uint8_t	 b[4];
+
+	b[0] = (uint8_t)(a >> 24);
+	b[1] = (uint8_t)(a >> 16);
+	b[2] = (uint8_t)(a >> 8);
+	b[3] = (uint8_t)a;
+	return net_reachable(net_class_v4(b, NULL), allow_private);
 }
 
-/* Whether IPv6 address a may be used. */
+/* Whether IPv6 address a may be used, as v4_allowed(). */
 static int
 v6_allowed(const struct in6_addr *a, int allow_private)
 {
-	const uint8_t	*b = a->s6_addr;
-	static const uint8_t zero12[12];
-
-	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a) ||
-	    IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) ||
-	    IN6_IS_ADDR_V4MAPPED(a))
-		return 0;
-	if (IN6_IS_ADDR_LOOPBACK(a))
-		return allow_private;
-	/* ::a.b.c.d (IPv4-compatible, deprecated), 64:ff9b::/96 (NAT64) */
-	if (memcmp(b, zero12, 12) == 0)
-		return 0;
-	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b)
-		return 0;
-	if ((b[0] & 0xfe) == 0xfc)		/* fc00::/7 ULA */
-		return allow_private;
-	return 1;
+	return net_reachable(net_class_v6(a->s6_addr, NULL), allow_private);
 }
 
 int
@@ -145,9 +128,9 @@ health_url_check(const char *url, int allow_private)
 		if (p + 1 < end && colon == NULL)
 			return "the health URL's host is malformed";
 		if (!v6_allowed(&a6, allow_private))
-			return "the health URL's address is loopback, "
-			    "private, link-local, IPv4-mapped or otherwise "
-			    "not a public address";
+			return "the health URL's address is not a public "
+			    "one (loopback, private, link-local, or another "
+			    "special-purpose range)";
 	} else {
 		colon = memchr(auth, ':', (size_t)(end - auth));
 		n = (size_t)((colon != NULL ? colon : end) - auth);
@@ -165,9 +148,10 @@ health_url_check(const char *url, int allow_private)
 			host[--n] = '\0';
 		if (inet_pton(AF_INET, host, &a4) == 1) {
 			if (!v4_allowed(ntohl(a4.s_addr), allow_private))
-				return "the health URL's address is loopback, "
-				    "private, link-local, unspecified or "
-				    "otherwise not a public address";
+				return "the health URL's address is not a "
+				    "public one (loopback, private, "
+				    "link-local, or another special-purpose "
+				    "range)";
 		} else if (numeric_looking(host)) {
 			return "the health URL's host looks like an address "
 			    "but is not a dotted-quad IPv4 address";

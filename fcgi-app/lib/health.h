@@ -20,12 +20,14 @@ struct ar_eval;
  * bytes, scheme http or https, no userinfo, a host of letters, digits,
  * '-' and '.' or a bracketed IPv6 literal, an optional port 1..65535.
  * Refused always: a host that only looks numeric without being a
- * dotted-quad IPv4 literal ("2130706433", "0177.0.0.1", "0x7f.1"),
- * unspecified, multicast, link-local (the cloud metadata address) and
- * IPv4-mapped or -compatible IPv6 literals.  Refused unless
- * allow_private: "localhost" (with or without a trailing dot, or under
- * .localhost), loopback, private (RFC 1918), CGNAT (RFC 6598) and ULA
- * (RFC 4193) literals.  A name is not resolved here (its addresses are
+ * dotted-quad IPv4 literal ("2130706433", "0177.0.0.1", "0x7f.1"), and
+ * an address literal of any special-purpose range (netrange.h: the IANA
+ * registries, e.g. link-local with the cloud metadata address, the
+ * documentation and benchmarking ranges, 192.0.0.0/24, NAT64, 6to4,
+ * IPv4-mapped, multicast).  Refused unless allow_private: "localhost"
+ * (with or without a trailing dot, or under .localhost), and loopback,
+ * private (RFC 1918), shared (RFC 6598) and unique local (RFC 4193)
+ * literals.  A name is not resolved here (its addresses are
  * checked on every fetch).  Returns NULL when acceptable, else a static
  * message saying why not.
  */

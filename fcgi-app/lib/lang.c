@@ -38,7 +38,8 @@ static const char *const names[MSG__MAX] = {
 	"turn", "admitted", "busy", "trouble", "lang_name", "note_kept",
 	"note_none", "unavail_title", "unavail", "entry", "updated",
 	"languages", "back", "minutes", "minute_less", "unknown_title",
-	"unknown", "minute_one", "unknown_named",
+	"unknown", "minute_one", "unknown_named", "pow_working",
+	"pow_insecure", "pow_failed", "noscript_pow",
 };
 
 #define CATALOG_LINE_MAX	1024

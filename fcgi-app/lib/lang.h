@@ -49,6 +49,10 @@ enum msg {
 	MSG_UNKNOWN,
 	MSG_MINUTE_ONE,		/* a wait of about "{n} min" */
 	MSG_UNKNOWN_NAMED,	/* ... with the slug asked for, "{slug}" */
+	MSG_POW_WORKING,	/* proof of work under way, "{p}" percent */
+	MSG_POW_INSECURE,	/* ... impossible: no secure context */
+	MSG_POW_FAILED,		/* ... did not finish */
+	MSG_NOSCRIPT_POW,	/* ... needs JavaScript (noscript) */
 	MSG__MAX
 };
 

@@ -15,6 +15,7 @@
 #include "admission.h"
 #include "aqueue.h"
 #include "fields.h"
+#include "pow.h"
 #include "queue-fields.h"
 #include "urlcheck.h"
 
@@ -165,6 +166,23 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		.rule = "an integer from 60 to 3600 (seconds of silence after "
 		    "which a waiting number counts as abandoned)",
 		.unit = "seconds" },
+	[QOPS_F_POW] = {
+		.key = "powEnabled", .opt = "pow",
+		.label = "Proof of work before a number",
+		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(pow_enabled),
+		.column = "pow_enabled", .min = 0, .max = 1, .def = "off",
+		.rule = "on or off (true or false, 1 or 0): every join first "
+		    "solves a small computation (the hosted page does it), "
+		    "and nobody passes below the rate without the waiting "
+		    "room" },
+	[QOPS_F_POW_BITS] = {
+		.key = "powBits", .opt = "pow-bits",
+		.label = "Proof of work difficulty", .ctl = FLD_CTL_NUMBER,
+		.type = FLD_INT, AT(pow_bits), .column = "pow_bits",
+		.min = POW_BITS_MIN, .max = POW_BITS_MAX, .def = "15",
+		.rule = "an integer from 8 to 24: leading zero bits of the "
+		    "solution's SHA-256 (each bit doubles the work)",
+		.unit = "bits" },
 	[QOPS_F_ACTIVE] = {
 		.key = "active", .opt = "active", .label = "Admitting",
 		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(active),

@@ -80,6 +80,8 @@ struct queue {
 	char		 draw_seed_hash[65];	/* hex SHA-256, "" if none */
 	int64_t		 abandon;		/* detection on (1) or off */
 	int64_t		 abandon_grace_s;	/* its grace period */
+	int64_t		 pow_enabled;		/* proof of work on (1) */
+	int64_t		 pow_bits;		/* its difficulty (pow.h) */
 	/*
 	 * The admission settings as an operator sees them (the queue field
 	 * table, queue-fields.h): adm with its scheduled change applied
@@ -109,6 +111,8 @@ enum qops_field {
 	QOPS_F_OPENS_AT,	/* scheduled opening, Unix ms (draw.h) */
 	QOPS_F_ABANDON,		/* abandonment detection on (1) or off (0) */
 	QOPS_F_ABANDON_GRACE,	/* its grace period, seconds */
+	QOPS_F_POW,		/* proof of work before a join (1) or not */
+	QOPS_F_POW_BITS,	/* its difficulty, leading zero bits */
 	QOPS_F_ACTIVE,		/* admitting (1) or paused (0) */
 	QOPS_F__MAX
 };
@@ -137,6 +141,8 @@ struct qops_spec {
 	int64_t		 opens_at_ms;
 	int64_t		 abandon;
 	int64_t		 abandon_grace_s;
+	int64_t		 pow_enabled;
+	int64_t		 pow_bits;
 	int64_t		 active;
 };
 

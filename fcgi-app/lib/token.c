@@ -52,15 +52,16 @@ token_reason_str(enum token_reason r)
 
 /*
  * Build the token with libjwt, which writes the header
- * {"alg":"HS256","typ":"JWT"} itself.  Returns the string from
- * jwt_encode_str(), which the caller releases with free(), or NULL.
+ * {"alg":"HS256","typ":"JWT"} itself: the claims of token_sign(), with
+ * jti (NULL: none) and "bypass": true when bypass.  Returns the string
+ * from jwt_encode_str(), which the caller releases with free(), or NULL.
  */
-char *
-token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
-    int64_t now_s, int64_t ttl_s, int bypass)
+static char *
+sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
+    int64_t now_s, int64_t ttl_s, int bypass, const char *jti)
 {
 	jwt_t	*jwt = NULL;
-	char	*out = NULL, jti[TOKEN_JTI_MAX];
+	char	*out = NULL;
 	int	 er;
 
 	if (slug == NULL || *slug == '\0' || key == NULL || keylen == 0 ||
@@ -68,11 +69,6 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
 	    ttl_s > TTL_MAX || now_s > TIME_MAX - ttl_s ||
 	    qnr > LONG_MAX || now_s + ttl_s > LONG_MAX) {
 		log_warnx("token_sign: invalid arguments");
-		return NULL;
-	}
-	if (snprintf(jti, sizeof(jti), "%s:%lld", slug, (long long)qnr) >=
-	    (int)sizeof(jti)) {
-		log_warnx("token_sign: slug too long");
 		return NULL;
 	}
 	if ((er = jwt_new(&jwt)) != 0) {
@@ -86,7 +82,7 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
 	    (er = jwt_add_grant_int(jwt, "qnr", (long)qnr)) != 0 ||
 	    (er = jwt_add_grant_int(jwt, "iat", (long)now_s)) != 0 ||
 	    (er = jwt_add_grant_int(jwt, "exp", (long)(now_s + ttl_s))) != 0 ||
-	    (!bypass && (er = jwt_add_grant(jwt, "jti", jti)) != 0) ||
+	    (jti != NULL && (er = jwt_add_grant(jwt, "jti", jti)) != 0) ||
 	    (bypass && (er = jwt_add_grant_bool(jwt, "bypass", 1)) != 0)) {
 		errno = er;
 		log_warn("token_sign: libjwt");
@@ -97,6 +93,32 @@ token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
 out:
 	jwt_free(jwt);
 	return out;
+}
+
+char *
+token_sign(const char *slug, const void *key, size_t keylen, int64_t qnr,
+    int64_t now_s, int64_t ttl_s, int bypass)
+{
+	char	 jti[TOKEN_JTI_MAX];
+
+	if (slug == NULL || snprintf(jti, sizeof(jti), "%s:%lld", slug,
+	    (long long)qnr) >= (int)sizeof(jti)) {
+		log_warnx("token_sign: slug too long");
+		return NULL;
+	}
+	return sign(slug, key, keylen, qnr, now_s, ttl_s, bypass,
+	    bypass ? NULL : jti);
+}
+
+char *
+token_sign_bypass(const char *slug, const void *key, size_t keylen,
+    int64_t now_s, int64_t ttl_s, const char *jti)
+{
+	if (jti == NULL || strlen(jti) >= TOKEN_JTI_MAX) {
+		log_warnx("token_sign_bypass: no jti");
+		return NULL;
+	}
+	return sign(slug, key, keylen, 0, now_s, ttl_s, 1, jti);
 }
 
 /*

@@ -57,6 +57,17 @@ char	*token_sign(const char *slug, const void *key, size_t keylen,
 	    int64_t qnr, int64_t now_s, int64_t ttl_s, int bypass);
 
 /*
+ * Sign a VIP bypass token for queue slug (SPEC section 5): the claims of
+ * token_sign() with qnr 0 (it stands for no number), "bypass": true and
+ * its own jti (a value unique to this redemption, below TOKEN_JTI_MAX
+ * bytes), so that a shop that refuses a second use of a jti still lets
+ * each redemption in once.  Returns the JWT the caller frees, or NULL
+ * (logged).
+ */
+char	*token_sign_bypass(const char *slug, const void *key, size_t keylen,
+	    int64_t now_s, int64_t ttl_s, const char *jti);
+
+/*
  * Verify a compact JWT for queue slug at now_s with leeway_s (0..LEEWAY_MAX)
  * seconds.  Order: shape and base64url (malformed) -> header JSON with
  * "alg" exactly "HS256" (bad_alg) -> HMAC-SHA256 signature compared in

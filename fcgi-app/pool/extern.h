@@ -186,6 +186,18 @@ enum http_err {
 	ERR_INVALID_RULES,	/* 422 invalid_rules (auto-rate) */
 	ERR_TEST_REQUIRED,	/* 409 test_required (auto-rate) */
 	ERR_SETTINGS_CHANGED,	/* 409 settings_changed (auto-rate) */
+	ERR_POW_REQUIRED,	/* 428 pow_required (proof of work; the
+				   caller adds a fresh challenge) */
+	ERR_POW_MALFORMED,	/* 428 pow_malformed */
+	ERR_CHALLENGE_INVALID,	/* 428 challenge_invalid */
+	ERR_CHALLENGE_MISMATCH,	/* 428 challenge_mismatch */
+	ERR_CHALLENGE_EXPIRED,	/* 428 challenge_expired */
+	ERR_INSUFFICIENT_WORK,	/* 428 insufficient_work */
+	ERR_CHALLENGE_USED,	/* 428 challenge_used */
+	ERR_INVALID_BODY,	/* 400 invalid_body (members missing) */
+	ERR_INVALID_CODE,	/* 404 invalid_code (VIP bypass code) */
+	ERR_TOO_MANY_ATTEMPTS,	/* 429 too_many_attempts (the caller adds
+				   Retry-After) */
 	ERR__MAX
 };
 
@@ -414,6 +426,12 @@ void	 http_app_errf(struct req *, enum http_err err, const char *fmt, ...)
  */
 void	 http_app_err_field(struct req *, enum http_err err,
 	    const char *field, const char *message);
+/*
+ * http_app_err() with a message of its own (NULL: the row's) and the
+ * members of extra added to the body (NULL: none; not released).
+ */
+void	 http_app_err_with(struct req *, enum http_err err,
+	    const char *message, struct json_object *extra);
 /*
  * The answer to a library function's failure er: ERR_DB_DOWN for
  * APP_DB_DOWN, ERR_BUSY for APP_BUSY, ERR_INTERNAL for anything else

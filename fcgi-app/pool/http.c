@@ -272,6 +272,36 @@ static const struct {
 	    "can be enabled: save them, test, then enable.", 0, 0 },
 	[ERR_SETTINGS_CHANGED] = { 409, "settings_changed", "The auto-rate "
 	    "settings changed meanwhile; test again.", 0, 0 },
+	[ERR_POW_REQUIRED] = { 428, "pow_required", "This waiting room "
+	    "checks browsers with a small computation before it issues a "
+	    "number: take the challenge in this answer (or GET "
+	    "/queue/<slug>/pow), find a nonce such that SHA-256(challenge + "
+	    "\".\" + nonce) begins with bits zero bits, and send "
+	    "{\"pow\":{\"challenge\":\"...\",\"nonce\":\"...\"}}. The "
+	    "hosted waiting room does this by itself.", 0, 0 },
+	[ERR_POW_MALFORMED] = { 428, "pow_malformed", "pow must be an object "
+	    "whose challenge is a string and whose nonce is a string of 1 to "
+	    "64 printable ASCII characters.", 0, 0 },
+	[ERR_CHALLENGE_INVALID] = { 428, "challenge_invalid", "This "
+	    "challenge was not issued by this waiting room, or it was "
+	    "changed.", 0, 0 },
+	[ERR_CHALLENGE_MISMATCH] = { 428, "challenge_mismatch", "This "
+	    "challenge belongs to another waiting room.", 0, 0 },
+	[ERR_CHALLENGE_EXPIRED] = { 428, "challenge_expired", "This "
+	    "challenge is older than 300 seconds: solve the one in this "
+	    "answer.", 0, 0 },
+	[ERR_INSUFFICIENT_WORK] = { 428, "insufficient_work", "The nonce "
+	    "does not give enough leading zero bits for this challenge.",
+	    0, 0 },
+	[ERR_CHALLENGE_USED] = { 428, "challenge_used", "This challenge was "
+	    "used already: solve the one in this answer.", 0, 0 },
+	[ERR_INVALID_BODY] = { 400, "invalid_body", "The body lacks a member "
+	    "this endpoint needs.", 0, 0 },
+	[ERR_INVALID_CODE] = { 404, "invalid_code", "This code admits nobody "
+	    "here.", 0, 0 },
+	[ERR_TOO_MANY_ATTEMPTS] = { 429, "too_many_attempts", "Too many "
+	    "failed attempts came from this address: wait and try again.",
+	    0, 0 },
 };
 
 /* err, or ERR_INTERNAL for ERR_OK and values out of range. */
@@ -282,17 +312,22 @@ err_row(enum http_err err)
 }
 
 /*
- * Send {"error": code, "message": message[, "field": field]} with the
- * status of err's row, and the row's Retry-After.  Can't fail visibly.
+ * Send {"error": code, "message": message[, "field": field]} and the
+ * members of extra (NULL: none) with the status of err's row, and the
+ * row's Retry-After.  Can't fail visibly.
  */
 static void
 send_err(struct req *r, enum http_err err, const char *message,
-    const char *field)
+    const char *field, struct json_object *extra)
 {
 	struct json_object	*o = json_object_new_object();
 	int			 s;
 
 	err = err_row(err);
+	if (extra != NULL) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(o, k, json_object_get(v));
+	}
 	json_object_object_add(o, "error",
 	    json_object_new_string(errs[err].code));
 	json_object_object_add(o, "message", json_object_new_string(message));
@@ -316,7 +351,7 @@ http_app_err(struct req *r, enum http_err err)
 		http_app_errf(r, err, "The request body is larger than %lld "
 		    "bytes.", (long long)r->cfg->max_body);
 	else
-		send_err(r, err, errs[err_row(err)].message, NULL);
+		send_err(r, err, errs[err_row(err)].message, NULL, NULL);
 }
 
 void
@@ -328,7 +363,7 @@ http_app_errf(struct req *r, enum http_err err, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	send_err(r, err, msg, NULL);
+	send_err(r, err, msg, NULL, NULL);
 	free(msg);
 }
 
@@ -336,7 +371,15 @@ void
 http_app_err_field(struct req *r, enum http_err err, const char *field,
     const char *message)
 {
-	send_err(r, err, message, field);
+	send_err(r, err, message, field, NULL);
+}
+
+void
+http_app_err_with(struct req *r, enum http_err err, const char *message,
+    struct json_object *extra)
+{
+	send_err(r, err, message != NULL ? message :
+	    errs[err_row(err)].message, NULL, extra);
 }
 
 enum http_err

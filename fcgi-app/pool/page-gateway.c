@@ -6,6 +6,11 @@
  * so that the visitor keeps that place.  The return URL is checked
  * against the queue's shop domains; an invalid one is dropped.
  *
+ * A VIP code (?code=) that admits sends the visitor straight to the
+ * target with a bypass token; any other is ignored, the answer exactly
+ * the one without it.
+ * With the queue's proof of work on, it never takes a number: the
+ * waiting room solves the challenge first (everyone passes through it).
  * Only the visitor's own navigation takes a number (url_take_number()):
  * HEAD, prefetch, prerender and fetches that are no top-level navigation
  * get the room without one; another site's request (a foreign Origin, or
@@ -24,6 +29,7 @@
 
 #include "aqueue.h"
 #include "extern.h"
+#include "page-bypass.h"
 #include "page-gateway.h"
 #include "token.h"
 #include "visitor.h"
@@ -62,15 +68,15 @@ page_gateway(struct req *r)
 {
 	struct qentry		*e = r->qe;
 	struct field_val	*f = &r->fields[FIELD_RETURN];
+	struct field_val	*c = &r->fields[FIELD_CODE];
 	struct buf		 room = { NULL, 0, 0 };
 	enum url_take		 take;
 	char			*ret = NULL, *token = NULL, *loc = NULL;
 	const char		*target;
 	char			 ticket[TICKET_LEN + 1];
-	int64_t			 number;
+	int64_t			 number, retry;
 	int			 admitted;
 
-	/* A VIP ?code= is not honoured yet: it is treated as no code. */
 	if (f->state == FIELD_OK)
 		ret = url_return_check(f->val, &e->domains);
 	target = ret != NULL ? ret : e->q->target_url;
@@ -89,7 +95,39 @@ page_gateway(struct req *r)
 		http_take_refused(r, take);
 		goto out;
 	}
-	if (!adm_active_at(&e->q->adm, r->now_ms) || take != URL_TAKE_OK) {
+	/*
+	 * A VIP code, on the visitor's own navigation of an admitting
+	 * queue, straight to the target with a bypass token; any code that
+	 * admits nobody (or a throttled address) takes the normal path
+	 * below, answered exactly as without a code.
+	 */
+	if (c->state == FIELD_OK && take == URL_TAKE_OK &&
+	    adm_active_at(&e->q->adm, r->now_ms) &&
+	    page_bypass_redeem(r, c->val, c->len, &token, &retry) ==
+	    BYPASS_VISIT_OK) {
+		/* Too long with the return URL: the target instead. */
+		if ((loc = url_append_param(target, TOKEN_PARAM, token)) !=
+		    NULL && strlen(loc) > LOCATION_MAX && ret != NULL &&
+		    e->q->target_url != NULL) {
+			free(loc);
+			loc = url_append_param(e->q->target_url, TOKEN_PARAM,
+			    token);
+		}
+		if (loc == NULL) {
+			http_app_err(r, ERR_INTERNAL);
+			goto out;
+		}
+		http_redirect(r, loc);
+		goto out;
+	}
+	free(token);
+	token = NULL;
+	/*
+	 * With proof of work on, nobody passes without the waiting room:
+	 * the room solves the challenge and takes the number there.
+	 */
+	if (!adm_active_at(&e->q->adm, r->now_ms) || take != URL_TAKE_OK ||
+	    e->q->pow_enabled) {
 		http_redirect(r, room.p);
 		goto out;
 	}

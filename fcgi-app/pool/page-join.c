@@ -14,6 +14,8 @@
 #include "extern.h"
 #include "log.h"
 #include "page-join.h"
+#include "page-pow.h"
+#include "pow-used.h"
 #include "token.h"
 #include "visitor.h"
 
@@ -25,7 +27,8 @@ page_join(struct req *r)
 	enum url_take		 take;
 	int64_t			 number = 0;
 	char			 ticket[TICKET_LEN + 1], *token = NULL;
-	int			 retry, admitted = 0;
+	int			 retry, admitted = 0, pow = 0;
+	struct pow_challenge	 ch;
 	enum http_err		 er;
 
 	/*
@@ -36,8 +39,23 @@ page_join(struct req *r)
 		http_take_refused(r, take);
 		return;
 	}
-	if ((er = req_body_json(r, &body, 0)) != ERR_OK ||
-	    (er = visitor_join(r, &number, &admitted)) != ERR_OK) {
+	if ((er = req_body_json(r, &body, 0)) != ERR_OK) {
+		http_app_err(r, er);
+		goto out;
+	}
+	/*
+	 * Proof of work (queue setting): a valid, unspent solution before
+	 * any number; the challenge is spent only when one is issued.
+	 */
+	if (e->q->pow_enabled) {
+		if (page_pow_join(r, body, &ch) == -1)
+			goto out;
+		pow = 1;
+	}
+	er = visitor_join(r, &number, &admitted);
+	if (pow)
+		pow_used_done(&ch, er == ERR_OK);
+	if (er != ERR_OK) {
 		http_app_err(r, er);
 		goto out;
 	}

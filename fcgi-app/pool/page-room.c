@@ -21,6 +21,7 @@
 #include "isotime.h"
 #include "lang.h"
 #include "cookie.h"
+#include "page-pow.h"
 #include "page-room.h"
 #include "token.h"
 #include "visitor.h"
@@ -49,6 +50,8 @@ enum key {
 	KEY_BACK,
 	KEY_LANG_LINKS,
 	KEY_UNKNOWN_TEXT,
+	KEY_POW,
+	KEY_POW_NOSCRIPT,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -70,6 +73,8 @@ static const char *const keys[KEY__MAX] = {
 	"back",		/* KEY_BACK */
 	"lang_links",	/* KEY_LANG_LINKS */
 	"unknown_text",	/* KEY_UNKNOWN_TEXT */
+	"pow",		/* KEY_POW: the proof of work's bits, "" when off */
+	"pow_noscript",	/* KEY_POW_NOSCRIPT */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -101,6 +106,10 @@ static const char *const keys[KEY__MAX] = {
 	"m_unknown",	/* MSG_UNKNOWN */
 	"m_minute_one",	/* MSG_MINUTE_ONE */
 	"m_unknown_named",	/* MSG_UNKNOWN_NAMED */
+	"m_pow_working",	/* MSG_POW_WORKING */
+	"m_pow_insecure",	/* MSG_POW_INSECURE */
+	"m_pow_failed",	/* MSG_POW_FAILED */
+	"m_noscript_pow",	/* MSG_NOSCRIPT_POW */
 };
 
 struct room {
@@ -229,7 +238,8 @@ fill(struct buf *out, size_t k, void *arg)
 	/* Without the queue (unavailable page) its holes stay empty. */
 	if (q == NULL && (k == KEY_NAME || k == KEY_SERVING ||
 	    k == KEY_ACTIVE || k == KEY_ACCENT || k == KEY_BANNER ||
-	    k == KEY_MESSAGE || k == KEY_BACK))
+	    k == KEY_MESSAGE || k == KEY_BACK || k == KEY_POW ||
+	    k == KEY_POW_NOSCRIPT))
 		return;
 	switch ((enum key)k) {
 	case KEY_ACCENT:
@@ -278,6 +288,20 @@ fill(struct buf *out, size_t k, void *arg)
 	case KEY_RETRY:
 		snprintf(num, sizeof(num), "%d", rm->retry);
 		html_attr(out, num);
+		break;
+	case KEY_POW:
+		/* The page solves before it joins (static/pow.js). */
+		if (!q->pow_enabled)
+			break;
+		snprintf(num, sizeof(num), "%d", (int)q->pow_bits);
+		html_attr(out, num);
+		break;
+	case KEY_POW_NOSCRIPT:
+		if (!q->pow_enabled)
+			break;
+		html_raw(out, "<p id=\"pow-noscript\">");
+		html_text(out, lang_msg(rm->lang, MSG_NOSCRIPT_POW));
+		html_raw(out, "</p>");
 		break;
 	default:
 		break;
@@ -405,6 +429,14 @@ room_json(struct req *r)
 			    "number with GET.");
 		} else
 			http_take_refused(r, take);
+		return;
+	}
+	/*
+	 * With proof of work on, a number needs a solution, which only
+	 * POST /join carries: 428 with a challenge, nothing issued.
+	 */
+	if (number == 0 && e->q->pow_enabled) {
+		page_pow_refuse(r, POW_REQUIRED);
 		return;
 	}
 	if (number == 0) {

@@ -34,9 +34,11 @@
 #include "embedded-worker.h"
 #include "extern.h"
 #include "fairness.h"
+#include "gate.h"
 #include "instance.h"
 #include "join-void.h"
 #include "log.h"
+#include "pow-used.h"
 #include "statedoc.h"
 
 #define DRAIN_MS	10000	/* a child still busy after this is killed */
@@ -547,6 +549,7 @@ reap(struct pool *p, int *crashed)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		writers_reap(pid);
+		gate_reap(pid);
 		for (i = 0; i < p->n; i++) {
 			if (p->old[i] == pid)
 				p->old[i] = 0;
@@ -619,6 +622,24 @@ stop_all(struct pool *p)
 		}
 		nanosleep(&ts, NULL);
 	}
+}
+
+/*
+ * The pool's shared records: its limits on costly work (gate.h), c's
+ * login-hashes password hashes and one auto-rate test, and the proof of
+ * work's spent challenges (pow-used.h).  Can't fail (without the
+ * mappings there is no limit and no challenge is taken, logged).
+ */
+static void
+pool_gates(const struct cfg *c)
+{
+	size_t	 slots[GATE__MAX];
+
+	slots[GATE_HASH] = (size_t)c->login_hashes;
+	slots[GATE_HEALTH] = 1;
+	(void)gate_init(slots);
+	/* The proof of work's single-use record, pool-wide. */
+	(void)pow_used_init((size_t)c->pow_used_slots);
 }
 
 /* Write the master's pid to c->pid_file, if configured. */
@@ -759,6 +780,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	write_pid(c);
 	(void)writers_init(p.n, pool_wait);
 	(void)instance_shm_init();
+	pool_gates(c);
 	/*
 	 * The master's own connection: its report, the queue samples and
 	 * the poll documents.

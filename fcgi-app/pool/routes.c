@@ -14,20 +14,24 @@
 
 #include "api-admin.h"
 #include "api-autorate.h"
+#include "api-bypass.h"
 #include "aqueue.h"
 #include "auth.h"
 #include "cfg.h"
+#include "console-bypass.h"
 #include "console.h"
 #include "extern.h"
 #include "instance.h"
 #include "lang.h"
 #include "log.h"
+#include "page-bypass.h"
 #include "page-console.h"
 #include "page-gateway.h"
 #include "page-heartbeat.h"
 #include "page-info.h"
 #include "page-join.h"
 #include "page-metrics.h"
+#include "page-pow.h"
 #include "page-room.h"
 #include "page-status.h"
 #include "page-token.h"
@@ -138,6 +142,14 @@ static const struct route routes[] = {
 	    console_queue_keys },
 	{ P,  "/admin/keys/:id/revoke", AUTH_SESSION, ADMIN,
 	    console_key_revoke },
+	{ GH | P, "/admin/queue/:slug/bypass", AUTH_SESSION, ADMIN,
+	    console_queue_bypass },
+	{ P,  "/admin/bypass/:id/enable", AUTH_SESSION, ADMIN,
+	    console_bypass_action },
+	{ P,  "/admin/bypass/:id/disable", AUTH_SESSION, ADMIN,
+	    console_bypass_action },
+	{ P,  "/admin/bypass/:id/delete", AUTH_SESSION, ADMIN,
+	    console_bypass_action },
 	{ GH, "/admin/audit",		AUTH_SESSION, ADMIN, console_audit },
 	{ GH, "/admin/live",		AUTH_SESSION, ADMIN,
 	    console_live_list },
@@ -177,6 +189,12 @@ static const struct route routes[] = {
 	    api_autorate_test },
 	{ GH, "/api/admin/queue/sites/:id/autorate/log", AUTH_ADMIN, ADMIN,
 	    api_autorate_log },
+	/* VIP bypass codes (api-bypass.c): a console session only. */
+	{ GH | P, "/api/admin/queue/sites/:id/bypass-codes", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_bypass_codes },
+	{ M(METHOD_PATCH) | M(METHOD_DELETE),
+	    "/api/admin/queue/bypass-codes/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_bypass_code },
 	{ GH, "/api/admin/queue/sites/:id/fairness", AUTH_ADMIN, ADMIN,
 	    api_fairness },
 	{ GH, "/api/admin/queue/sites/:id/fairness.csv", AUTH_ADMIN, ADMIN,
@@ -186,6 +204,12 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/embed.js",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_embed },
 	{ P,  "/queue/:slug/heartbeat",	AUTH_NONE, VISITOR, page_heartbeat },
+	/* A VIP bypass code redeemed (page-bypass.c); it admits. */
+	{ P,  "/queue/:slug/bypass",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER,
+	    page_bypass },
+	/* Proof of work's challenge (page-pow.c), from the cached row. */
+	{ GH, "/queue/:slug/pow",	AUTH_NONE, VISITOR | RF_QUICK,
+	    page_pow },
 };
 
 #define ROUTES__MAX	(sizeof(routes) / sizeof(routes[0]))

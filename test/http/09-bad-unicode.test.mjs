@@ -158,7 +158,10 @@ test('admin API with a key: PATCH, pause, resume, auto-rate', async (t) => {
 	const H = { authorization: `Bearer ${key}`, ...JSON_H };
 	const call = (method, p, b) => req(`${SITES}/${id}${p}`,
 	    { method, headers: H, body: b });
-	// An auto-rate test that runs writes a log row (refused: port 9).
+	// An auto-rate test that runs writes a log row (refused: port 9);
+	// the private network is allowed by the operator (never a key).
+	ctl('autorate', 'set', q.slug, '--allow-private', '1',
+	    '--health-url', 'http://127.0.0.1:9/health');
 	let r = await call('PATCH', '/autorate', JSON.stringify({
 	    healthUrl: 'http://127.0.0.1:9/health',
 	    allowPrivateNetwork: true, rules: 'responseTimeMs < 500' }));

@@ -46,7 +46,8 @@ commands:
          [--header-image URL] [--display-name TEXT] [--message TEXT]
          [--accent #rrggbb] [--json-status 200|202|429]
          [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
-         [--abandon on|off] [--abandon-grace S]
+         [--abandon on|off] [--abandon-grace S] [--pow on|off]
+         [--pow-bits N]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -79,6 +80,12 @@ commands:
                        make an API key for the queue; prints it once
   key list [SLUG]      API keys (id, queue, name, prefix, last use)
   key revoke ID        refuse the key from now on
+  bypass create SLUG --label LABEL [--uses N] [--expires TIME]
+                       a VIP bypass code; prints it (and its
+                       gateway link) once
+  bypass list SLUG     the queue's codes as JSON lines, never the
+                       code itself
+  bypass disable ID | bypass enable ID | bypass delete ID
   audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
                        the audit log, newest first, as JSON lines
 
@@ -225,6 +232,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		headerImageUrl: '', displayName: '', message: '',
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
+		powEnabled: false, powBits: 15,
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&

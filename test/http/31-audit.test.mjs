@@ -68,7 +68,8 @@ test('CLI changes: create, update, set-rate, pause, resume, rotation, ' +
 	    claimWindowSeconds: 600, headerImageUrl: '', displayName: '',
 	    message: '', accentColor: '', jsonQueuedStatus: 200,
 	    jsonCookieSuffix: '', opensAt: null, abandonment: false,
-	    abandonGraceSeconds: 180, active: true });
+	    abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
+	    active: true });
 	assert.deepEqual(r[1].before, { name: q.name, tokenTtlSeconds: 600 });
 	assert.deepEqual(r[1].after, { name: 'Renamed', tokenTtlSeconds: 900 });
 	assert.deepEqual([r[2].before, r[2].after], [{ ratePerMinute: 60 },

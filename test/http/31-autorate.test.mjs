@@ -407,6 +407,14 @@ test('REST: settings, 422 with the field, the test, enabling, the log, ' +
 	assert.equal(r.status, 409);
 	assert.equal(r.json.error, 'test_required');
 
+	// The private network is the operator's to allow (CLI, console),
+	// never a key's: a key sending it unchanged is fine.
+	r = await rest('PATCH', base, key, { allowPrivateNetwork: true });
+	assert.equal(r.status, 403, r.text);
+	assert.deepEqual([r.json.error, r.json.field],
+	    ['forbidden', 'allowPrivateNetwork']);
+	assert.equal((await run('autorate', 'set', q.slug, '--allow-private',
+	    '1', '--health-url', `${SHOP}/health`)).status, 0);
 	r = await rest('PATCH', base, key, { healthUrl: `${SHOP}/health`,
 	    allowPrivateNetwork: true, rules: ['metrics.cpuLoad < 0.8',
 	    'responseTimeMs \u2264 3000'], intervalSeconds: 30, id: 99,

@@ -105,7 +105,8 @@ test('GET /sites and /sites/<id>: the site object', async () => {
 		claimWindowSeconds: 600, headerImageUrl: '', displayName: '',
 		message: '', accentColor: '', jsonQueuedStatus: 200,
 		jsonCookieSuffix: '', opensAt: null, abandonment: false,
-		abandonGraceSeconds: 180, active: true, createdAt: 0,
+		abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
+		active: true, createdAt: 0,
 		updatedAt: 0, serving: s.serving, lastNumber: 0, waiting: 0 });
 	assert.ok(s.createdAt > Date.now() - 600000, `${s.createdAt}`);
 	assert.ok(s.updatedAt >= s.createdAt);

@@ -1,6 +1,8 @@
 // The console's users, log-in, sessions and CSRF tokens: aqueuectl user
 // (password on stdin, never argv), the cookie's attributes, throttling
-// per user name and per client address with exact counts, logout ending
+// per user name and address and per client address with exact counts
+// (failures from one address never lock the name out from another: see
+// also 50-login-protect, with real source addresses), logout ending
 // every session of the user, idle and absolute expiry, and CSRF
 // rejection that leaves the queue as it was.
 
@@ -195,22 +197,23 @@ test('disabling a user ends its sessions and refuses its log-in',
 	assert.equal((await d.login(u.name, u.password)).status, 303);
 });
 
-test('throttling per user: 5 failures in the window, the 6th attempt is ' +
-    '429 even with the right password; other users are not affected',
-    async () => {
+test('throttling per user name and address: 5 failures of a name from ' +
+    'one address, the 6th attempt from it is 429 even with the right ' +
+    'password; from another address the name gets in after at most its ' +
+    'pace; other users are not affected', async () => {
 	const u = addUser(), v = addUser();
-	// Each attempt from its own address: only the user count matters.
-	const from = () => new Client({ sock: process.env.AQ_FCGI_SOCK,
-	    addr: freshAddr() });
+	const addr = freshAddr();
+	const from = (a) => new Client({ sock: process.env.AQ_FCGI_SOCK,
+	    addr: a });
 	// Failures count by the name in any case.
 	const first = Date.now();
 	for (let i = 1; i <= 5; i++) {
-		const r = await from().login(i % 2 ? u.name :
+		const r = await from(addr).login(i % 2 ? u.name :
 		    u.name.toUpperCase(), 'wrong-password-123');
 		assert.equal(r.status, 401, `attempt ${i}`);
 		assert.match(r.text, /Wrong user name or password/);
 	}
-	const r = await from().login(u.name, u.password);
+	let r = await from(addr).login(u.name, u.password);
 	const since = Date.now() - first;
 	assert.equal(r.status, 429);
 	// The seconds until the first failure leaves the 900 s window
@@ -220,16 +223,29 @@ test('throttling per user: 5 failures in the window, the 6th attempt is ' +
 	assert.ok(Number.isInteger(retry) && retry <= 900 &&
 	    retry >= 900 - Math.ceil(since / 1000),
 	    `Retry-After ${retry}, ${since} ms after the first failure`);
-	assert.equal((await from().login(v.name, v.password)).status, 303);
-	// A success forgets the user's failures.
+	// Another address: the name's pace (at most login-user-backoff,
+	// 4 s, after its last failure), never the window.
+	const other = freshAddr();
+	r = await from(other).login(u.name, u.password);
+	if (r.status === 429) {
+		const s = Number(r.h('retry-after'));
+		assert.ok(s >= 1 && s <= 4, `pace ${s}`);
+		await sleep(s * 1000);
+		r = await from(other).login(u.name, u.password);
+	}
+	assert.equal(r.status, 303);
+	assert.equal((await from(freshAddr()).login(v.name, v.password))
+	    .status, 303);
+	// A success forgets the failures of its own address.
+	const mine = freshAddr();
 	for (let i = 1; i <= 4; i++)
-		assert.equal((await from().login(v.name, 'nope-nope-nope'))
+		assert.equal((await from(mine).login(v.name, 'nope-nope-nope'))
 		    .status, 401);
-	assert.equal((await from().login(v.name, v.password)).status, 303);
+	assert.equal((await from(mine).login(v.name, v.password)).status, 303);
 	for (let i = 1; i <= 4; i++)
-		assert.equal((await from().login(v.name, 'nope-nope-nope'))
+		assert.equal((await from(mine).login(v.name, 'nope-nope-nope'))
 		    .status, 401, `after reset ${i}`);
-	assert.equal((await from().login(v.name, v.password)).status, 303);
+	assert.equal((await from(mine).login(v.name, v.password)).status, 303);
 });
 
 test('throttling per address: 20 failures from one address, the 21st ' +

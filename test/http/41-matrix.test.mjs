@@ -237,15 +237,22 @@ for (const name of NAMES) {
 		    pre}" data-slug="${q.slug}"`));
 		assert.match(r.text, new RegExp(`href="${pre}/queue/${
 		    q.slug}\\?lang=de"`));
-		const js = /<script src="([^"]+)"/.exec(r.text)[1];
+		// The proof-of-work solver, then the page's script.
+		const srcs = [...r.text.matchAll(/<script src="([^"]+)"/g)]
+		    .map((m) => m[1]);
 		const want = name === 'fcgid' ? '/warteraum/static' :
 		    '/queue-static';
-		assert.equal(js, `${want}/waiting-room.js`);
-		const f = await get(base, name === 'lighttpd-prefix' ?
-		    `/warteraum${js}` : js);
-		assert.equal(f.status, 200, `${js}: ${f.status}`);
-		assert.match(f.headers.get('content-type'), /javascript/);
-		assert.match(f.text, /data-base/);
+		assert.deepEqual(srcs, [`${want}/pow.js`,
+		    `${want}/waiting-room.js`]);
+		for (const js of srcs) {
+			const f = await get(base, name === 'lighttpd-prefix' ?
+			    `/warteraum${js}` : js);
+			assert.equal(f.status, 200, `${js}: ${f.status}`);
+			assert.match(f.headers.get('content-type'),
+			    /javascript/);
+			if (js.endsWith('/waiting-room.js'))
+				assert.match(f.text, /data-base/);
+		}
 	});
 
 	test(`${name}: a 40 KB body reaches the program whole`, async () => {

@@ -198,11 +198,13 @@ test_c20(void)
 		"http://127.1/", "http://user:pw@shop.example/",
 		"http://shop.example:0/", "http://shop.example:65536/",
 		"ftp://shop.example/", "http:///x", "https://sh op.example/",
+		"http://[2001:db8::1]:8080/h", "http://192.0.2.1/",
 	};
 	static const char *const allowed[] = {
 		"https://shop.example/health", "http://shop.example:8080/h?x=1",
 		"http://loopback.evil.test/", "https://93.184.216.34/health",
-		"http://[2001:db8::1]:8080/h", "HTTPS://Shop.Example/health",
+		"http://[2606:4700:4700::1111]:8080/h",
+		"HTTPS://Shop.Example/health",
 	};
 	struct sockaddr_in	 in;
 	struct sockaddr_in6	 in6;

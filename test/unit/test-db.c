@@ -104,6 +104,7 @@ insert(struct db *db, struct queue *q, char *slug, const char *name)
 	q->token_ttl_s = 600;
 	q->json_queued_status = 200;
 	q->abandon_grace_s = 180;
+	q->pow_bits = 15;
 	adm_init(&q->adm, 60, 0, 1000000);
 	memset(q->secret_sealed, 1, 71);
 	q->secret_sealed_len = 71;

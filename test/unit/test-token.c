@@ -219,6 +219,31 @@ test_sign(void)
 	is_int(c.exp, NOW + 60, "bypass token exp");
 	free(tok);
 
+	/* A VIP code's token: bypass, qnr 0, the jti it was given. */
+	tok = token_sign_bypass("sale", SALE_KEY, strlen(SALE_KEY), NOW, 60,
+	    "sale:bypass:abc");
+	memset(&c, 0, sizeof(c));
+	is_str(tok == NULL ? NULL : token_reason_str(token_verify(tok,
+	    strlen(tok), "sale", SALE_KEY, strlen(SALE_KEY), NOW, 0, &c)),
+	    "valid", "a code's bypass token verifies");
+	is_int(c.bypass, 1, "... bypass");
+	is_int(c.qnr, 0, "... qnr 0: no number");
+	if (tok != NULL) {
+		const char		*d1 = strchr(tok, '.');
+		const char		*d2 = d1 != NULL ? strchr(d1 + 1, '.') :
+					    NULL;
+		struct json_object	*jp = d2 == NULL ? NULL :
+					    part_json(d1 + 1,
+					    (size_t)(d2 - d1 - 1));
+
+		is_str(jsonbody_get_str(jp, "jti", NULL), "sale:bypass:abc",
+		    "... its own jti");
+		json_object_put(jp);
+	}
+	free(tok);
+	ok(token_sign_bypass("sale", SALE_KEY, strlen(SALE_KEY), NOW, 60,
+	    NULL) == NULL, "no jti: refused");
+
 	/* Two tokens for one number share the jti; another number not. */
 	{
 		char	*t1, *t2, *t3;
