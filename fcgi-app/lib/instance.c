@@ -53,6 +53,8 @@ struct inst_shm {
 		atomic_llong	 queue_id;	/* 0: free */
 		atomic_ullong	 n;
 		atomic_ullong	 voided;	/* late joins voided */
+		atomic_llong	 seen;		/* highest fresh serving */
+		atomic_llong	 seen_last;	/* ... and numbers issued */
 	}		 tokens[INST_TOKEN_SLOTS];
 	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
 };
@@ -458,6 +460,39 @@ instance_joins_voided(int64_t queue_id)
 	if ((i = queue_slot(queue_id, 0)) < 0)
 		return 0;
 	return atomic_load(&shm->tokens[i].voided);
+}
+
+/* Raise *a to v if v is larger (concurrently with other processes). */
+static void
+atomic_raise(atomic_llong *a, int64_t v)
+{
+	long long	 had = atomic_load(a);
+
+	while (had < v && !atomic_compare_exchange_weak(a, &had, v))
+		continue;
+}
+
+void
+instance_seen(int64_t queue_id, int64_t serving, int64_t last)
+{
+	ssize_t	 i;
+
+	if ((i = queue_slot(queue_id, 1)) < 0)
+		return;
+	atomic_raise(&shm->tokens[i].seen, serving);
+	atomic_raise(&shm->tokens[i].seen_last, last);
+}
+
+void
+instance_seen_get(int64_t queue_id, int64_t *serving, int64_t *last)
+{
+	ssize_t	 i;
+
+	*serving = *last = 0;
+	if ((i = queue_slot(queue_id, 0)) < 0)
+		return;
+	*serving = atomic_load(&shm->tokens[i].seen);
+	*last = atomic_load(&shm->tokens[i].seen_last);
 }
 
 void

@@ -133,6 +133,22 @@ void		 instance_join_unknown(void);
 uint64_t	 instance_joins_unknown(void);
 
 /*
+ * The newest any process of this pool read from the database, per
+ * queue (same table): the highest serving number answered from a
+ * fresh read and the most numbers issued.  instance_seen() raises the
+ * record of queue_id to serving and last (each only grows, and stays a
+ * true lower bound, since neither ever goes back); instance_seen_get()
+ * reads them into *serving and *last (0 for a queue never recorded).
+ * A stale answer starts from them, so that no process of a pool
+ * answers below what another answered.  No-ops without
+ * instance_shm_init().  Can't fail.
+ */
+void		 instance_seen(int64_t queue_id, int64_t serving,
+		    int64_t last);
+void		 instance_seen_get(int64_t queue_id, int64_t *serving,
+		    int64_t *last);
+
+/*
  * CPU time (user + system, clock ticks as in /proc/<pid>/stat) and
  * resident memory (KiB) of the processes pids[0..n-1], summed; pids
  * that are gone or 0 are skipped.  Linux /proc(5).  Can't fail.

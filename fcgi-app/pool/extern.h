@@ -535,6 +535,22 @@ void	 qcache_freeze(int on);
  */
 struct qentry *qcache_stale(const char *slug);
 
+/*
+ * Fresh and stale answers of one pool agree.  qcache_seen() records
+ * what entry e, just read or still fresh, says at now (ms, the
+ * database's clock): its serving number and numbers issued, in the
+ * pool's shared record (instance_seen()).  qcache_stale_raise() raises
+ * e, about to answer stale at now, to that record: numbers issued to
+ * at least the most any process read (unless e's copy still counts a
+ * draw's pre-queue from them), serving to at least the highest any
+ * process answered (its floor; both true lower bounds), except while
+ * an opening holds the queue; a scheduled change due by now is applied
+ * first (as adm_serving() would).  The next read of the row replaces
+ * all of it.  Can't fail.
+ */
+void	 qcache_seen(const struct qentry *e, int64_t now);
+void	 qcache_stale_raise(struct qentry *e, int64_t now);
+
 /* html.c - writers named for their context. */
 void	 html_raw(struct buf *, const char *);	/* our own markup only */
 void	 html_text(struct buf *, const char *);	/* escapes & < > */

@@ -16,6 +16,7 @@
 #include "crypto.h"
 #include "draw.h"
 #include "extern.h"
+#include "instance.h"
 #include "log.h"
 
 /*
@@ -393,6 +394,35 @@ qcache_set_state(struct qentry *e, const struct adm_queue *a, int64_t at)
 		return;
 	e->q->adm = *a;
 	e->state_ms = at;
+}
+
+void
+qcache_seen(const struct qentry *e, int64_t now)
+{
+	instance_seen(e->q->id, adm_serving(&e->q->adm, now),
+	    e->q->adm.last_number);
+}
+
+void
+qcache_stale_raise(struct qentry *e, int64_t now)
+{
+	struct adm_queue	*a = &e->q->adm;
+	int64_t			 serving, last;
+
+	instance_seen_get(e->q->id, &serving, &last);
+	/* A change due by now would replace the floor: apply it first. */
+	adm_fold(a, now);
+	(void)adm_materialize(a, now);
+	/*
+	 * The numbers issued raise the cap of serving, except while the
+	 * draw has not been closed in this copy: until then the pre-queue's
+	 * size is its own count of numbers.
+	 */
+	if (last > a->last_number && !a->draw_open)
+		a->last_number = last;
+	/* Before an opening (as this copy has it) nobody is admitted. */
+	if (serving > a->floor && !adm_held(a, now))
+		a->floor = serving;
 }
 
 int64_t

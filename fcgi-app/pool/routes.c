@@ -571,9 +571,11 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		if ((er == APP_DB_DOWN || er == APP_DB) &&
 		    (rt->flags & RF_STALE_OK) &&
 		    (r.qe = qcache_stale(slug)) != NULL) {
+			qcache_stale_raise(r.qe, r.now_ms);
 			r.stale = 1;
 			er = APP_OK;
-		}
+		} else if (er == APP_OK)
+			qcache_seen(r.qe, r.now_ms);
 		if (er == APP_NOTFOUND) {
 			queue_not_found(&r, rt->flags, slug);
 			goto out;

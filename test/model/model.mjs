@@ -1085,6 +1085,8 @@ function opEvent(q, text, res, ok) {
 	    res.text ? ': ' + res.text.trim().slice(0, 80) : ''})`;
 	oracle.globalEvent('operator', `${text} -> ${out}`, res.tStart ??
 	    res.tSend, res.tEnd ?? res.tRecv, q.slug);
+	if (!text.startsWith('rotate-secret'))
+		oracle.change(q, res.tStart ?? res.tSend, res.tEnd ?? res.tRecv);
 }
 
 // rest(q, method, path, body): the admin API with q's key, via nginx.
@@ -1614,7 +1616,9 @@ async function main() {
 	}
 	client.close();
 	say(`${oracle.staleSteps} steps back between stale answers within ` +
-	    'their bound (the numbers handed out around the last fresh answer)');
+	    'their bound (the numbers handed out around the last fresh answer)' +
+	    `, ${oracle.staleChangeSteps} after an operator's change just ` +
+	    'before the outage');
 	console.log(`model: ${oracle.ops} operations, ${oracle.total} ` +
 	    `violations (seed ${SEED})`);
 	return oracle.total === 0 ? 0 : 1;

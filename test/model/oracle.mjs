@@ -33,14 +33,21 @@ import { drawPosition, sha256hex } from './draw.mjs';
 // An operator change may take effect this long after its command
 // returned (propagation to every process).
 export const LAG_MS = 1500;
-// A stale answer (the database does not answer) is a lower bound of
-// serving from the last state its process read; processes whose last
-// reads straddled joins just before the outage may differ by the numbers
-// handed out then (a state is read again when 125 ms old, the cap lags a
-// 250 ms tick).  Such a step back is allowed up to the numbers handed
-// out within this window around the last fresh answer on the queue.
+// A stale answer (the database does not answer) comes from the last
+// state its process read, raised to what any process of its pool read
+// or answered fresh.  Two pools whose last reads straddled joins just
+// before the outage may differ by the numbers handed out then (a state
+// is read again when 125 ms old, the cap lags a 250 ms tick).  Such a
+// step back is allowed up to the numbers handed out within this window
+// around the last fresh answer on the queue.  When an operator changed
+// the queue's admission just before an outage, one process may have
+// read the change and another not: their stale answers then grow apart
+// for as long as the outage lasts (up to 10 s, and a second's hold-off
+// after it), and a step back within STALE_CHANGE_MS of a change is
+// counted, not judged.
 const STALE_BEFORE_MS = 1500;
 const STALE_AFTER_MS = 500;
+const STALE_CHANGE_MS = 15000;
 // Slack around state.json's updatedAt.
 const DOC_SLACK_MS = 20;
 // Answers kept for the poll document check, and events for traces.
@@ -175,6 +182,7 @@ export class QueueState {
 		this.recent = [];
 		this.lastWaiting = 0;
 		this.rate = null;
+		this.changes = [];	// [tStart, tEnd] of operator changes
 		this.retired = false;
 	}
 
@@ -241,6 +249,7 @@ export class Oracle {
 		this.faults = [];
 		this.mono = new Map();
 		this.staleSteps = 0;
+		this.staleChangeSteps = 0;
 		this.nextId = 1;
 		this.ops = 0;
 		this.notes = new Map();
@@ -425,6 +434,22 @@ export class Oracle {
 		return n;
 	}
 
+	// changedNear(q, t): an operator change of q's admission was asked
+	// for in [t - STALE_CHANGE_MS, t].
+	changedNear(q, t) {
+		return q.changes.some(([a, b]) => b >= t - STALE_CHANGE_MS &&
+		    a <= t);
+	}
+
+	// change(q, tStart, tEnd): an operator change of q's admission (rate,
+	// pause, resume, claim window, abandonment, opening) was asked for
+	// in [tStart, tEnd], whatever its answer.
+	change(q, tStart, tEnd) {
+		q.changes.push([tStart, tEnd]);
+		if (q.changes.length > 64)
+			q.changes.shift();
+	}
+
 	lostJoin(q, ev) {
 		q.lost.push(ev);
 	}
@@ -491,6 +516,8 @@ export class Oracle {
 			if (stale && o.q.lastFresh !== null && was -
 			    o.serving <= this.issuedNear(o.q, o.q.lastFresh))
 				this.staleSteps++;
+			else if (stale && this.changedNear(o.q, o.ev.tRecv))
+				this.staleChangeSteps++;
 			else
 				this.violation(stale ?
 				    'serving-backward-stale' : 'serving-backward',
