@@ -270,11 +270,17 @@ test('visitor flow under /~account/warteraum: join, status, token, ' +
 		const page = await get(`${s}/queue/sale?lang=en`);
 		assert.equal(page.status, 200, page.text);
 		assert.match(page.text, new RegExp(`data-base="${pre}"`));
-		const js = /<script src="([^"]+)"/.exec(page.text)[1];
-		assert.equal(js, `${pre}/static/waiting-room.js`);
-		const f = await get(`${BASE}${js}`);
-		assert.equal(f.status, 200);
-		assert.match(f.headers.get('content-type'), /javascript/);
+		// The page's scripts (the proof of work's solver, then the
+		// room's), both from the web folder under the prefix.
+		const srcs = [...page.text.matchAll(/<script src="([^"]+)"/g)]
+		    .map((m) => m[1]);
+		assert.deepEqual(srcs, [`${pre}/static/pow.js`,
+		    `${pre}/static/waiting-room.js`]);
+		for (const js of srcs) {
+			const f = await get(`${BASE}${js}`);
+			assert.equal(f.status, 200, js);
+			assert.match(f.headers.get('content-type'), /javascript/);
+		}
 		// The poll document: the file the writer keeps in state/,
 		// served by Apache (none of the program's headers).
 		const file = `${a.web}/state/sale.json`;
