@@ -45,8 +45,9 @@ enum app_err admin_hash(const struct cfg *, const char *pw,
 
 /*
  * Whether pw matches the encoded hash (libargon2's argon2id_verify,
- * which compares in constant time).  A malformed hash never matches.
- * Returns 1 or 0.
+ * which compares in constant time), checked in a thread of its own at
+ * the lowest CPU priority, so that log-ins never slow the visitors'
+ * requests.  A malformed hash never matches.  Returns 1 or 0.
  */
 int	 admin_verify(const char *encoded, const char *pw);
 
