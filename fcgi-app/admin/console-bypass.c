@@ -19,21 +19,7 @@
 #include "extern.h"
 #include "isotime.h"
 #include "log.h"
-
-#define SCROLL(label)	"tabindex=\"0\" role=\"region\" aria-label=\"" \
-			    label " (scrolls sideways)\""
-
-/* ms as "YYYY-MM-DD HH:MM:SS UTC" into buf, "-" for 0. */
-static void
-utc(int64_t ms, char *buf, size_t n)
-{
-	time_t		 t = (time_t)(ms / 1000);
-	struct tm	 tm;
-
-	if (ms <= 0 || gmtime_r(&t, &tm) == NULL ||
-	    strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-		snprintf(buf, n, "-");
-}
+#include "page-console.h"
 
 /* A refusal of bypass.h as a page (the database's as 503). */
 static void
@@ -71,7 +57,7 @@ code_row(struct req *r, struct buf *b, const struct bypass_code *c)
 		snprintf(num, sizeof(num), "none");
 	html_text(b, num);
 	html_raw(b, "</td><td>");
-	utc(c->expires_ms, t, sizeof(t));
+	console_utc_text(c->expires_ms, t, sizeof(t));
 	html_text(b, c->expires_ms > 0 ? t : "never");
 	html_raw(b, "</td><td>");
 	html_text(b, bypass_state(c));

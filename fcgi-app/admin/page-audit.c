@@ -19,9 +19,8 @@
 #include "page-console.h"
 #include "queue-ops.h"
 
-/* Unix ms as "YYYY-MM-DD HH:MM:SS UTC" into buf (n >= 32); "-" for 0. */
-static void
-utc_text(int64_t ms, char *buf, size_t n)
+void
+console_utc_text(int64_t ms, char *buf, size_t n)
 {
 	time_t		 t = (time_t)(ms / 1000);
 	struct tm	 tm;
@@ -84,8 +83,8 @@ keys_page(struct req *r, int status, const struct queue *q,
 	    "<th scope=\"col\"><span class=\"vh\">Actions</span></th>"
 	    "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
-		utc_text(k[i].created_ms, t1, sizeof(t1));
-		utc_text(k[i].last_used_ms, t2, sizeof(t2));
+		console_utc_text(k[i].created_ms, t1, sizeof(t1));
+		console_utc_text(k[i].last_used_ms, t2, sizeof(t2));
 		html_raw(&b, "<tr><th scope=\"row\">");
 		html_text(&b, k[i].name);
 		html_raw(&b, "</th><td><code>");
@@ -273,7 +272,7 @@ console_audit(struct req *r)
 	    "<th scope=\"col\">Before</th><th scope=\"col\">After</th>"
 	    "<th scope=\"col\">Address</th></tr></thead><tbody>");
 	for (i = 0; i < n && i < 50; i++) {
-		utc_text(e[i].at_ms, t, sizeof(t));
+		console_utc_text(e[i].at_ms, t, sizeof(t));
 		html_raw(&b, "<tr><td>");
 		html_text(&b, t);
 		html_raw(&b, "</td><td>");

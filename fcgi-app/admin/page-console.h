@@ -9,6 +9,9 @@
 #ifndef PAGE_CONSOLE_H
 #define PAGE_CONSOLE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "aqueue.h"
 
 struct qops_err;
@@ -29,6 +32,9 @@ struct req;
 void		 console_op_failed(struct req *, enum app_err,
 		    const struct qops_err *);
 struct queue	*console_route_queue(struct req *);
+
+/* Unix ms as "YYYY-MM-DD HH:MM:SS UTC" into buf (n >= 32); "-" for 0. */
+void		 console_utc_text(int64_t ms, char *buf, size_t n);
 
 
 void	 console_home(struct req *);		/* GET /admin/ */
