@@ -46,7 +46,7 @@ code_row(struct req *r, struct buf *b, const struct bypass_code *c)
 	int	 on = !c->disabled;
 
 	html_raw(b, "<tr><th scope=\"row\">");
-	html_text(b, c->label);
+	html_text_auto(b, c->label);
 	html_raw(b, "</th><td class=\"num\">");
 	snprintf(num, sizeof(num), "%lld", (long long)c->uses);
 	html_text(b, num);

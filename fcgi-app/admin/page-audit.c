@@ -86,7 +86,7 @@ keys_page(struct req *r, int status, const struct queue *q,
 		console_utc_text(k[i].created_ms, t1, sizeof(t1));
 		console_utc_text(k[i].last_used_ms, t2, sizeof(t2));
 		html_raw(&b, "<tr><th scope=\"row\">");
-		html_text(&b, k[i].name);
+		html_text_auto(&b, k[i].name);
 		html_raw(&b, "</th><td><code>");
 		html_text(&b, k[i].prefix);
 		html_raw(&b, "&hellip;</code></td><td>");
@@ -106,7 +106,7 @@ keys_page(struct req *r, int status, const struct queue *q,
 			console_csrf_field(r, &b);
 			html_raw(&b, "<button type=\"submit\">Revoke<span "
 			    "class=\"vh\"> ");
-			html_text(&b, k[i].name);
+			html_text_auto(&b, k[i].name);
 			html_raw(&b, "</span></button></form>");
 		}
 		html_raw(&b, "</td></tr>");
@@ -278,7 +278,7 @@ console_audit(struct req *r)
 		html_raw(&b, "</td><td>");
 		html_text(&b, e[i].actor_kind);
 		html_raw(&b, ": ");
-		html_text(&b, e[i].actor_name);
+		html_text_auto(&b, e[i].actor_name);
 		html_raw(&b, "</td><td>");
 		html_text(&b, e[i].queue_slug);
 		html_raw(&b, "</td><td>");

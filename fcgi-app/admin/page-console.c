@@ -366,7 +366,7 @@ console_home(struct req *r)
 		html_raw(&b, "\"><th scope=\"row\"><a href=\"/admin/queue/");
 		html_url_arg(&b, qs[i]->slug);
 		html_raw(&b, "\">");
-		html_text(&b, qs[i]->name);
+		html_text_auto(&b, qs[i]->name);
 		html_raw(&b, "</a></th><td>");
 		html_text(&b, qs[i]->slug);
 		html_raw(&b, adm_settled_active(&qs[i]->adm) ?
@@ -384,7 +384,7 @@ console_home(struct req *r)
 		html_raw(&b, "<td><a href=\"/admin/queue/");
 		html_url_arg(&b, qs[i]->slug);
 		html_raw(&b, "/edit\">Edit<span class=\"vh\"> ");
-		html_text(&b, qs[i]->name);
+		html_text_auto(&b, qs[i]->name);
 		html_raw(&b, "</span></a></td></tr>");
 	}
 	if (n > 0)

@@ -179,7 +179,7 @@ console_queue(struct req *r)
 	html_raw(&b, "<section id=\"dashboard\" data-live=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/live\" aria-labelledby=\"dash-h\"><h2 id=\"dash-h\">");
-	html_text(&b, q->name);
+	html_text_auto(&b, q->name);
 	html_raw(&b, " <small>(");
 	html_text(&b, q->slug);
 	html_raw(&b, ")</small></h2><p id=\"state\" role=\"status\">");

@@ -555,6 +555,13 @@ void	 qcache_stale_raise(struct qentry *e, int64_t now);
 void	 html_raw(struct buf *, const char *);	/* our own markup only */
 void	 html_text(struct buf *, const char *);	/* escapes & < > */
 void	 html_attr(struct buf *, const char *);	/* also " and ' */
+/*
+ * Text of an operator (a queue's or a key's name) in a span of its own
+ * direction (dir="auto", HTML's first-strong-character rule), so that
+ * a Latin name in a right-to-left page, or an Arabic one in the
+ * console, keeps its own layout; escaped as html_text().
+ */
+void	 html_text_auto(struct buf *, const char *);
 void	 html_url_arg(struct buf *, const char *);	/* percent-encodes */
 /*
  * A query value (RFC 3986 section 3.4, as form-urlencoded parsers read

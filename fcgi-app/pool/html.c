@@ -59,6 +59,14 @@ html_attr(struct buf *b, const char *s)
 	escape(b, s, 1);
 }
 
+void
+html_text_auto(struct buf *b, const char *s)
+{
+	html_raw(b, "<span dir=\"auto\">");
+	escape(b, s, 0);
+	html_raw(b, "</span>");
+}
+
 /*
  * Append s to b percent-encoded: unreserved characters (RFC 3986
  * section 2.3) and those in keep stay as they are, every other byte

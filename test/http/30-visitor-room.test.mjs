@@ -108,9 +108,10 @@ test('the page shows the branding, every value escaped', async () => {
 	    '--accent', '#C0FFEE');
 	const r = await page(q.slug);
 	assert.equal(r.status, 200);
-	assert.match(r.text, /<h1 id="title">Rock &amp; &lt;Roll&gt; &quot;Tour&quot;<\/h1>|<h1 id="title">Rock &amp; &lt;Roll&gt; "Tour"<\/h1>/);
+	assert.match(r.text, /<h1 id="title" dir="auto">Rock &amp; &lt;Roll&gt; &quot;Tour&quot;<\/h1>|<h1 id="title" dir="auto">Rock &amp; &lt;Roll&gt; "Tour"<\/h1>/);
 	assert.ok(!r.text.includes('Internal name'), 'the display name wins');
-	assert.ok(r.text.includes('<p class="message" id="message">' +
+	assert.ok(r.text.includes(
+	    '<p class="message" id="message" dir="auto">' +
 	    '&lt;b&gt;Doors&lt;/b&gt; open at 19:00\nBring ID &amp; ticket\n'),
 	    'message escaped, line breaks kept');
 	assert.ok(!r.text.includes('<b>Doors'));
@@ -135,7 +136,7 @@ test('without branding: the name, no image, no message, own origin only',
     async () => {
 	const q = createQueue({ rate: 60, name: 'Plain <queue>' });
 	const r = await page(q.slug);
-	assert.match(r.text, /<h1 id="title">Plain &lt;queue&gt;<\/h1>/);
+	assert.match(r.text, /<h1 id="title" dir="auto">Plain &lt;queue&gt;<\/h1>/);
 	assert.ok(!r.text.includes('class="banner"'));
 	assert.ok(!r.text.includes('class="message"'));
 	assert.match(r.text, /data-accent=""/);

@@ -142,7 +142,8 @@ test('state actions are audited as the console user; the audit page ' +
 	assert.match(trs[0], /set_rate/);
 	assert.match(trs[0], /<code>{"ratePerMinute":60}<\/code>/);
 	assert.match(trs[0], /<code>{"ratePerMinute":300}<\/code>/);
-	assert.match(trs[0], new RegExp(`user: ${u.name}`));
+	assert.match(trs[0],
+	    new RegExp(`user: <span dir="auto">${u.name}</span>`));
 	a = await c.get(`/admin/audit?queue=${q.slug}&actor=nobody-else`);
 	assert.match(a.text, /No changes match/);
 });
