@@ -169,7 +169,9 @@ add_waits(struct json_object *o, const struct samples *s)
 			continue;
 		v[cnt++] = a > j ? (a - j) / 1000.0 : 0.0;
 	}
-	qsort(v, cnt, sizeof(*v), cmp_double);
+	/* No numbers: v is NULL, which qsort() must not be given. */
+	if (cnt > 1)
+		qsort(v, cnt, sizeof(*v), cmp_double);
 	json_object_object_add(w, "count", json_object_new_int64((int64_t)cnt));
 	for (k = 0; k < 3; k++)
 		json_object_object_add(w, names[k], cnt == 0 ? NULL :
