@@ -167,6 +167,13 @@ export async function waitFor(fn, timeoutMs = 5000, everyMs = 100,
 	}
 }
 
+// Bounds of time that a test asserts are multiplied by this: 1, except
+// in a build with ASan and UBSan (test/run sets AQ_TIME_SCALE there, as
+// the instrumented programs run several times slower; the plain build's
+// run holds the product to the bounds themselves).
+export const TIME_SCALE = Number(process.env.AQ_TIME_SCALE ?? '1') ||
+    1;
+
 // The app caches a queue row per process for status-cache-ms (250 ms by
 // default, at most 1000 ms in the tests): after this long every process
 // has read the row again.
