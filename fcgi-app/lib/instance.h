@@ -147,12 +147,12 @@ uint64_t	 instance_joins_unknown(void);
  * The newest any process of this pool (without a master: of the
  * installation on this host) read from the database, per queue (a
  * table of its own, INST_TOKEN_SLOTS queues): the highest serving
- * number answered from a fresh read and the most numbers issued.  instance_seen() raises the
- * record of queue_id to serving and last (each only grows, and stays a
- * true lower bound, since neither ever goes back); instance_seen_get()
- * reads them into *serving and *last (0 for a queue never recorded).
- * A stale answer starts from them, so that no process answers below
- * what another answered.  No-ops without
+ * number answered from a fresh read and the most numbers issued.
+ * instance_seen() raises the record of queue_id to serving and last
+ * (each only grows, and stays a true lower bound, since neither ever
+ * goes back); instance_seen_get() reads them into *serving and *last
+ * (0 for a queue never recorded).  A stale answer starts from them, so
+ * that no process answers below what another answered.  No-ops without
  * instance_shm_init().  Can't fail.
  */
 void		 instance_seen(int64_t queue_id, int64_t serving,
