@@ -19,11 +19,13 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -184,6 +186,57 @@ test_pow(void)
 	    "pow without run-dir: used in one process");
 	is_int(in_process(reserve_alone, &d), 0,
 	    "pow without run-dir: ... and again in another (per process)");
+}
+
+/*
+ * Die holding the record's lock: the robust mutex that starts the
+ * table, right after the file's header (128 bytes), locked here through
+ * a mapping of this process's own.
+ */
+static int
+die_locked(const void *arg)
+{
+	char	*path;
+	void	*p;
+	int	 fd;
+
+	if (reserve_spend(arg) != 0)
+		return 7;
+	path = xasprintf("%s/pow-used.shm", dir);
+	fd = open(path, O_RDWR);
+	free(path);
+	if (fd == -1)
+		return 5;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return 6;
+	if (pthread_mutex_lock((pthread_mutex_t *)(void *)((char *)p +
+	    128)) != 0)
+		return 4;
+	_exit(0);
+}
+
+/* reserve_spend() that may take at most 10 s (SIGALRM then). */
+static int
+reserve_in_time(const void *arg)
+{
+	alarm(10);
+	return reserve_spend(arg);
+}
+
+static void
+test_dead_holder(void)
+{
+	struct pow_challenge	 c, d;
+
+	mk(&c, 9001);
+	mk(&d, 9002);
+	is_int(in_process(die_locked, &c), 0,
+	    "pow: a process died holding the record's lock");
+	is_int(in_process(reserve_in_time, &d), 0,
+	    "pow: ... another still uses a challenge (the lock recovered)");
+	is_int(in_process(reserve_in_time, &c), 1,
+	    "pow: ... and the dead one's spent challenge stays spent");
 }
 
 /* Hold a slot of the hash gate, tell the parent (fd arg), then wait. */
@@ -366,6 +419,7 @@ main(void)
 		return 1;
 	}
 	test_pow();
+	test_dead_holder();
 	test_gate();
 	test_stale();
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
