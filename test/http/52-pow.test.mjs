@@ -426,7 +426,10 @@ test('without a master and without run-dir: each process has a record ' +
 		assert.equal((await joinAt(ps[1], q.slug, body)).status, 200,
 		    'another process has its own record');
 		for (const p of ps)
-			assert.match(readFileSync(p.log, 'utf8'), /run-dir is not set: the proof of work's single use, the log-in hash limit and the stale answers' floor hold per process only/);
+			assert.match(readFileSync(p.log, 'utf8'), new RegExp(
+			    "run-dir is not set: the proof of work's single " +
+			    'use, the log-in hash limit and the stale ' +
+			    "answers' floor hold per process only"));
 	} finally {
 		for (const p of ps)
 			await p.stop();
