@@ -5,13 +5,15 @@
  * are real and unrelated in what they share: each is forked from a
  * parent that never mapped anything, and maps the file itself, so
  * nothing is inherited.  Promises at stake, and what shows they hold:
- *   promise 1 (a number is issued once) and 6 (a challenge is used
- *     once): a proof-of-work challenge spent in one process is refused
- *     in another; eight processes starting at once on a new run-dir
- *     make one record between them (exactly one may use the challenge);
- *   promise 4 (serving never goes backward, stale answers included):
- *     the floor one process raised from a fresh read is what another
- *     process's stale answer starts from;
+ *   a number is issued once, one solved challenge one number (promise
+ *     1 as test/http/52-pow counts it): a proof-of-work challenge spent
+ *     in one process is refused in another; eight processes starting at
+ *     once on a new run-dir make one record between them (exactly one
+ *     may use the challenge); one that died holding the record's lock
+ *     stops no other;
+ *   serving never goes backward, stale answers included: the floor one
+ *     process raised from a fresh read is what another process's stale
+ *     answer starts from;
  *   the bound on costly work (login-hashes): a slot held in one
  *     process is full in another, and free again once its holder died.
  * And the file's header: a file of another kind or from another boot
