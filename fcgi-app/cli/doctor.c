@@ -302,9 +302,11 @@ check_database(struct db *db, const struct cfg *c)
 		    user_max > 0 ? "" : " (the server's)", (long long)held);
 	if (c->run_dir[0] == '\0') {
 		if (c->workers == 0)
-			fix("run-dir is not set: db-max-connections holds "
-			    "only with it (a folder of this account's, "
-			    "e.g. run-dir = ../var/run)");
+			fix("run-dir is not set: db-max-connections, the "
+			    "proof of work's single use, the log-in hash "
+			    "limit and the stale answers' floor hold across "
+			    "the processes only with it (a folder of this "
+			    "account's, e.g. run-dir = ../var/run)");
 		return 0;
 	}
 	if (check_writable_dir("run-dir", c->run_dir) == 0 &&

@@ -1,6 +1,7 @@
 /*
- * instance.c - a process's report of itself into table instance, and the
- * pool's request counters in shared memory.
+ * instance.c - a process's report of itself into table instance, the
+ * pool's request counters in shared memory, and the stale answers'
+ * floor shared by every process of the installation on a host.
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #include "db-stats.h"
 #include "instance.h"
 #include "log.h"
+#include "shm-file.h"
 #include "stats.h"
 
 static const char *const ep_names[INST_EP__MAX] = {
@@ -43,23 +45,40 @@ static const char *const bucket_le[INST_BUCKETS] = {
 	"0.5", "1.0", "2.5", "+Inf"
 };
 
+/*
+ * A table of two values per queue, INST_TOKEN_SLOTS queues, found by
+ * queue_slot().
+ */
+struct qtable {
+	struct {
+		atomic_llong	 queue_id;	/* 0: free */
+		atomic_llong	 v[2];
+	}		 s[INST_TOKEN_SLOTS];
+};
+
 /* The shared counters; buckets here are not cumulative. */
 struct inst_shm {
 	atomic_ullong	 requests[INST_EP__MAX][INST_ST__MAX];
 	atomic_ullong	 bucket[INST_EP__MAX][INST_BUCKETS];
 	atomic_ullong	 sum_us[INST_EP__MAX];
 	atomic_llong	 busy;
-	struct {
-		atomic_llong	 queue_id;	/* 0: free */
-		atomic_ullong	 n;
-		atomic_ullong	 voided;	/* late joins voided */
-		atomic_llong	 seen;		/* highest fresh serving */
-		atomic_llong	 seen_last;	/* ... and numbers issued */
-	}		 tokens[INST_TOKEN_SLOTS];
+	struct qtable	 tokens;	/* tokens issued, late joins voided */
 	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
 };
 
+/* The values of the tables' entries. */
+#define V_TOKENS	0
+#define V_VOIDED	1
+#define V_SERVING	0	/* highest fresh serving */
+#define V_LAST		1	/* ... and numbers issued */
+
+/* The stale-answer record's file in run-dir, kind ("SEEN"), layout. */
+#define SEEN_FILE	"stale-answers.shm"
+#define SEEN_MAGIC	0x5345454eu
+#define SEEN_LAYOUT	1u
+
 static struct inst_shm	*shm;
+static struct qtable	*seen;
 
 const char *
 instance_ep_name(enum inst_ep e)
@@ -103,19 +122,25 @@ instance_bucket_le(size_t i)
 }
 
 int
-instance_shm_init(void)
+instance_shm_init(const char *dir)
 {
 	void	*p;
 
 	if (shm != NULL)
 		return 0;
+	/* Zero-filled (as a new file is): every counter starts at 0. */
 	p = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		log_warn("mmap");
 		return -1;
 	}
-	/* An anonymous mapping is zero-filled: every counter starts at 0. */
+	if (shm_file_map(dir, SEEN_FILE, SEEN_MAGIC, SEEN_LAYOUT,
+	    sizeof(*seen), NULL, NULL, "the stale answers' floor",
+	    (void **)&seen) == SHM_FILE_FAILED) {
+		munmap(p, sizeof(*shm));
+		return -1;
+	}
 	shm = p;
 	return 0;
 }
@@ -396,20 +421,20 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 }
 
 /*
- * The slot of queue_id in the per-queue table (taken for it now when
- * take is set and a slot is free), or -1 when it has none.
+ * The slot of queue_id in table t (taken for it now when take is set
+ * and a slot is free), or -1 when it has none.
  */
 static ssize_t
-queue_slot(int64_t queue_id, int take)
+queue_slot(struct qtable *t, int64_t queue_id, int take)
 {
 	size_t		 i, k;
 	long long	 want, id;
 
-	if (shm == NULL || queue_id <= 0)
+	if (t == NULL || queue_id <= 0)
 		return -1;
 	for (k = 0; k < INST_TOKEN_SLOTS; k++) {
 		i = ((size_t)queue_id * 2654435761u + k) % INST_TOKEN_SLOTS;
-		id = atomic_load(&shm->tokens[i].queue_id);
+		id = atomic_load(&t->s[i].queue_id);
 		if (id == queue_id)
 			return (ssize_t)i;
 		if (id != 0)
@@ -417,49 +442,56 @@ queue_slot(int64_t queue_id, int take)
 		if (!take)
 			return -1;
 		want = 0;
-		if (atomic_compare_exchange_strong(&shm->tokens[i].queue_id,
+		if (atomic_compare_exchange_strong(&t->s[i].queue_id,
 		    &want, queue_id) || want == queue_id)
 			return (ssize_t)i;
 	}
 	return -1;
 }
 
-void
-instance_token_issued(int64_t queue_id)
+/* Count one for value v of queue_id in the pool's tokens table. */
+static void
+count_one(int64_t queue_id, int v)
 {
 	ssize_t	 i;
 
-	if ((i = queue_slot(queue_id, 1)) >= 0)
-		atomic_fetch_add(&shm->tokens[i].n, 1);
+	if (shm != NULL && (i = queue_slot(&shm->tokens, queue_id, 1)) >= 0)
+		atomic_fetch_add(&shm->tokens.s[i].v[v], 1);
+}
+
+/* Value v of queue_id in the pool's tokens table (0: never counted). */
+static uint64_t
+count_of(int64_t queue_id, int v)
+{
+	ssize_t	 i;
+
+	if (shm == NULL || (i = queue_slot(&shm->tokens, queue_id, 0)) < 0)
+		return 0;
+	return (uint64_t)atomic_load(&shm->tokens.s[i].v[v]);
+}
+
+void
+instance_token_issued(int64_t queue_id)
+{
+	count_one(queue_id, V_TOKENS);
 }
 
 uint64_t
 instance_tokens(int64_t queue_id)
 {
-	ssize_t	 i;
-
-	if ((i = queue_slot(queue_id, 0)) < 0)
-		return 0;
-	return atomic_load(&shm->tokens[i].n);
+	return count_of(queue_id, V_TOKENS);
 }
 
 void
 instance_join_voided(int64_t queue_id)
 {
-	ssize_t	 i;
-
-	if ((i = queue_slot(queue_id, 1)) >= 0)
-		atomic_fetch_add(&shm->tokens[i].voided, 1);
+	count_one(queue_id, V_VOIDED);
 }
 
 uint64_t
 instance_joins_voided(int64_t queue_id)
 {
-	ssize_t	 i;
-
-	if ((i = queue_slot(queue_id, 0)) < 0)
-		return 0;
-	return atomic_load(&shm->tokens[i].voided);
+	return count_of(queue_id, V_VOIDED);
 }
 
 /* Raise *a to v if v is larger (concurrently with other processes). */
@@ -477,10 +509,10 @@ instance_seen(int64_t queue_id, int64_t serving, int64_t last)
 {
 	ssize_t	 i;
 
-	if ((i = queue_slot(queue_id, 1)) < 0)
+	if ((i = queue_slot(seen, queue_id, 1)) < 0)
 		return;
-	atomic_raise(&shm->tokens[i].seen, serving);
-	atomic_raise(&shm->tokens[i].seen_last, last);
+	atomic_raise(&seen->s[i].v[V_SERVING], serving);
+	atomic_raise(&seen->s[i].v[V_LAST], last);
 }
 
 void
@@ -489,10 +521,10 @@ instance_seen_get(int64_t queue_id, int64_t *serving, int64_t *last)
 	ssize_t	 i;
 
 	*serving = *last = 0;
-	if ((i = queue_slot(queue_id, 0)) < 0)
+	if ((i = queue_slot(seen, queue_id, 0)) < 0)
 		return;
-	*serving = atomic_load(&shm->tokens[i].seen);
-	*last = atomic_load(&shm->tokens[i].seen_last);
+	*serving = atomic_load(&seen->s[i].v[V_SERVING]);
+	*last = atomic_load(&seen->s[i].v[V_LAST]);
 }
 
 void

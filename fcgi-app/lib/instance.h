@@ -9,7 +9,14 @@
  * master creates before it forks (instance_shm_init()); workers add to
  * it with C11 atomics after each request, so counting costs the request
  * path no database work.  The master reads the counters for its report
- * and /metrics reads them for the pool that answers the scrape.
+ * and /metrics reads them for the pool that answers the scrape.  A
+ * process without a master (workers = 0) is a pool of its own: it
+ * counts, reports and answers /metrics for itself alone, so that the
+ * instances' rows add up to the installation.
+ *
+ * The stale answers' floor (instance_seen()) is shared wider: by every
+ * process of the installation on the host, through the file
+ * stale-answers.shm in run-dir when there is no master (shm-file.h).
  */
 #ifndef INSTANCE_H
 #define INSTANCE_H
@@ -84,10 +91,14 @@ int		 instance_status_code(size_t i);
 const char	*instance_bucket_le(size_t i);
 
 /*
- * In a pool's master before it forks: create the shared counters.
- * Returns 0, or -1 (logged; requests are then not counted).
+ * In a pool's master before it forks, or in a process without a master
+ * when it starts: create the counters (anonymous: shared with the
+ * children only) and map the stale answers' floor, from the file of
+ * run-dir dir, or anonymous when dir is NULL or empty (a file that
+ * cannot be used falls back to it, logged).  Returns 0, or -1 (logged;
+ * requests are then not counted and there is no floor).
  */
-int		 instance_shm_init(void);
+int		 instance_shm_init(const char *dir);
 
 /*
  * A worker starts answering a request / has answered one with status
@@ -133,14 +144,15 @@ void		 instance_join_unknown(void);
 uint64_t	 instance_joins_unknown(void);
 
 /*
- * The newest any process of this pool read from the database, per
- * queue (same table): the highest serving number answered from a
- * fresh read and the most numbers issued.  instance_seen() raises the
- * record of queue_id to serving and last (each only grows, and stays a
- * true lower bound, since neither ever goes back); instance_seen_get()
- * reads them into *serving and *last (0 for a queue never recorded).
- * A stale answer starts from them, so that no process of a pool
- * answers below what another answered.  No-ops without
+ * The newest any process of this pool (without a master: of the
+ * installation on this host) read from the database, per queue (a
+ * table of its own, INST_TOKEN_SLOTS queues): the highest serving
+ * number answered from a fresh read and the most numbers issued.
+ * instance_seen() raises the record of queue_id to serving and last
+ * (each only grows, and stays a true lower bound, since neither ever
+ * goes back); instance_seen_get() reads them into *serving and *last
+ * (0 for a queue never recorded).  A stale answer starts from them, so
+ * that no process answers below what another answered.  No-ops without
  * instance_shm_init().  Can't fail.
  */
 void		 instance_seen(int64_t queue_id, int64_t serving,

@@ -7,8 +7,6 @@
  */
 #include "config.h"
 
-#include <sys/mman.h>
-
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -17,6 +15,7 @@
 
 #include "log.h"
 #include "pow-used.h"
+#include "shm-file.h"
 
 /* Slots looked at per look-up: a full neighbourhood refuses the join. */
 #define PROBE_MAX	64
@@ -44,36 +43,48 @@ struct table {
 static struct table	*tab;
 static int		 failed;	/* init was called and failed */
 
-int
-pow_used_init(size_t slots)
+/* The record's file in run-dir, its kind ("POWU") and layout. */
+#define USED_FILE	"pow-used.shm"
+#define USED_MAGIC	0x504f5755u
+#define USED_LAYOUT	1u
+
+/* A new table (shm_file_init_fn): its size and its robust mutex. */
+static int
+table_init(void *p, size_t bytes, void *arg)
 {
+	struct table		*t = p;
 	pthread_mutexattr_t	 a;
-	size_t			 n = 1024, bytes;
-	void			*p;
+	int			 rc = -1;
+
+	(void)bytes;
+	t->mask = *(const size_t *)arg - 1;
+	if (pthread_mutexattr_init(&a) != 0)
+		return -1;
+	if (pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) == 0 &&
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) == 0 &&
+	    pthread_mutex_init(&t->lock, &a) == 0)
+		rc = 0;
+	pthread_mutexattr_destroy(&a);
+	if (rc == -1)
+		log_warnx("pow: no shared mutex");
+	return rc;
+}
+
+int
+pow_used_init(size_t slots, const char *dir)
+{
+	size_t	 n = 1024;
+	void	*p;
 
 	while (n < slots && n < ((size_t)1 << 30))
 		n <<= 1;
-	bytes = sizeof(struct table) + n * sizeof(struct ent);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		log_warn("mmap");
+	if (shm_file_map(dir, USED_FILE, USED_MAGIC, USED_LAYOUT,
+	    sizeof(struct table) + n * sizeof(struct ent), table_init, &n,
+	    "the proof of work's single use", &p) == SHM_FILE_FAILED) {
 		failed = 1;
 		return -1;
 	}
 	tab = p;
-	tab->mask = n - 1;
-	if (pthread_mutexattr_init(&a) != 0 ||
-	    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
-	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
-	    pthread_mutex_init(&tab->lock, &a) != 0) {
-		log_warnx("pow: no shared mutex");
-		munmap(p, bytes);
-		tab = NULL;
-		failed = 1;
-		return -1;
-	}
-	pthread_mutexattr_destroy(&a);
 	return 0;
 }
 

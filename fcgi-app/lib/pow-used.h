@@ -1,14 +1,17 @@
 /*
  * pow-used.h - the proof of work's single-use record: a challenge is
- * spent once across every process of the pool (one pool per host).  A
- * table in a shared anonymous mapping the master makes before it
- * forks, keyed by the challenge's random bytes, under one robust
- * process-shared mutex (a worker that dies holding it does not stop
- * the others).  A join reserves its challenge before it takes a number
- * and marks it spent only when the number was issued; a failed join
- * gives it back.  An entry is forgotten once its challenge has expired
- * (the check refuses it by its age then).  Outside a pool (the CLI,
- * tests without pow_used_init()) nothing is recorded.
+ * spent once across every process of the installation on a host.  A
+ * table keyed by the challenge's random bytes, under one robust
+ * process-shared mutex (a process that dies holding it does not stop
+ * the others), in a shared mapping (shm-file.h): with a master, an
+ * anonymous one it makes before it forks; without one (workers = 0,
+ * each process started by the web server), the file pow-used.shm in
+ * run-dir that every process of the installation maps.  A join
+ * reserves its challenge before it takes a number and marks it spent
+ * only when the number was issued; a failed join gives it back.  An
+ * entry is forgotten once its challenge has expired (the check refuses
+ * it by its age then).  Outside a pool (the CLI, tests without
+ * pow_used_init()) nothing is recorded.
  */
 #ifndef POW_USED_H
 #define POW_USED_H
@@ -19,11 +22,14 @@
 #include "pow.h"
 
 /*
- * In the master, before forking: a table of slots entries (rounded up
- * to a power of two).  Returns 0, or -1 (logged; then every reservation
- * answers POW_USED_FULL, so that no challenge is ever spent twice).
+ * Before forking (or, without a master, when the process starts): a
+ * table of slots entries (rounded up to a power of two), in the file of
+ * run-dir dir, or anonymous when dir is NULL or empty (then shared with
+ * children only; a file that cannot be used falls back to it, logged).
+ * Returns 0, or -1 (logged; then every reservation answers
+ * POW_USED_FULL, so that no challenge is ever spent twice).
  */
-int	 pow_used_init(size_t slots);
+int	 pow_used_init(size_t slots, const char *dir);
 
 /* What pow_used_reserve() found. */
 enum pow_used {

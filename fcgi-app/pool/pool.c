@@ -627,19 +627,21 @@ stop_all(struct pool *p)
 /*
  * The pool's shared records: its limits on costly work (gate.h), c's
  * login-hashes password hashes and one auto-rate test, and the proof of
- * work's spent challenges (pow-used.h).  Can't fail (without the
- * mappings there is no limit and no challenge is taken, logged).
+ * work's spent challenges (pow-used.h); in files of run-dir dir, or
+ * anonymous (made before fork: shared by the master's children) when
+ * dir is NULL.  Can't fail (without the mappings there is no limit and
+ * no challenge is taken, logged).
  */
 static void
-pool_gates(const struct cfg *c)
+pool_gates(const struct cfg *c, const char *dir)
 {
 	size_t	 slots[GATE__MAX];
 
 	slots[GATE_HASH] = (size_t)c->login_hashes;
 	slots[GATE_HEALTH] = 1;
-	(void)gate_init(slots);
+	(void)gate_init(slots, dir);
 	/* The proof of work's single-use record, pool-wide. */
-	(void)pow_used_init((size_t)c->pow_used_slots);
+	(void)pow_used_init((size_t)c->pow_used_slots, dir);
 }
 
 /* Write the master's pid to c->pid_file, if configured. */
@@ -731,7 +733,17 @@ single_run(int fd, const char *conf, struct cfg *c)
 	conf_stamp(conf, &single_seen);
 	single_next_check = now_ms() + CONF_CHECK_MS;
 	signal(SIGPIPE, SIG_IGN);
-	(void)instance_shm_init();
+	/*
+	 * The records every process of the installation shares live in
+	 * run-dir; without it each process has its own (the web server
+	 * may start many: then a challenge could be spent once in each).
+	 */
+	if (c->run_dir[0] == '\0')
+		log_warnx("run-dir is not set: the proof of work's single "
+		    "use, the log-in hash limit and the stale answers' "
+		    "floor hold per process only");
+	(void)instance_shm_init(c->run_dir);
+	pool_gates(c, c->run_dir);
 	log_debug("answering on %s as a single process (workers = 0)",
 	    c->listen[0] != '\0' ? c->listen : "fd 0");
 	if (child_main(fd, c) == 0)
@@ -779,8 +791,8 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old_since = 0;
 	write_pid(c);
 	(void)writers_init(p.n, pool_wait);
-	(void)instance_shm_init();
-	pool_gates(c);
+	(void)instance_shm_init(NULL);
+	pool_gates(c, NULL);
 	/*
 	 * The master's own connection: its report, the queue samples and
 	 * the poll documents.

@@ -10,6 +10,10 @@
 //     another site's join is refused before any challenge is judged; the
 //     gateway link and JSON mode take no number while proof of work is
 //     on (everyone goes through the room, which solves first);
+//     The same without a master (workers = 0, each process started by
+//     the web server on its own): two such processes on one run-dir
+//     share the record, so a solution replayed at the other process is
+//     428 challenge_used and takes no second number;
 //   promise 4 (a request answered "failed" left nothing behind; bad
 //     input changes nothing): every 428, 400 and 413 leaves lastNumber
 //     as it was, and a join refused for another reason (paused) gives
@@ -17,10 +21,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import {
 	createQueue, ctl, show, req, postJSON, join, navigateReq, stack,
 	startExtraPool, fcgiRequest, fcgiParams, sleep, waitFor, stackConf,
+	childPids, env,
 } from './lib.mjs';
 import {
 	challenge, solve, powJoin, solvedJoin, forge, fieldsOf, bitsOf,
@@ -343,4 +348,90 @@ test('with proof of work on nobody passes without the room: the gateway ' +
 	assert.equal(y.status, 200, y.text);
 	assert.equal(y.json.admitted, true, 'below the rate, after the work');
 	assert.equal(typeof y.json.token, 'string');
+});
+
+// POST the join body (a JSON string) straight to the FastCGI process p.
+const joinAt = (p, slug, body) => fcgiRequest({ sock: p.sock, stdin: body,
+    params: fcgiParams('POST', `/queue/${slug}/join`, {
+    CONTENT_TYPE: 'application/json',
+    CONTENT_LENGTH: String(Buffer.byteLength(body)) }) });
+
+// Two processes without a master (workers = 0) with the extra lines
+// extra; resolves them (each stopped by the caller).
+async function twoSingles(extra) {
+	const ps = [];
+	try {
+		for (let i = 0; i < 2; i++)
+			ps.push(await startExtraPool({ workers: 0, extra }));
+	} catch (e) {
+		for (const p of ps)
+			await p.stop();
+		throw e;
+	}
+	return ps;
+}
+
+test('without a master (workers = 0): two processes started on their ' +
+    'own with one run-dir share the single-use record: a solution spent ' +
+    'at one is 428 challenge_used at the other, one number each',
+    async () => {
+	const q = powQueue(10);
+	const runDir = mkdtempSync(`${env.vardir}/single-run-`);
+	const ps = await twoSingles(`run-dir = ${runDir}`);
+	try {
+		assert.notEqual(ps[0].pid, ps[1].pid);
+		// Each answers by itself: no master, no children.
+		for (const p of ps)
+			assert.deepEqual(childPids(p.pid), [], 'no children');
+		const before = lastNumber(q.slug);
+		for (let k = 0; k < 4; k++) {
+			const [one, other] = k % 2 === 0 ? ps : [ps[1], ps[0]];
+			const c = await challenge(q.slug);
+			const body = JSON.stringify({ pow: { challenge:
+			    c.challenge, nonce: solve(c.challenge, c.bits) } });
+			const r = await joinAt(one, q.slug, body);
+			assert.equal(r.status, 200, r.body);
+			assert.equal(r.json.number, before + k + 1);
+			const again = await joinAt(other, q.slug, body);
+			assert.equal(again.status, 428, again.body);
+			assert.equal(again.json.error, 'challenge_used');
+			assert.notEqual(again.json.challenge, c.challenge);
+		}
+		assert.equal(lastNumber(q.slug), before + 4);
+		// The records are the installation's files, its user's only.
+		for (const f of ['pow-used.shm', 'gates.shm',
+		    'stale-answers.shm'])
+			assert.equal(statSync(`${runDir}/${f}`).mode & 0o777,
+			    0o600, f);
+	} finally {
+		for (const p of ps)
+			await p.stop();
+		rmSync(runDir, { recursive: true, force: true });
+	}
+});
+
+test('without a master and without run-dir: each process has a record ' +
+    'of its own, and says so when it starts', async () => {
+	const q = powQueue(10);
+	const ps = await twoSingles('run-dir =');
+	try {
+		const c = await challenge(q.slug);
+		const body = JSON.stringify({ pow: { challenge: c.challenge,
+		    nonce: solve(c.challenge, c.bits) } });
+		assert.equal((await joinAt(ps[0], q.slug, body)).status, 200);
+		assert.equal((await joinAt(ps[0], q.slug, body)).status, 428,
+		    'spent within its process');
+		// The documented weakness of this setting, shown so that the
+		// shared case above is known to be able to fail.
+		assert.equal((await joinAt(ps[1], q.slug, body)).status, 200,
+		    'another process has its own record');
+		for (const p of ps)
+			assert.match(readFileSync(p.log, 'utf8'), new RegExp(
+			    "run-dir is not set: the proof of work's single " +
+			    'use, the log-in hash limit and the stale ' +
+			    "answers' floor hold per process only"));
+	} finally {
+		for (const p of ps)
+			await p.stop();
+	}
 });

@@ -11,12 +11,14 @@
 // Then: the visitor flow, the console under the prefix with its static
 // files, the seed's REST call (PATCH), a scheduled opening closed by the
 // embedded worker, a leader per account, a 64-client burst against the
-// connection limit and what idle costs.
+// connection limit, what idle costs, and a proof-of-work solution
+// replayed to another of the account's processes.
 //
 // Needs root (accounts, Apache); without it every test is skipped (and
 // test/run says so): never counted as passed.
 
 import { test, before, after } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,6 +27,7 @@ import {
 	env, fcgiProcesses, giveTarball, makeAccount, openDbFolder, run,
 	sleep, sql, startApache, statements, walkthrough,
 } from './hosting.mjs';
+import { solve } from '../http/pow.mjs';
 
 // Skipped only when not root; as root a missing piece is a failure.
 const ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -37,7 +40,8 @@ const A = account('a');
 const B = account('b');
 A.kind = 'restricted';
 B.kind = 'userdir';
-const APORT = env.port + 40;
+// Apache's port: AQ_SHARED_PORT, else the run's port + 40.
+const APORT = Number(process.env.AQ_SHARED_PORT ?? env.port + 40);
 let apache = null;
 let closeDb = null;
 const out = { a: [], b: [] };	// the walkthrough's outputs per account
@@ -578,4 +582,72 @@ test('a changed aqueue.conf is picked up by every process without a ' +
 	assert.ok(seen, 'a process read the changed file by itself');
 	const r1 = await get(`${site(A)}/queue/sale/info`);
 	assert.equal(r1.status, 200, r1.text);
+});
+
+// Promise 1 (a number is issued once; a solved challenge takes one
+// number) across the processes of one installation without a master:
+// mod_fcgid starts each on its own, and they share the single-use
+// record only through the file in run-dir.  The first join is held
+// inside its process (a lock the test holds on the queue's row), and
+// mod_fcgid gives a process one request at a time: so every replay
+// answered before that join's own answer was answered by another
+// process, and must be 428 challenge_used; afterwards one number was
+// issued.  (Each process with a record of its own would let those
+// replays through to the database, and none would answer before the
+// first.)
+test('a solved challenge is used once across the account\'s processes: ' +
+    'replays that reach another process while the first join is held ' +
+    'are 428 challenge_used; one number', { skip }, async () => {
+	const s = site(B);
+	ctlOf(B, 'create powq --name Pow --rate 600 --target ' +
+	    'https://shop.example/ --domains https://shop.example');
+	ctlOf(B, 'update powq --pow on --pow-bits 8');
+	const last = () => Number(sql("SELECT last_number FROM queue WHERE " +
+	    "slug = 'powq'", B.db)[0][0]);
+	const c = await get(`${s}/queue/powq/pow`);
+	assert.equal(c.status, 200, c.text);
+	const body = { pow: { challenge: c.json.challenge,
+	    nonce: solve(c.json.challenge, c.json.bits) } };
+	const before = last();
+	// The queue's row locked for 0.7 s (the join waits up to 1 s).
+	const locker = spawn('mariadb', ['--no-defaults',
+	    `--socket=${env.vardir}/db/mysqld.sock`, '--user=root', B.db,
+	    '-e', "BEGIN; SELECT id FROM queue WHERE slug = 'powq' FOR " +
+	    'UPDATE; SELECT SLEEP(0.7); COMMIT'], { stdio: 'ignore' });
+	const lockerDone = new Promise((r) => locker.on('exit', r));
+	let held = false;
+	for (let i = 0; i < 100 && !held; i++) {
+		held = sql('SELECT COUNT(*) FROM information_schema.PROCESSLIST ' +
+		    "WHERE INFO LIKE 'SELECT SLEEP(0.7)%'")[0][0] === '1';
+		if (!held)
+			await sleep(20);
+	}
+	assert.ok(held, 'the row lock is held');
+	let firstAt = 0;
+	const first = post(`${s}/queue/powq/join`, body).then((r) => {
+		firstAt = Date.now();
+		return r;
+	});
+	await sleep(100);
+	const replays = [];
+	for (let i = 0; i < 3; i++) {
+		const r = await post(`${s}/queue/powq/join`, body);
+		replays.push({ status: r.status, error: r.json?.error,
+		    at: Date.now() });
+	}
+	const r1 = await first;
+	await lockerDone;
+	assert.equal(r1.status, 200, r1.text);
+	for (const r of replays) {
+		assert.deepEqual([r.status, r.error], [428, 'challenge_used']);
+		assert.ok(r.at < firstAt, 'answered while the first join was ' +
+		    'held in its process: by another process');
+	}
+	const again = await post(`${s}/queue/powq/join`, body);
+	assert.deepEqual([again.status, again.json?.error],
+	    [428, 'challenge_used'], again.text);
+	assert.equal(last(), before + 1, 'one number for one solution');
+	for (const f of ['pow-used.shm', 'gates.shm', 'stale-answers.shm'])
+		assert.equal(statSync(`${B.home}/aqueue/var/run/${f}`).mode &
+		    0o777, 0o600, f);
 });

@@ -132,7 +132,7 @@ test_gate(void)
 
 	is_int(gate_enter(GATE_HASH), 1, "without a pool: no limit");
 	gate_leave(GATE_HASH);
-	is_int(gate_init(slots), 0, "one hash slot");
+	is_int(gate_init(slots, NULL), 0, "one hash slot");
 	is_int(gate_enter(GATE_HASH), 1, "taken");
 	is_int(gate_enter(GATE_HASH), 1, "the holder takes it again");
 	is_int(gate_held(GATE_HASH), 1, "one held");

@@ -232,7 +232,7 @@ test_used(void)
 	mk(&c, 1, 42);
 	is_int(pow_used_reserve(&c, now + 300000, now), POW_USED_FRESH,
 	    "without a pool: always fresh");
-	is_int(pow_used_init(1024), 0, "a record of 1024");
+	is_int(pow_used_init(1024, NULL), 0, "a record of 1024");
 	is_int(pow_used_reserve(&c, now + 300000, now), POW_USED_FRESH,
 	    "reserved");
 	is_int(pow_used_reserve(&c, now + 300000, now), POW_USED_SPENT,

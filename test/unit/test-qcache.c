@@ -59,7 +59,7 @@ main(void)
 	struct adm_change c;
 	int64_t		 s, l;
 
-	if (instance_shm_init() != 0)
+	if (instance_shm_init(NULL) != 0)
 		return 1;
 	memset(&fresh, 0, sizeof(fresh));
 	memset(&ef, 0, sizeof(ef));
