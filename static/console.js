@@ -79,69 +79,58 @@ function instanceTables(list, nowMs) {
 	}));
 }
 
-// The instances page: its tables every 3 s.
-(function () {
-	const sec = document.getElementById('instance-list');
-	if (sec === null)
-		return;
+// Every 3 s (the first after first ms): fetch el's data-live JSON and
+// hand it to apply, then mark el's data-refreshed with the time; a
+// failed fetch is tried again at the next tick.
+function live(el, first, apply) {
 	async function refresh() {
 		try {
-			const r = await fetch(sec.dataset.live, {
+			const r = await fetch(el.dataset.live, {
 			    credentials: 'same-origin',
 			    headers: { Accept: 'application/json' } });
 			if (r.ok) {
-				const d = await r.json();
-				instanceTables(d.instances, d.nowMs);
-				sec.dataset.refreshed = String(Date.now());
+				apply(await r.json());
+				el.dataset.refreshed = String(Date.now());
 			}
 		} catch (e) {
 			// Try again at the next tick.
 		}
 		setTimeout(refresh, 3000);
 	}
-	setTimeout(refresh, 3000);
+	setTimeout(refresh, first);
+}
+
+// The instances page: its tables.
+(function () {
+	const sec = document.getElementById('instance-list');
+	if (sec !== null)
+		live(sec, 3000, (d) => instanceTables(d.instances, d.nowMs));
 })();
 
-// The queue list: its numbers every 3 s from /admin/live.
+// The queue list: its numbers from /admin/live.
 (function () {
 	const list = document.getElementById('queue-list');
 	if (list === null)
 		return;
-	async function refresh() {
-		try {
-			const r = await fetch(list.dataset.live, {
-			    credentials: 'same-origin',
-			    headers: { Accept: 'application/json' } });
-			if (r.ok) {
-				const d = await r.json();
-				for (const q of d.queues) {
-					const tr = list.querySelector(
-					    `tr[data-slug="${q.slug}"]`);
-					if (tr === null)
-						continue;
-					for (const td of tr.querySelectorAll(
-					    'td[data-col]')) {
-						const k = td.dataset.col;
-						td.textContent = k === 'state' ?
-						    (q.active ? 'running' :
-						    'paused') : String(q[k]);
-					}
-				}
-				list.dataset.refreshed = String(Date.now());
+	live(list, 3000, (d) => {
+		for (const q of d.queues) {
+			const tr = list.querySelector(
+			    `tr[data-slug="${q.slug}"]`);
+			if (tr === null)
+				continue;
+			for (const td of tr.querySelectorAll('td[data-col]')) {
+				const k = td.dataset.col;
+				td.textContent = k === 'state' ? (q.active ?
+				    'running' : 'paused') : String(q[k]);
 			}
-		} catch (e) {
-			// Try again at the next tick.
 		}
-		setTimeout(refresh, 3000);
-	}
-	setTimeout(refresh, 3000);
+	});
 })();
 
 (function () {
 	const dash = document.getElementById('dashboard');
 	if (dash === null)
 		return;
-	const url = dash.dataset.live;
 	const chartEl = document.getElementById('chart');
 	let plot = null;
 
@@ -186,28 +175,16 @@ function instanceTables(list, nowMs) {
 		    String(s.waiting[s.waiting.length - 1]) : '';
 	}
 
-	async function refresh() {
-		try {
-			const r = await fetch(url, { credentials: 'same-origin',
-			    headers: { Accept: 'application/json' } });
-			if (r.ok) {
-				const d = await r.json();
-				text('waiting', d.waiting);
-				text('inflow', d.inflowPerMinute);
-				text('rate', d.ratePerMinute);
-				text('rate-cap', d.rateCap);
-				text('wait', durationText(d.estimatedWaitSeconds));
-				text('serving', d.serving);
-				text('issued', d.issued);
-				text('state', d.active ? 'Running' : 'Paused');
-				draw(d.series);
-				instanceTables(d.instances, d.nowMs);
-				dash.dataset.refreshed = String(Date.now());
-			}
-		} catch (e) {
-			// Try again at the next tick.
-		}
-		setTimeout(refresh, 3000);
-	}
-	refresh();
+	live(dash, 0, (d) => {
+		text('waiting', d.waiting);
+		text('inflow', d.inflowPerMinute);
+		text('rate', d.ratePerMinute);
+		text('rate-cap', d.rateCap);
+		text('wait', durationText(d.estimatedWaitSeconds));
+		text('serving', d.serving);
+		text('issued', d.issued);
+		text('state', d.active ? 'Running' : 'Paused');
+		draw(d.series);
+		instanceTables(d.instances, d.nowMs);
+	});
 })();

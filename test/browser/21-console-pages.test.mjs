@@ -13,8 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
-import { launch, openPage, env, sleep, createQueue } from './lib.mjs';
+import { launch, openPage, env, createQueue, axeSizes } from './lib.mjs';
 import { addUser } from '../http/console.mjs';
 import { dbSQL } from '../http/lib.mjs';
 
@@ -29,24 +28,8 @@ after(async () => { await browser?.close(); });
 
 // No serious or critical violation and nothing wider than the screen
 // at each size of sizes; a screenshot at each.
-async function axe(page, name, sizes = SIZES) {
-	for (const [size, vp] of Object.entries(sizes)) {
-		await page.setViewportSize(vp);
-		await sleep(100);
-		const r = await new AxeBuilder({ page }).analyze();
-		const bad = r.violations.filter((v) =>
-		    v.impact === 'serious' || v.impact === 'critical')
-		    .map((v) => `${v.id}: ${v.help} ` +
-		    v.nodes.map((n) => n.target.join(' ')).join(', '));
-		assert.deepEqual(bad, [], `${name} at ${size}`);
-		assert.ok(r.passes.length > 10, 'axe ran its rules');
-		const wide = await page.evaluate(() =>
-		    document.documentElement.scrollWidth);
-		assert.ok(wide <= vp.width, `${name} ${size}: ${wide} px wide`);
-		await page.screenshot({ path: `${ARTIFACTS}/console-${name}-` +
-		    `${size}.png`, fullPage: true });
-	}
-}
+const axe = (page, name, sizes = SIZES) => axeSizes(page,
+    `console-${name}`, sizes, ARTIFACTS);
 
 async function login(page, u) {
 	await page.goto(`${env.base}/admin/login`);
