@@ -7,13 +7,13 @@
 // The wait the server writes first and the one console.js writes on
 // its live refresh are the same text ("7 h 38 min" for 27486 s), and
 // console.js's durationText() gives the C formatter's unit-test cases.
-// The console's other pages pass the same checks at 360 px.
 // Promises: none of the visitor promises is on these pages.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { launch, openPage, env, createQueue, axeSizes } from './lib.mjs';
+import { launch, openPage, env, createQueue, axeSizes,
+    consoleLogin as login } from './lib.mjs';
 import { addUser } from '../http/console.mjs';
 import { dbSQL } from '../http/lib.mjs';
 
@@ -30,14 +30,6 @@ after(async () => { await browser?.close(); });
 // at each size of sizes; a screenshot at each.
 const axe = (page, name, sizes = SIZES) => axeSizes(page,
     `console-${name}`, sizes, ARTIFACTS);
-
-async function login(page, u) {
-	await page.goto(`${env.base}/admin/login`);
-	await page.getByLabel('User name').fill(u.name);
-	await page.getByLabel('Password').fill(u.password);
-	await Promise.all([page.waitForURL(`${env.base}/admin/`),
-	    page.getByRole('button', { name: 'Log in' }).click()]);
-}
 
 test('the users page: add and disable a user through the forms; axe ' +
     'at 360 px and 1366x768', async (t) => {
@@ -158,27 +150,4 @@ test('the dashboard: the estimated wait in words, the same from the ' +
 	assert.deepEqual(await page.evaluate((c) =>
 	    c.map(([s]) => durationText(s)), cases), cases.map((c) => c[1]));
 	await axe(page, 'dashboard');
-});
-
-test('the console\'s other pages at 360 px: axe, and nothing wider ' +
-    'than the screen (tables scroll in their own region)', async (t) => {
-	const u = addUser();
-	const q = createQueue({ rate: 60 });
-	const { context, page, log } = await openPage(browser);
-	t.after(() => context.close());
-	await page.setViewportSize(SIZES.phone);
-	await page.goto(`${env.base}/admin/login`);
-	await axe(page, 'login', { phone: SIZES.phone });
-	await login(page, u);
-	for (const [name, path] of [['queues', '/admin/'],
-	    ['new-queue', '/admin/queues/new'],
-	    ['queue', `/admin/queue/${q.slug}`],
-	    ['edit', `/admin/queue/${q.slug}/edit`],
-	    ['keys', `/admin/queue/${q.slug}/keys`],
-	    ['bypass', `/admin/queue/${q.slug}/bypass`],
-	    ['audit', '/admin/audit']]) {
-		await page.goto(`${env.base}${path}`);
-		await axe(page, name, { phone: SIZES.phone });
-	}
-	assert.deepEqual(log.errors, []);
 });

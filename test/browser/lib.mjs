@@ -330,3 +330,13 @@ export async function axeSizes(page, name, sizes, dir) {
 		    fullPage: true });
 	}
 }
+
+// consoleLogin(page, u): log console user u ({name, password}) in
+// through the log-in form; resolves on the queue list.
+export async function consoleLogin(page, u) {
+	await page.goto(`${env.base}/admin/login`);
+	await page.getByLabel('User name').fill(u.name);
+	await page.getByLabel('Password').fill(u.password);
+	await Promise.all([page.waitForURL(`${env.base}/admin/`),
+	    page.getByRole('button', { name: 'Log in' }).click()]);
+}
