@@ -10,6 +10,7 @@
 // Promises: none of the visitor promises is on these paths (no queue,
 // number or token is read or written here); promise 4 (a refused
 // request changes nothing) is shown for every refusal above.
+// The pages take a console session only, never an API key.
 // Instances: the processes and the requests per second by kind as
 // tables, the same on the dashboard, and the live JSON.
 
@@ -93,6 +94,20 @@ test('the list: every user with its state, creation and last log-in ' +
 	    password: 'long-enough-pw-1', again: 'long-enough-pw-1' });
 	assert.equal(post.status, 401);
 	assert.equal(userRow('x-anon'), null);
+	// An API key is no session: it never reaches the console.
+	const q = createQueue();
+	const key = /key: (qak_\S+)/.exec(ctlIn('', 'key', 'create', q.slug,
+	    '--name', 'not-for-the-console').stdout)[1];
+	const auth = { authorization: `Bearer ${key}` };
+	const kg = await anon.get('/admin/users', { headers: auth });
+	assert.equal(kg.status, 303);
+	assert.equal((await anon.get('/admin/instances/live',
+	    { headers: auth })).status, 401);
+	const kp = await anon.post('/admin/users', { name: 'x-key',
+	    password: 'long-enough-pw-1', again: 'long-enough-pw-1' },
+	    { headers: auth });
+	assert.equal(kp.status, 401);
+	assert.equal(userRow('x-key'), null);
 });
 
 test('add: refusals change nothing; a good one is one user_add row ' +
