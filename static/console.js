@@ -1,48 +1,136 @@
 // The console's live parts: the dashboard refreshes its figures, chart
-// and instances every 3 s from /admin/queue/<slug>/live, without a
-// reload.  Everything else in the console works without JavaScript.
+// and instances every 3 s from /admin/queue/<slug>/live, the instances
+// page from /admin/instances/live, without a reload.  Everything else in
+// the console works without JavaScript.
 'use strict';
 
-// The queue list: its numbers every 3 s from /admin/live.
-(function () {
-	const list = document.getElementById('queue-list');
-	if (list === null)
+// A duration of s seconds in words, the rule of the server's first paint
+// (isotime.c iso_duration_text()): "-" unknown (null or < 0), "under 1
+// min" below 60 s, "59 min", "7 h 38 min" ("1 h": zero minutes left
+// out), from a day on "1 d 3 h" ("1 d"); every unit floored.
+function durationText(s) {
+	if (s === null || s === undefined || !Number.isFinite(s) || s < 0)
+		return '-';
+	s = Math.floor(s);
+	if (s < 60)
+		return 'under 1 min';
+	if (s < 3600)
+		return `${Math.floor(s / 60)} min`;
+	if (s < 86400) {
+		const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
+		return m === 0 ? `${h} h` : `${h} h ${m} min`;
+	}
+	const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600);
+	return h === 0 ? `${d} d` : `${d} d ${h} h`;
+}
+
+// Unix ms as "YYYY-MM-DD HH:MM:SS UTC" ("-" for 0), as the server writes
+// it (page-audit.c console_utc_text()).
+function utcText(ms) {
+	if (!ms)
+		return '-';
+	const t = new Date(ms).toISOString();
+	return `${t.slice(0, 10)} ${t.slice(11, 19)} UTC`;
+}
+
+// The two instance tables (#instances, #instance-rates) redrawn from
+// the live JSON's instances at the database's now, cell for cell as
+// console-instances.c writes them.
+function instanceTables(list, nowMs) {
+	const body = document.querySelector('#instances tbody');
+	const rates = document.getElementById('instance-rates');
+	function cell(tr, v, cls, tag) {
+		const td = document.createElement(tag ?? 'td');
+		if (cls)
+			td.className = cls;
+		if (tag === 'th')
+			td.scope = 'row';
+		td.textContent = v;
+		tr.appendChild(td);
+	}
+	function when(ms) {
+		return `${utcText(ms)} (${durationText(ms > 0 ?
+		    Math.trunc((nowMs - ms) / 1000) : -1)} ago)`;
+	}
+	if (body !== null)
+		body.replaceChildren(...list.map((i) => {
+			const tr = document.createElement('tr');
+			cell(tr, i.leader ? `${i.kind} (leader)` : i.kind);
+			cell(tr, i.host);
+			cell(tr, String(i.pid), 'num');
+			cell(tr, String(i.workers), 'num');
+			cell(tr, String(i.busy), 'num');
+			cell(tr, Number(i.cpuPct).toFixed(1), 'num');
+			cell(tr, String(i.rssKb), 'num');
+			cell(tr, when(i.startedMs));
+			cell(tr, when(i.seenMs));
+			return tr;
+		}));
+	if (rates === null)
 		return;
+	const kinds = rates.dataset.kinds.split(' ');
+	rates.tBodies[0].replaceChildren(...list.map((i) => {
+		const tr = document.createElement('tr');
+		cell(tr, `${i.kind} ${i.host} ${i.pid}`, null, 'th');
+		for (const k of kinds)
+			cell(tr, Number(i.requestsPerSecond?.[k] ?? 0)
+			    .toFixed(2), 'num');
+		return tr;
+	}));
+}
+
+// Every 3 s (the first after first ms): fetch el's data-live JSON and
+// hand it to apply, then mark el's data-refreshed with the time; a
+// failed fetch is tried again at the next tick.
+function live(el, first, apply) {
 	async function refresh() {
 		try {
-			const r = await fetch(list.dataset.live, {
+			const r = await fetch(el.dataset.live, {
 			    credentials: 'same-origin',
 			    headers: { Accept: 'application/json' } });
 			if (r.ok) {
-				const d = await r.json();
-				for (const q of d.queues) {
-					const tr = list.querySelector(
-					    `tr[data-slug="${q.slug}"]`);
-					if (tr === null)
-						continue;
-					for (const td of tr.querySelectorAll(
-					    'td[data-col]')) {
-						const k = td.dataset.col;
-						td.textContent = k === 'state' ?
-						    (q.active ? 'running' :
-						    'paused') : String(q[k]);
-					}
-				}
-				list.dataset.refreshed = String(Date.now());
+				apply(await r.json());
+				el.dataset.refreshed = String(Date.now());
 			}
 		} catch (e) {
 			// Try again at the next tick.
 		}
 		setTimeout(refresh, 3000);
 	}
-	setTimeout(refresh, 3000);
+	setTimeout(refresh, first);
+}
+
+// The instances page: its tables.
+(function () {
+	const sec = document.getElementById('instance-list');
+	if (sec !== null)
+		live(sec, 3000, (d) => instanceTables(d.instances, d.nowMs));
+})();
+
+// The queue list: its numbers from /admin/live.
+(function () {
+	const list = document.getElementById('queue-list');
+	if (list === null)
+		return;
+	live(list, 3000, (d) => {
+		for (const q of d.queues) {
+			const tr = list.querySelector(
+			    `tr[data-slug="${q.slug}"]`);
+			if (tr === null)
+				continue;
+			for (const td of tr.querySelectorAll('td[data-col]')) {
+				const k = td.dataset.col;
+				td.textContent = k === 'state' ? (q.active ?
+				    'running' : 'paused') : String(q[k]);
+			}
+		}
+	});
 })();
 
 (function () {
 	const dash = document.getElementById('dashboard');
 	if (dash === null)
 		return;
-	const url = dash.dataset.live;
 	const chartEl = document.getElementById('chart');
 	let plot = null;
 
@@ -87,48 +175,16 @@
 		    String(s.waiting[s.waiting.length - 1]) : '';
 	}
 
-	function instances(list) {
-		const body = document.querySelector('#instances tbody');
-		if (body === null)
-			return;
-		body.replaceChildren(...list.map((i) => {
-			const tr = document.createElement('tr');
-			for (const [v, num] of [[i.kind], [i.host],
-			    [i.pid, 1], [i.workers, 1], [i.busy, 1],
-			    [i.cpuPct, 1], [i.rssKb, 1],
-			    [JSON.stringify(i.requestsPerSecond)]]) {
-				const td = document.createElement('td');
-				if (num)
-					td.className = 'num';
-				td.textContent = String(v);
-				tr.appendChild(td);
-			}
-			return tr;
-		}));
-	}
-
-	async function refresh() {
-		try {
-			const r = await fetch(url, { credentials: 'same-origin',
-			    headers: { Accept: 'application/json' } });
-			if (r.ok) {
-				const d = await r.json();
-				text('waiting', d.waiting);
-				text('inflow', d.inflowPerMinute);
-				text('rate', d.ratePerMinute);
-				text('rate-cap', d.rateCap);
-				text('wait', d.estimatedWaitSeconds);
-				text('serving', d.serving);
-				text('issued', d.issued);
-				text('state', d.active ? 'Running' : 'Paused');
-				draw(d.series);
-				instances(d.instances);
-				dash.dataset.refreshed = String(Date.now());
-			}
-		} catch (e) {
-			// Try again at the next tick.
-		}
-		setTimeout(refresh, 3000);
-	}
-	refresh();
+	live(dash, 0, (d) => {
+		text('waiting', d.waiting);
+		text('inflow', d.inflowPerMinute);
+		text('rate', d.ratePerMinute);
+		text('rate-cap', d.rateCap);
+		text('wait', durationText(d.estimatedWaitSeconds));
+		text('serving', d.serving);
+		text('issued', d.issued);
+		text('state', d.active ? 'Running' : 'Paused');
+		draw(d.series);
+		instanceTables(d.instances, d.nowMs);
+	});
 })();

@@ -15,11 +15,13 @@
 #include "aqueue.h"
 #include "autorate.h"
 #include "cfg.h"
+#include "console-instances.h"
 #include "console.h"
 #include "db-stats.h"
 #include "db-worker.h"
 #include "extern.h"
 #include "instance.h"
+#include "isotime.h"
 #include "page-console.h"
 #include "queue-ops.h"
 
@@ -37,8 +39,8 @@ est_wait_s(int64_t waiting, int64_t rate, int active)
 /*
  * The live figures of queue q as JSON: the newest sample, the series
  * (time in seconds, waiting, inflow) of the last SERIES_MS, the live
- * instances.  Returns a new object (the caller puts it), or NULL with
- * the error in *er.
+ * instances, the database's now (nowMs, for their ages).  Returns a
+ * new object (the caller puts it), or NULL with the error in *er.
  */
 static struct json_object *
 live_json(struct req *r, const struct queue *q, enum app_err *er)
@@ -109,6 +111,7 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(s, "inflow", in);
 	json_object_object_add(o, "series", s);
 	json_object_object_add(o, "instances", instance_rows_json(inst, ni));
+	json_object_object_add(o, "nowMs", json_object_new_int64(now));
 	free(rows);
 	free(inst);
 	return o;
@@ -132,17 +135,17 @@ console_queue_live(struct req *r)
 	qops_queue_free(q);
 }
 
-/* One figure of the dashboard: <div><dt>label</dt><dd id=...>. */
+/* One figure of the dashboard: <div><dt>label</dt><dd id=...>text. */
 static void
-figure(struct buf *b, const char *id, const char *label,
-    struct json_object *v, const char *unit)
+figure_text(struct buf *b, const char *id, const char *label,
+    const char *text, const char *unit)
 {
 	html_raw(b, "<div><dt>");
 	html_text(b, label);
 	html_raw(b, "</dt><dd id=\"");
 	html_attr(b, id);
 	html_raw(b, "\">");
-	html_text(b, v != NULL ? json_object_to_json_string(v) : "-");
+	html_text(b, text);
 	html_raw(b, "</dd>");
 	if (unit != NULL) {
 		html_raw(b, "<dd class=\"unit\">");
@@ -152,14 +155,23 @@ figure(struct buf *b, const char *id, const char *label,
 	html_raw(b, "</div>");
 }
 
+/* A figure of JSON value v ("-" for null). */
+static void
+figure(struct buf *b, const char *id, const char *label,
+    struct json_object *v, const char *unit)
+{
+	figure_text(b, id, label, v != NULL ? json_object_to_json_string(v) :
+	    "-", unit);
+}
+
 void
 console_queue(struct req *r)
 {
 	struct buf		 b = { NULL, 0, 0 }, head = { NULL, 0, 0 };
-	struct json_object	*o, *v;
+	struct json_object	*o, *v, *now;
 	struct queue		*q;
 	enum app_err		 er;
-	char			 num[64];
+	char			 num[64], wait[ISO_DURATION_LEN + 1];
 
 	if ((q = console_route_queue(r)) == NULL)
 		return;
@@ -193,8 +205,11 @@ console_queue(struct req *r)
 	figure(&b, "rate", "Admission rate", v, "per minute");
 	json_object_object_get_ex(o, "rateCap", &v);
 	figure(&b, "rate-cap", "Rate cap", v, NULL);
+	/* In words, as console.js durationText() writes it live. */
 	json_object_object_get_ex(o, "estimatedWaitSeconds", &v);
-	figure(&b, "wait", "Estimated wait for a newcomer", v, "seconds");
+	iso_duration_text(v != NULL ? json_object_get_int64(v) : -1, wait,
+	    sizeof(wait));
+	figure_text(&b, "wait", "Estimated wait for a newcomer", wait, NULL);
 	json_object_object_get_ex(o, "serving", &v);
 	figure(&b, "serving", "Serving", v, NULL);
 	json_object_object_get_ex(o, "issued", &v);
@@ -238,34 +253,11 @@ console_queue(struct req *r)
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");
 	/* Instances. */
-	html_raw(&b, "<h2 id=\"inst-h\">Running instances</h2><div "
-	    "class=\"scroll\" " SCROLL("Running instances")
-	    "><table id=\"instances\" "
-	    "aria-labelledby=\"inst-h\"><thead><tr><th scope=\"col\">Kind"
-	    "</th><th scope=\"col\">Host</th><th scope=\"col\" "
-	    "class=\"num\">PID</th><th scope=\"col\" class=\"num\">Workers"
-	    "</th><th scope=\"col\" class=\"num\">Busy</th><th scope=\"col\" "
-	    "class=\"num\">CPU %</th><th scope=\"col\" class=\"num\">RSS KiB"
-	    "</th><th scope=\"col\">Requests / s</th></tr></thead><tbody>");
+	html_raw(&b, "<h2>Running instances</h2>");
 	json_object_object_get_ex(o, "instances", &v);
-	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		struct json_object *io = json_object_array_get_idx(v, i), *f;
-		static const char *const cols[] = { "kind", "host", "pid",
-		    "workers", "busy", "cpuPct", "rssKb",
-		    "requestsPerSecond" };
-		html_raw(&b, "<tr>");
-		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			json_object_object_get_ex(io, cols[k], &f);
-			html_raw(&b, k >= 2 && k <= 6 ? "<td class=\"num\">" :
-			    "<td>");
-			html_text(&b, json_object_get_type(f) ==
-			    json_type_string ? json_object_get_string(f) :
-			    json_object_to_json_string(f));
-			html_raw(&b, "</td>");
-		}
-		html_raw(&b, "</tr>");
-	}
-	html_raw(&b, "</tbody></table></div></section>");
+	json_object_object_get_ex(o, "nowMs", &now);
+	console_instances_tables(&b, v, json_object_get_int64(now));
+	html_raw(&b, "</section>");
 	console_page(r, 200, "Dashboard", head.p, &b);
 	buf_free(&b);
 	buf_free(&head);

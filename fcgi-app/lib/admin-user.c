@@ -241,6 +241,10 @@ admin_user_disable(struct db *db, const char *name, int disabled,
 
 	if ((er = db_admin_user_get(db, name, &u)) != APP_OK)
 		return er;
+	/* A console user never locks themself out. */
+	if (disabled && who != NULL && who->kind == PRINCIPAL_USER &&
+	    who->id == u.id)
+		return APP_INVALID;
 	return audited(db, who, disabled ? "user_disable" : "user_enable",
 	    u.id, u.name, do_disable, disabled ? "1" : "0");
 }

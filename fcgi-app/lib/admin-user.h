@@ -77,7 +77,9 @@ enum app_err admin_user_passwd(struct db *, const struct cfg *,
 
 /*
  * Disable (disabled 1: no log-in, every session ended) or enable user
- * name.  Returns APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
+ * name.  A console user (who of kind PRINCIPAL_USER) cannot disable
+ * themself: that is APP_INVALID, and nothing is written.  Returns
+ * APP_OK, APP_NOTFOUND, APP_INVALID, APP_DB or APP_DB_DOWN.
  */
 enum app_err admin_user_disable(struct db *, const char *name,
 	    int disabled, const struct principal *who);

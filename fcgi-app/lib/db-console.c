@@ -53,7 +53,7 @@ db_admin_user_insert(struct db *db, const char *name, const char *hash,
 struct user_res {
 	struct admin_user u;
 	unsigned long	 len[2];
-	MYSQL_BIND	 b[5];
+	MYSQL_BIND	 b[6];	/* the list's 6 columns; a get reads 5 */
 };
 
 static void
@@ -65,6 +65,7 @@ user_bind(struct user_res *r)
 	res_str(&r->b[2], r->u.hash, sizeof(r->u.hash), &r->len[1]);
 	db_bind_int(&r->b[3], &r->u.created_ms);
 	db_bind_int(&r->b[4], &r->u.disabled);
+	db_bind_int(&r->b[5], &r->u.last_login_ms);
 }
 
 static void

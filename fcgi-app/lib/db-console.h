@@ -26,6 +26,7 @@ struct admin_user {
 	char	 hash[ADMIN_HASH_MAX + 1];
 	int64_t	 created_ms;
 	int64_t	 disabled;
+	int64_t	 last_login_ms;	/* db_admin_user_list() only; 0: none */
 };
 
 /* A live session and its user. */
@@ -49,8 +50,9 @@ enum app_err db_admin_user_get(struct db *, const char *name,
 	    struct admin_user *u);
 
 /*
- * Every user by name: *out a new array of *n (NULL when none), freed
- * with free().  APP_OK, APP_ENOMEM, APP_DB or APP_DB_DOWN.
+ * Every user by name, with the time of its newest log-in from the audit
+ * log (last_login_ms, 0 when it has none): *out a new array of *n (NULL
+ * when none), freed with free().  APP_OK, APP_ENOMEM, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_admin_user_list(struct db *, struct admin_user **out,
 	    size_t *n);

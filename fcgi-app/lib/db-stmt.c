@@ -323,9 +323,13 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_ADMIN_USER_GET] = { 1, 1,
 	    "SELECT id, name, password_hash, created_ms, disabled "
 	    "FROM admin_user WHERE name = ?" },
+	/* With the newest log-in of each user's audit rows (0: none). */
 	[STMT_ADMIN_USER_LIST] = { 0, 1,
-	    "SELECT id, name, password_hash, created_ms, disabled "
-	    "FROM admin_user ORDER BY name" },
+	    "SELECT u.id, u.name, u.password_hash, u.created_ms, u.disabled, "
+	    "COALESCE((SELECT MAX(a.at_ms) FROM audit_log a "
+	    "WHERE a.action = 'login' AND a.actor_kind = 'user' "
+	    "AND a.actor_id = u.id), 0) "
+	    "FROM admin_user u ORDER BY u.name" },
 	[STMT_ADMIN_USER_SET_HASH] = { 2, 0,
 	    "UPDATE admin_user SET password_hash = ? WHERE id = ?" },
 	[STMT_ADMIN_USER_SET_DISABLED] = { 2, 0,

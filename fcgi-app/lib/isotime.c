@@ -1,6 +1,7 @@
 /*
  * isotime.c - times as people and the API write them: Unix milliseconds
- * or ISO 8601 (RFC 3339) in, RFC 3339 in UTC out (see isotime.h).
+ * or ISO 8601 (RFC 3339) in, RFC 3339 in UTC out, durations in words
+ * (see isotime.h).
  */
 #include "config.h"
 
@@ -112,4 +113,34 @@ iso_time_format(int64_t ms, char *buf, size_t sz)
 	snprintf(buf, sz, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+void
+iso_duration_text(int64_t s, char *buf, size_t sz)
+{
+	int64_t	 d, h, m;
+
+	if (s < 0)
+		snprintf(buf, sz, "-");
+	else if (s < 60)
+		snprintf(buf, sz, "under 1 min");
+	else if (s < 3600)
+		snprintf(buf, sz, "%lld min", (long long)(s / 60));
+	else if (s < 86400) {
+		h = s / 3600;
+		m = s % 3600 / 60;
+		if (m == 0)
+			snprintf(buf, sz, "%lld h", (long long)h);
+		else
+			snprintf(buf, sz, "%lld h %lld min", (long long)h,
+			    (long long)m);
+	} else {
+		d = s / 86400;
+		h = s % 86400 / 3600;
+		if (h == 0)
+			snprintf(buf, sz, "%lld d", (long long)d);
+		else
+			snprintf(buf, sz, "%lld d %lld h", (long long)d,
+			    (long long)h);
+	}
 }

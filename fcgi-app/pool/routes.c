@@ -19,6 +19,8 @@
 #include "auth.h"
 #include "cfg.h"
 #include "console-bypass.h"
+#include "console-instances.h"
+#include "console-users.h"
 #include "console.h"
 #include "extern.h"
 #include "instance.h"
@@ -151,6 +153,19 @@ static const struct route routes[] = {
 	{ P,  "/admin/bypass/:id/delete", AUTH_SESSION, ADMIN,
 	    console_bypass_action },
 	{ GH, "/admin/audit",		AUTH_SESSION, ADMIN, console_audit },
+	/* Console users (console-users.c): the same changes as the CLI. */
+	{ GH | P, "/admin/users",	AUTH_SESSION, ADMIN, console_users },
+	{ P,  "/admin/users/disable",	AUTH_SESSION, ADMIN,
+	    console_user_action },
+	{ P,  "/admin/users/enable",	AUTH_SESSION, ADMIN,
+	    console_user_action },
+	{ P,  "/admin/users/password",	AUTH_SESSION, ADMIN,
+	    console_user_action },
+	/* Running instances (console-instances.c). */
+	{ GH, "/admin/instances",	AUTH_SESSION, ADMIN,
+	    console_instances },
+	{ GH, "/admin/instances/live",	AUTH_SESSION, ADMIN,
+	    console_instances_live },
 	{ GH, "/admin/live",		AUTH_SESSION, ADMIN,
 	    console_live_list },
 	/* Prometheus (page-metrics.c); its own address/token check. */

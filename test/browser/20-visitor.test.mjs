@@ -11,10 +11,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { busyQueue, createQueue, ctl, join, launch, openPage, goto,
     roomUrl, waitShop, waitText, textOf, joinPosts, env, sleep,
-    dbStop, dbStartIfStopped, verifyToken } from './lib.mjs';
+    dbStop, dbStartIfStopped, verifyToken, axeSizes } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -33,26 +32,9 @@ async function shoot(page, name) {
 	    fullPage: true });
 }
 
-// axe(page, name): no serious or critical violation at either size; a
-// screenshot at each.
-async function axe(page, name) {
-	for (const [size, vp] of Object.entries(SIZES)) {
-		await page.setViewportSize(vp);
-		await sleep(100);
-		const r = await new AxeBuilder({ page }).analyze();
-		const bad = r.violations.filter((v) =>
-		    v.impact === 'serious' || v.impact === 'critical')
-		    .map((v) => `${v.id}: ${v.help} ` +
-		    v.nodes.map((n) => n.target.join(' ')).join(', '));
-		assert.deepEqual(bad, [], `${name} at ${size}`);
-		assert.ok(r.passes.length > 10, 'axe ran its rules');
-		// Nothing wider than the screen at 360 px.
-		const wide = await page.evaluate(() =>
-		    document.documentElement.scrollWidth);
-		assert.ok(wide <= vp.width, `${name} ${size}: ${wide} px wide`);
-		await shoot(page, `${name}-${size}`);
-	}
-}
+// axe(page, name): no serious or critical violation at either size,
+// nothing wider than the screen; a screenshot at each.
+const axe = (page, name) => axeSizes(page, name, SIZES, ARTIFACTS);
 
 const shopUrl = (slug, extra = '') =>
     `${env.base}/shop/script-tag.html?queue=${slug}${extra}`;

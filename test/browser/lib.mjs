@@ -10,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
+import AxeBuilder from '@axe-core/playwright';
 import jwt from 'jsonwebtoken';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -305,4 +306,37 @@ export async function tracedPage(browser, t, url, trace = {}) {
 	page.on('pageerror', (e) => errors.push(String(e)));
 	await goto(page, url);
 	return { page, errors };
+}
+
+// axeSizes(page, name, sizes, dir): at each size of sizes ({label:
+// {width, height}}) no serious or critical axe-core violation (and axe
+// ran its rules), nothing wider than the screen; a full-page screenshot
+// at each, dir/<name>-<label>.png.
+export async function axeSizes(page, name, sizes, dir) {
+	for (const [size, vp] of Object.entries(sizes)) {
+		await page.setViewportSize(vp);
+		await sleep(100);
+		const r = await new AxeBuilder({ page }).analyze();
+		const bad = r.violations.filter((v) =>
+		    v.impact === 'serious' || v.impact === 'critical')
+		    .map((v) => `${v.id}: ${v.help} ` +
+		    v.nodes.map((n) => n.target.join(' ')).join(', '));
+		assert.deepEqual(bad, [], `${name} at ${size}`);
+		assert.ok(r.passes.length > 10, 'axe ran its rules');
+		const wide = await page.evaluate(() =>
+		    document.documentElement.scrollWidth);
+		assert.ok(wide <= vp.width, `${name} ${size}: ${wide} px wide`);
+		await page.screenshot({ path: `${dir}/${name}-${size}.png`,
+		    fullPage: true });
+	}
+}
+
+// consoleLogin(page, u): log console user u ({name, password}) in
+// through the log-in form; resolves on the queue list.
+export async function consoleLogin(page, u) {
+	await page.goto(`${env.base}/admin/login`);
+	await page.getByLabel('User name').fill(u.name);
+	await page.getByLabel('Password').fill(u.password);
+	await Promise.all([page.waitForURL(`${env.base}/admin/`),
+	    page.getByRole('button', { name: 'Log in' }).click()]);
 }

@@ -2,7 +2,8 @@
  * test-console.c - unit tests for the console's and the dashboard's pure
  * parts: user names and passwords, Argon2id hashing and checking, the
  * endpoint a route pattern is counted under, the status slots and
- * latency buckets of the pool counters, the inflow of two samples.
+ * latency buckets of the pool counters, the inflow of two samples, the
+ * durations in words of the dashboard and the instances page.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "instance.h"
+#include "isotime.h"
 #include "stats.h"
 #include "tap.h"
 
@@ -110,6 +112,38 @@ test_tenths(void)
 	ok(round_tenths(0.0) == 0.0, "0 -> 0");
 }
 
+/*
+ * Durations in words (iso_duration_text): the estimated wait and the
+ * ages the console shows; console.js durationText() has the same
+ * cases in the browser test.
+ */
+static void
+test_duration(void)
+{
+	static const struct {
+		int64_t		 s;
+		const char	*want;
+	} c[] = {
+		{ -1, "-" }, { INT64_MIN, "-" },
+		{ 0, "under 1 min" }, { 1, "under 1 min" },
+		{ 59, "under 1 min" }, { 60, "1 min" }, { 119, "1 min" },
+		{ 120, "2 min" }, { 3599, "59 min" }, { 3600, "1 h" },
+		{ 3660, "1 h 1 min" }, { 27486, "7 h 38 min" },
+		{ 86399, "23 h 59 min" }, { 86400, "1 d" },
+		{ 86400 + 3 * 3600 + 59 * 60, "1 d 3 h" },
+		{ 10 * 86400 + 23 * 3600, "10 d 23 h" },
+		{ INT64_MAX, "106751991167300 d 15 h" },
+	};
+	char	 buf[ISO_DURATION_LEN + 1];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		iso_duration_text(c[i].s, buf, sizeof(buf));
+		is_str(buf, c[i].want, "%lld s", (long long)c[i].s);
+	}
+}
+
 int
 main(void)
 {
@@ -118,5 +152,6 @@ main(void)
 	test_endpoints();
 	test_inflow();
 	test_tenths();
+	test_duration();
 	return done_testing();
 }
