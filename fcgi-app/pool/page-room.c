@@ -204,7 +204,8 @@ fill_look(struct buf *out, size_t k, const struct room *rm,
 		if (q->message[0] == '\0')
 			break;
 		/* Line breaks kept by the style (white-space: pre-line). */
-		html_raw(out, "<p class=\"message\" id=\"message\" dir=\"auto\">");
+		html_raw(out, "<p class=\"message\" id=\"message\" "
+		    "dir=\"auto\">");
 		html_text(out, q->message);
 		html_raw(out, "</p>\n");
 		break;
