@@ -43,6 +43,19 @@ static const char *const bucket_le[INST_BUCKETS] = {
 	"0.5", "1.0", "2.5", "+Inf"
 };
 
+/*
+ * The steps between requests: finer, since they are meant to take a few
+ * milliseconds at most (0.02: the bound the tests hold them to).
+ */
+static const int64_t step_us[INST_STEP_BUCKETS - 1] = {
+	250, 500, 1000, 2500, 5000, 10000, 20000, 50000, 100000, 250000,
+	1000000
+};
+static const char *const step_le[INST_STEP_BUCKETS] = {
+	"0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.02",
+	"0.05", "0.1", "0.25", "1.0", "+Inf"
+};
+
 /* The shared counters; buckets here are not cumulative. */
 struct inst_shm {
 	atomic_ullong	 requests[INST_EP__MAX][INST_ST__MAX];
@@ -57,6 +70,10 @@ struct inst_shm {
 		atomic_llong	 seen_last;	/* ... and numbers issued */
 	}		 tokens[INST_TOKEN_SLOTS];
 	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
+	/* Steps between requests (not cumulative), their sum and maximum. */
+	atomic_ullong	 step[INST_STEP__MAX][INST_STEP_BUCKETS];
+	atomic_ullong	 step_sum_us[INST_STEP__MAX];
+	atomic_ullong	 step_max_us[INST_STEP__MAX];
 };
 
 static struct inst_shm	*shm;
@@ -547,4 +564,51 @@ instance_rows_json(const struct instance_row *v, size_t n)
 		if ((x = instance_row_json(&v[i])) != NULL)
 			json_object_array_add(a, x);
 	return a;
+}
+
+void
+instance_step_end(enum inst_step k, int64_t elapsed_us)
+{
+	unsigned long long	 us, max;
+	size_t			 i;
+
+	if (shm == NULL || k >= INST_STEP__MAX)
+		return;
+	us = elapsed_us > 0 ? (unsigned long long)elapsed_us : 0;
+	for (i = 0; i < INST_STEP_BUCKETS - 1; i++)
+		if ((int64_t)us <= step_us[i])
+			break;
+	atomic_fetch_add(&shm->step[k][i], 1);
+	atomic_fetch_add(&shm->step_sum_us[k], us);
+	max = atomic_load(&shm->step_max_us[k]);
+	while (us > max &&
+	    !atomic_compare_exchange_weak(&shm->step_max_us[k], &max, us))
+		;
+}
+
+int
+instance_steps(struct inst_steps *out)
+{
+	size_t		 k, i;
+	uint64_t	 acc;
+
+	memset(out, 0, sizeof(*out));
+	if (shm == NULL)
+		return 0;
+	for (k = 0; k < INST_STEP__MAX; k++) {
+		acc = 0;
+		for (i = 0; i < INST_STEP_BUCKETS; i++) {
+			acc += atomic_load(&shm->step[k][i]);
+			out->le[k][i] = acc;
+		}
+		out->sum_us[k] = atomic_load(&shm->step_sum_us[k]);
+		out->max_us[k] = atomic_load(&shm->step_max_us[k]);
+	}
+	return 1;
+}
+
+const char *
+instance_step_le(size_t i)
+{
+	return i < INST_STEP_BUCKETS ? step_le[i] : "+Inf";
 }

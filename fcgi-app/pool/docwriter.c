@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "docwriter.h"
+#include "instance.h"
 #include "log.h"
 #include "statedoc.h"
 
@@ -56,16 +57,18 @@ take(void)
 void
 dw_step(struct db *db, int64_t step_ms)
 {
-	int64_t	 saved;
+	int64_t	 saved, t0;
 
 	if (dw_cfg == NULL || (dw_fd == -1 && !take()))
 		return;
 	if (now_ms() < dw_next || db_inflight(db))
 		return;
+	t0 = now_us();
 	saved = db_deadline(db, step_ms);
 	(void)statedoc_write_all(dw_cfg, db);
 	db_deadline_restore(db, saved);
 	dw_next = now_ms() + DOCWRITER_MS;
+	instance_step_end(INST_STEP_DOCS, now_us() - t0);
 }
 
 int64_t

@@ -9,6 +9,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "embedded-worker.h"
+#include "instance.h"
 #include "worker.h"
 
 static struct worker_run	 run;
@@ -26,15 +27,22 @@ void
 ew_step(int answered)
 {
 	struct db	*db = run.w.db;
-	int64_t		 saved;
+	int64_t		 saved, t0, leader, clock;
+	size_t		 ran = 0;
 
 	if (!on || db_inflight(db))
 		return;
+	t0 = now_us();
+	leader = run.next_leader;
+	clock = run.next_clock;
 	saved = db_deadline(db, EW_STEP_MS);
 	/* A standby tries only on a connection it has anyway. */
 	if (worker_run_leader(&run, answered && db_session(db) != 0))
-		(void)worker_run_jobs(&run, 1, NULL);
+		ran = worker_run_jobs(&run, 1, NULL);
 	db_deadline_restore(db, saved);
+	/* Timed when it did work: a statement of the lock's, or a job. */
+	if (ran > 0 || run.next_leader != leader || run.next_clock != clock)
+		instance_step_end(INST_STEP_WORKER, now_us() - t0);
 }
 
 int64_t

@@ -299,14 +299,54 @@ single_reload_due(void)
 }
 
 /*
+ * A step between requests waits while a connection is pending on the
+ * listen socket (answered first), but at most this long, so that steps
+ * still happen under a steady load (a request then waits for one step,
+ * a few ms).  Under mod_fcgid each process has its own socket, sent a
+ * request only when idle; with a master another child takes it.
+ */
+#define STEP_POSTPONE_MAX_MS	500
+
+/*
+ * Whether a step may run now: no connection pending (poll(2), zero
+ * timeout), or it first waited (*since, now_ms(); 0: it did not) at
+ * least STEP_POSTPONE_MAX_MS ago.
+ */
+static int
+step_may_run(int64_t *since)
+{
+	struct pollfd	 p;
+	int64_t		 t;
+
+	p.fd = child_fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (child_fd < 0 || poll(&p, 1, 0) != 1 || !(p.revents & POLLIN)) {
+		*since = 0;
+		return 1;
+	}
+	t = now_ms();
+	if (*since == 0)
+		*since = t;
+	if (t - *since < STEP_POSTPONE_MAX_MS)
+		return 0;
+	*since = 0;
+	return 1;
+}
+
+/*
  * Between requests (answered: one was just answered): the embedded
- * worker's step, and without a master the poll documents' writer.
+ * worker's step, and without a master the poll documents' writer, each
+ * only when no request waits (step_may_run()).
  */
 static void
 idle_steps(struct db *db, int answered)
 {
-	ew_step(answered);
-	if (single)
+	static int64_t	 ew_since, dw_since;
+
+	if (step_may_run(&ew_since))
+		ew_step(answered);
+	if (single && step_may_run(&dw_since))
 		dw_step(db, EW_STEP_MS);
 }
 
