@@ -54,9 +54,64 @@ job_instance(struct worker_ctx *w)
  * Sample every queue into queue_stats (stats_sample(), which also drops
  * samples older than stats-retention), while this worker's session holds
  * the samplers' lock STATS_LOCK: exactly one sampler in the fleet, a
- * pool master when no worker leads.  Returns APP_OK or the database's
- * error.
+ * pool master when no worker leads.  Embedded, a round goes in steps of
+ * a few statements each (stats_step()).  Returns APP_OK or the
+ * database's error.
  */
+/*
+ * The embedded worker's round of samples under way (see job_stats()):
+ * the queues as read at the database's time now, the next to sample.
+ */
+static struct {
+	struct queue	**qs;
+	size_t		 n, i;
+	int64_t		 now;
+	int		 busy;
+} sampling;
+
+void
+job_stats_abort(void)
+{
+	db_queue_list_free(sampling.qs, sampling.n);
+	memset(&sampling, 0, sizeof(sampling));
+}
+
+/*
+ * One step of the embedded worker's round: the lock, the time and the
+ * queues; then one queue a step; then the retention (DB_PRUNE_STEP_MAX
+ * rows).  Returns APP_OK or the database's error (the round ends).
+ */
+static enum app_err
+stats_step(struct worker_ctx *w)
+{
+	int		 held = 0;
+	enum app_err	 er;
+
+	if (!sampling.busy) {
+		if ((er = stats_try_lock(w->db, &held)) != APP_OK || !held)
+			return er;
+		if ((er = db_now_ms(w->db, &sampling.now)) != APP_OK ||
+		    (er = db_queue_list(w->db, &sampling.qs, &sampling.n)) !=
+		    APP_OK) {
+			job_stats_abort();
+			return er;
+		}
+		sampling.busy = 1;
+		return APP_OK;
+	}
+	if (sampling.i < sampling.n) {
+		er = stats_sample_queue(w->db, sampling.qs[sampling.i++],
+		    sampling.now);
+		if (er != APP_OK)
+			job_stats_abort();
+		return er;
+	}
+	er = stats_prune(w->db, sampling.now, w->cfg->stats_retention_s * 1000,
+	    DB_PRUNE_STEP_MAX);
+	job_stats_abort();
+	return er;
+}
+
 enum app_err
 job_stats(struct worker_ctx *w)
 {
@@ -66,15 +121,24 @@ job_stats(struct worker_ctx *w)
 
 	if (w->cfg->stats_interval_ms == 0)
 		return APP_OK;
+	if (w->embedded)
+		return stats_step(w);
 	if ((er = stats_try_lock(w->db, &held)) != APP_OK || !held)
 		return er;
-	return stats_sample(w->db, w->cfg->stats_retention_s * 1000, &n);
+	return stats_sample(w->db, w->cfg->stats_retention_s * 1000,
+	    DB_PRUNE_MAX, &n);
 }
 
-/* Every stats-interval-ms (an hour when sampling is off). */
+/*
+ * Every stats-interval-ms (an hour when sampling is off); at once while
+ * an embedded round is under way (its next step at the next idle
+ * moment).
+ */
 int64_t
 job_stats_next(struct worker_ctx *w)
 {
+	if (sampling.busy)
+		return w->now_ms;
 	return w->now_ms + (w->cfg->stats_interval_ms > 0 ?
 	    w->cfg->stats_interval_ms : 3600000);
 }
@@ -86,32 +150,54 @@ job_instance_next(struct worker_ctx *w)
 	return w->now_ms + w->cfg->instance_report_ms;
 }
 
+/* Whether the last retention run left rows behind (a full slice). */
+static int	 retention_more;
+
 /*
  * Delete auto-rate log entries and served records (the fairness
- * report's) older than stats-retention, up to 10,000 of each per run
- * (a long backlog goes in slices, a minute apart).  Returns APP_OK or
- * the database's error.
+ * report's) older than stats-retention, up to DB_PRUNE_MAX of each per
+ * run (a long backlog goes in slices, a minute apart), or embedded
+ * DB_PRUNE_STEP_MAX of one of them (a few milliseconds between two
+ * requests; a backlog goes in slices a second apart).  Returns APP_OK
+ * or the database's error.
  */
 enum app_err
 job_autorate_retention(struct worker_ctx *w)
 {
-	int64_t		 n, before;
+	int64_t		 n, before, max;
 	enum app_err	 er;
 
 	before = w->now_ms - w->cfg->stats_retention_s * 1000;
-
-	er = db_prune(w->db, DB_PRUNE_AR_LOG, before, &n);
+	max = w->embedded ? DB_PRUNE_STEP_MAX : DB_PRUNE_MAX;
+	retention_more = 0;
+	er = db_prune(w->db, DB_PRUNE_AR_LOG, before, max, &n);
 	if (er == APP_OK && n > 0)
 		log_info("autorate: deleted %lld log entries older than %lld s",
 		    (long long)n, (long long)w->cfg->stats_retention_s);
 	if (er != APP_OK)
 		return er;
-	er = db_prune(w->db, DB_PRUNE_SERVED, before, &n);
+	/* One statement per step between requests. */
+	if (w->embedded && n == max) {
+		retention_more = 1;
+		return APP_OK;
+	}
+	er = db_prune(w->db, DB_PRUNE_SERVED, before, max, &n);
 	if (er == APP_OK && n > 0)
 		log_info("fairness: deleted %lld served records older "
 		    "than %lld s", (long long)n,
 		    (long long)w->cfg->stats_retention_s);
+	retention_more = er == APP_OK && n == max;
 	return er;
+}
+
+/*
+ * A minute after the last run; embedded a second after one that left
+ * rows behind, so that a backlog goes in small slices, yet in time.
+ */
+int64_t
+job_autorate_retention_next(struct worker_ctx *w)
+{
+	return w->now_ms + (w->embedded && retention_more ? 1000 : 60000);
 }
 
 /*
@@ -186,7 +272,7 @@ const struct worker_job worker_jobs[] = {
 	{ "abandon", JOB_LEADER, ABANDON_JOB_EVERY_MS, NULL, job_abandon },
 	{ "autorate", JOB_LEADER, 0, job_autorate_next, job_autorate },
 	{ "stats", JOB_LEADER, 0, job_stats_next, job_stats },
-	{ "retention", JOB_LEADER, 60000, NULL,
+	{ "retention", JOB_LEADER, 0, job_autorate_retention_next,
 	    job_autorate_retention },
 	{ "changes", JOB_LEADER, 1000, NULL, job_changes },
 };

@@ -38,6 +38,9 @@ struct worker_ctx {
 	const struct cfg	*cfg;
 	struct db		*db;	/* the jobs' connection */
 	int			 leader;	/* 1: this worker leads */
+	/* 1: in a FastCGI process, a step between two requests: a job
+	 * does less per step (e.g. DB_PRUNE_STEP_MAX rows). */
+	int			 embedded;
 	int64_t			 now_ms;	/* DB clock at this step */
 	int64_t			 started_ms;	/* DB clock at start */
 	char			 instance_id[160];	/* "worker:host:pid" */
@@ -68,6 +71,7 @@ int64_t		 job_draw_next(struct worker_ctx *);
 enum app_err	 job_autorate(struct worker_ctx *);
 int64_t		 job_autorate_next(struct worker_ctx *);
 enum app_err	 job_autorate_retention(struct worker_ctx *);
+int64_t		 job_autorate_retention_next(struct worker_ctx *);
 enum app_err	 job_changes(struct worker_ctx *);
 enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
@@ -75,6 +79,8 @@ enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
 /* Drop an auto-rate poll under way (the lead was lost, or a stop). */
 void		 job_autorate_abort(void);
+/* Drop an embedded round of queue samples under way (the same). */
+void		 job_stats_abort(void);
 
 /*
  * The runner (runner.c): what the daemon's loop does, in steps a caller

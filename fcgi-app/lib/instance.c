@@ -407,7 +407,7 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 		if (stats_try_lock(db, &held) != APP_OK || !held)
 			return;
 		if ((er = stats_sample(db, c->stats_retention_s * 1000,
-		    &sampled)) != APP_OK)
+		    DB_PRUNE_MAX, &sampled)) != APP_OK)
 			log_warnx("stats sample failed (%d)", (int)er);
 	}
 }
