@@ -26,8 +26,14 @@ void	 ew_init(const struct cfg *c, struct db *db);
 /*
  * Between requests: the leader lock's step (answered: a request was
  * just answered, so a standby may try), then at most one job that is
- * due, the database given EW_STEP_MS for all of it.  Nothing while a
- * statement given up on is still in flight.  Can't fail (errors are
+ * due (a statement or two, see worker.h), the database given EW_STEP_MS
+ * for all of it: a ceiling for a server that answers late, not the
+ * step's time (under a millisecond mostly, measured on /metrics).  Not
+ * lower: a statement given up on inside a transaction (an auto-rate
+ * decision, abandonment, an admission change) closes the connection and
+ * the leader lock with it, and a loaded server does answer late at
+ * times.  Nothing while a statement given up on is still in flight.
+ * The step's time goes to instance_step_end().  Can't fail (errors are
  * logged; the job runs again at its next deadline).
  */
 #define EW_STEP_MS	200
