@@ -169,11 +169,23 @@ instance_request_end(enum inst_ep e, int status, int64_t elapsed_us)
 	atomic_fetch_sub(&shm->busy, 1);
 }
 
+/* Histogram counts b[0..n) as OpenMetrics wants them: le[i] = sum to i. */
+static void
+cumulate(const atomic_ullong *b, uint64_t *le, size_t n)
+{
+	uint64_t	 acc = 0;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		acc += atomic_load(&b[i]);
+		le[i] = acc;
+	}
+}
+
 int
 instance_counts(struct inst_counts *out)
 {
 	size_t		 e, i;
-	uint64_t	 acc;
 
 	memset(out, 0, sizeof(*out));
 	if (shm == NULL)
@@ -181,11 +193,7 @@ instance_counts(struct inst_counts *out)
 	for (e = 0; e < INST_EP__MAX; e++) {
 		for (i = 0; i < INST_ST__MAX; i++)
 			out->requests[e][i] = atomic_load(&shm->requests[e][i]);
-		acc = 0;
-		for (i = 0; i < INST_BUCKETS; i++) {
-			acc += atomic_load(&shm->bucket[e][i]);
-			out->le[e][i] = acc;
-		}
+		cumulate(shm->bucket[e], out->le[e], INST_BUCKETS);
 		out->sum_us[e] = atomic_load(&shm->sum_us[e]);
 	}
 	out->busy = atomic_load(&shm->busy);
@@ -589,18 +597,13 @@ instance_step_end(enum inst_step k, int64_t elapsed_us)
 int
 instance_steps(struct inst_steps *out)
 {
-	size_t		 k, i;
-	uint64_t	 acc;
+	size_t		 k;
 
 	memset(out, 0, sizeof(*out));
 	if (shm == NULL)
 		return 0;
 	for (k = 0; k < INST_STEP__MAX; k++) {
-		acc = 0;
-		for (i = 0; i < INST_STEP_BUCKETS; i++) {
-			acc += atomic_load(&shm->step[k][i]);
-			out->le[k][i] = acc;
-		}
+		cumulate(shm->step[k], out->le[k], INST_STEP_BUCKETS);
 		out->sum_us[k] = atomic_load(&shm->step_sum_us[k]);
 		out->max_us[k] = atomic_load(&shm->step_max_us[k]);
 	}
