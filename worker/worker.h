@@ -21,7 +21,7 @@
  * one host's clock alone.  A job must not block for long: outbound
  * requests carry timeouts; SIGTERM waits for the step that runs.
  * Embedded (w->embedded: between two requests of a FastCGI process) a
- * step is a statement or two, a few milliseconds: a job with more to do
+ * step is a few statements, a few milliseconds: a job with more to do
  * keeps its place and asks to run again at once (its next() returns
  * w->now_ms), as the queue samples, abandonment detection, the
  * admission changes and the retention do; the auto-rate's request to

@@ -26,7 +26,7 @@ void	 ew_init(const struct cfg *c, struct db *db);
 /*
  * Between requests: the leader lock's step (answered: a request was
  * just answered, so a standby may try), then at most one job that is
- * due (a statement or two, see worker.h), the database given EW_STEP_MS
+ * due (a few statements, see worker.h), the database given EW_STEP_MS
  * for all of it: a ceiling for a server that answers late, not the
  * step's time (under a millisecond mostly, measured on /metrics).  Not
  * lower: a statement given up on inside a transaction (an auto-rate

@@ -22,10 +22,10 @@
 // run in the very process that answers).
 //
 // The bounds: a step is one leader-lock statement or one job's part (one
-// or two statements, a few for an auto-rate decision, or a look at the
-// health request without waiting); the poll documents' step is two
-// statements and a file per queue.  Most take under 1 ms (the documents
-// about 5), and on this 2-core machine shared with other test runs
+// or two statements, a few for an auto-rate decision, about ten for one
+// queue's abandonment detection, or a look at the health request without
+// waiting); the poll documents' step is two statements and a file per
+// queue.  Most take under 1 ms (the documents 5-10), and on this 2-core machine shared with other test runs
 // (load about 5) 98-100 % stay under 20 ms; the rest is a commit's wait
 // for the disk and the wait for a core, up to about 35 ms measured.
 // STEP_MAX_MS = 50 ms holds the longest to a quarter of the 200 ms
