@@ -4,8 +4,9 @@
 // poll documents itself, with every job of the table busy: an auto-rate
 // whose health URL answers only after SLOW_MS, a scheduled opening with
 // a pre-queue, queue samples every second, abandonment detection on two
-// queues and a backlog of old auto-rate log entries for the retention.  Under a steady load of status
-// requests, all of them to this one leading process:
+// queues and a backlog of old auto-rate log entries for the retention.
+// Under a steady load of status requests, all of them to this one
+// leading process:
 //   - the steps between requests (the worker's and the poll documents'
 //     writer's) took a few ms: 95 % of them at most 20 ms, none over
 //     STEP_MAX_MS, by the histograms on /metrics
@@ -25,9 +26,10 @@
 // or two statements, a few for an auto-rate decision, about ten for one
 // queue's abandonment detection, or a look at the health request without
 // waiting); the poll documents' step is two statements and a file per
-// queue.  Most take under 1 ms (the documents 5-10), and on this 2-core machine shared with other test runs
-// (load about 5) 98-100 % stay under 20 ms; the rest is a commit's wait
-// for the disk and the wait for a core, up to about 35 ms measured.
+// queue.  Most take under 1 ms (the documents 5-10), and on this 2-core
+// machine shared with other test runs (load about 5) 98-100 % stay under
+// 20 ms; the rest is a commit's wait for the disk and the wait for a
+// core, up to about 35 ms measured.
 // STEP_MAX_MS = 50 ms holds the longest to a quarter of the 200 ms
 // database budget per step, far below the health request's SLOW_MS
 // that a step never waits for.
@@ -207,7 +209,13 @@ test('the embedded worker: every step a few ms while each job has work; ' +
 
 	const m = await send('/metrics');
 	assert.equal(m.status, 200);
-	const s = samples(m.body.toString());
+	const text = m.body.toString();
+	assert.match(text,
+	    /^# TYPE aqueue_embedded_worker_step_seconds histogram$/m);
+	assert.match(text,
+	    /^# TYPE aqueue_poll_documents_step_max_seconds gauge$/m);
+	assert.ok(text.endsWith('# EOF\n'));
+	const s = samples(text);
 	for (const f of ['aqueue_embedded_worker_step',
 	    'aqueue_poll_documents_step']) {
 		const n = s[`${f}_seconds_count`];
