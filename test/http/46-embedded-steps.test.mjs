@@ -31,9 +31,10 @@
 // 20 ms and 99.6-100 % under 50 ms; the rest is a commit's wait for the
 // disk and the wait for a core: the longest was 19-34 ms at a load of
 // about 5, 58-104 ms at 9-11, when status requests themselves took up
-// to 80-390 ms.  So the longest is held below STEP_MAX_MS = 200 ms, the database
-// budget per step, a tenth of the health request's SLOW_MS that a step
-// never waits for (a step that waited for it would take 2 s).
+// to 80-390 ms.  So the longest is held below STEP_MAX_MS = 200 ms, the
+// database budget per step, a tenth of the health request's SLOW_MS
+// that a step never waits for (a step that waited for it would take
+// 2 s).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
