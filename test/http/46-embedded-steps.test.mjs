@@ -29,7 +29,7 @@
 // statements) or writes one document.  Most take under 1 ms, and on
 // this 2-core machine shared with other test runs 98-100 % stay under
 // 20 ms and 99.6-100 % under 50 ms; the rest is a commit's wait for the
-// disk and the wait for a core: the longest was 19-34 ms at a load of
+// disk and the wait for a core: the longest was 14-34 ms at a load of
 // about 5, 58-104 ms at 9-11, when status requests themselves took up
 // to 80-390 ms.  So the longest is held below STEP_MAX_MS = 200 ms, the
 // database budget per step, a tenth of the health request's SLOW_MS
