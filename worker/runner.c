@@ -33,6 +33,7 @@ worker_run_init(struct worker_run *r, const struct cfg *c, struct db *db,
 	w->db = db;
 	r->lockdb = lockdb;
 	r->embedded = embedded;
+	w->embedded = embedded;
 	if (gethostname(w->host, sizeof(w->host) - 1) == -1)
 		snprintf(w->host, sizeof(w->host), "localhost");
 	snprintf(w->instance_id, sizeof(w->instance_id), "worker:%s:%ld",
@@ -62,6 +63,7 @@ lost(struct worker_run *r, const char *why)
 {
 	r->w.leader = 0;
 	job_autorate_abort();
+	job_rounds_abort();
 	log_info("leader: lost the lock (%s); now standby", why);
 	if (r->embedded)
 		(void)instance_remove(r->w.db, "worker");
@@ -195,6 +197,7 @@ void
 worker_run_end(struct worker_run *r)
 {
 	job_autorate_abort();
+	job_rounds_abort();
 	if (!r->embedded || r->w.leader)
 		(void)instance_remove(r->w.db, "worker");
 	if (r->w.leader && db_session(r->lockdb) == r->lock_session) {

@@ -20,6 +20,13 @@
  * Times come from the database (w->now_ms, db_clock_ms()), never from
  * one host's clock alone.  A job must not block for long: outbound
  * requests carry timeouts; SIGTERM waits for the step that runs.
+ * Embedded (w->embedded: between two requests of a FastCGI process) a
+ * step is a few statements, a few milliseconds: a job with more to do
+ * keeps its place and asks to run again at once (its next() returns
+ * w->now_ms), as the queue samples, abandonment detection, the
+ * admission changes and the retention do; the auto-rate's request to
+ * the shop is started in one step and looked at, never waited for, in
+ * the next ones.
  */
 #ifndef WORKER_H
 #define WORKER_H
@@ -38,6 +45,9 @@ struct worker_ctx {
 	const struct cfg	*cfg;
 	struct db		*db;	/* the jobs' connection */
 	int			 leader;	/* 1: this worker leads */
+	/* 1: in a FastCGI process, a step between two requests: a job
+	 * does less per step (e.g. DB_PRUNE_STEP_MAX rows). */
+	int			 embedded;
 	int64_t			 now_ms;	/* DB clock at this step */
 	int64_t			 started_ms;	/* DB clock at start */
 	char			 instance_id[160];	/* "worker:host:pid" */
@@ -63,18 +73,26 @@ extern const size_t		 worker_njobs;
 
 /* Jobs (one line each, alphabetical by file). */
 enum app_err	 job_abandon(struct worker_ctx *);
+int64_t		 job_abandon_next(struct worker_ctx *);
 enum app_err	 job_draw(struct worker_ctx *);
 int64_t		 job_draw_next(struct worker_ctx *);
 enum app_err	 job_autorate(struct worker_ctx *);
 int64_t		 job_autorate_next(struct worker_ctx *);
 enum app_err	 job_autorate_retention(struct worker_ctx *);
+int64_t		 job_autorate_retention_next(struct worker_ctx *);
 enum app_err	 job_changes(struct worker_ctx *);
+int64_t		 job_changes_next(struct worker_ctx *);
 enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
 enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
 /* Drop an auto-rate poll under way (the lead was lost, or a stop). */
 void		 job_autorate_abort(void);
+/*
+ * Drop the embedded rounds under way (queue samples, abandonment
+ * detection): the lead was lost, or a stop.
+ */
+void		 job_rounds_abort(void);
 
 /*
  * The runner (runner.c): what the daemon's loop does, in steps a caller

@@ -7,7 +7,9 @@
  * queue was made; tokens issued and late joins voided by this pool
  * since it started).  Per pool (the one answering the scrape): requests
  * by endpoint and status, a latency histogram by endpoint, joins whose
- * outcome stayed unknown, workers and busy workers.  Only for
+ * outcome stayed unknown, the steps between requests (the embedded
+ * worker's and the poll documents' writer's: histograms and their
+ * longest), workers and busy workers.  Only for
  * clients in metrics-allow, or with "Authorization: Bearer
  * <metrics-token>".
  */
@@ -105,6 +107,57 @@ static void
 family(struct buf *b, const char *name, const char *type, const char *help)
 {
 	buf_printf(b, "# TYPE %s %s\n# HELP %s %s\n", name, type, name, help);
+}
+
+/* The families of the steps between requests, in the order of inst_step. */
+static const char *const step_family[INST_STEP__MAX] = {
+	"aqueue_embedded_worker_step_seconds",
+	"aqueue_poll_documents_step_seconds"
+};
+static const char *const step_max[INST_STEP__MAX] = {
+	"aqueue_embedded_worker_step_max_seconds",
+	"aqueue_poll_documents_step_max_seconds"
+};
+static const char *const step_help[INST_STEP__MAX] = {
+	"Steps of the embedded worker between two requests (the leader "
+	"lock, one due job), in this pool.",
+	"Rewrites of the poll documents between two requests, in this pool."
+};
+
+/*
+ * The steps between requests (instance_steps()): per kind a histogram,
+ * and a gauge of the longest one.  Nothing for a kind that never ran.
+ */
+static void
+steps(struct buf *b)
+{
+	struct inst_steps	 s;
+	size_t			 k, i;
+
+	if (!instance_steps(&s))
+		return;
+	for (k = 0; k < INST_STEP__MAX; k++) {
+		const char	*f = step_family[k];
+
+		if (s.le[k][INST_STEP_BUCKETS - 1] == 0)
+			continue;
+		family(b, f, "histogram", step_help[k]);
+		for (i = 0; i < INST_STEP_BUCKETS; i++)
+			buf_printf(b, "%s_bucket{le=\"%s\"} %llu\n", f,
+			    instance_step_le(i),
+			    (unsigned long long)s.le[k][i]);
+		buf_printf(b, "%s_count %llu\n%s_sum %.6f\n", f,
+		    (unsigned long long)s.le[k][INST_STEP_BUCKETS - 1], f,
+		    (double)s.sum_us[k] / 1e6);
+	}
+	for (k = 0; k < INST_STEP__MAX; k++) {
+		if (s.le[k][INST_STEP_BUCKETS - 1] == 0)
+			continue;
+		family(b, step_max[k], "gauge", "The longest of these steps "
+		    "since the pool started.");
+		buf_printf(b, "%s %.6f\n", step_max[k],
+		    (double)s.max_us[k] / 1e6);
+	}
 }
 
 void
@@ -216,6 +269,7 @@ page_metrics(struct req *r)
 	    "before their outcome arrived (a number may have been issued).");
 	buf_printf(&b, "aqueue_joins_outcome_unknown_total %llu\n",
 	    (unsigned long long)instance_joins_unknown());
+	steps(&b);
 	family(&b, "aqueue_workers", "gauge",
 	    "Worker processes of this pool.");
 	buf_printf(&b, "aqueue_workers %lld\n", (long long)r->cfg->workers);

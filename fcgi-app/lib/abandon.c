@@ -11,17 +11,12 @@
 #include "db.h"
 #include "log.h"
 
-/*
- * Count and apply the abandoned numbers of queue slug inside one
- * transaction.  *added: numbers counted.  Returns APP_OK or an error
- * (rolled back).
- */
-static enum app_err
+enum app_err
 abandon_queue(struct db *db, const char *slug, int64_t *added)
 {
 	struct queue		*q = NULL;
 	struct abandon_marks	 m;
-	int64_t			 now, g, cut, serving, base, k3 = 0, k4 = 0;
+	int64_t			 now, g, cut, serving = 0, base, k3 = 0, k4 = 0;
 	int64_t			 mark_ms, mark_n, present, junk, lo, hi;
 	int			 found;
 	struct adm_change	 ch;

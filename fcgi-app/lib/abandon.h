@@ -52,4 +52,13 @@ struct db;
 enum app_err abandon_job(struct db *, const struct cfg *,
 	    int64_t *abandoned);
 
+/*
+ * The part of abandon_job() for one queue, for a caller that spreads a
+ * run over several steps (the embedded worker; the queues from
+ * db_abandon_queues()): count and apply the abandoned numbers of queue
+ * slug inside one transaction.  *added: numbers counted.  Returns
+ * APP_OK or an error (rolled back: nothing of it changed).
+ */
+enum app_err abandon_queue(struct db *, const char *slug, int64_t *added);
+
 #endif /* ABANDON_H */

@@ -232,21 +232,23 @@ db_stats_insert(struct db *db, const struct stats_row *s)
 
 enum app_err
 db_prune(struct db *db, enum db_prune what, int64_t before_ms,
-    int64_t *deleted)
+    int64_t max, int64_t *deleted)
 {
-	/* Each deletes at most 10,000 rows older than its one parameter. */
+	/* Each deletes rows older than its first parameter, at most its
+	 * second. */
 	static const enum stmt	 stmts[DB_PRUNE__MAX] = {
 		STMT_STATS_PURGE,	/* DB_PRUNE_STATS */
 		STMT_AR_LOG_PRUNE,	/* DB_PRUNE_AR_LOG */
 		STMT_SERVED_PRUNE,	/* DB_PRUNE_SERVED */
 	};
-	MYSQL_BIND		 p[1];
+	MYSQL_BIND		 p[2];
 	enum app_err		 er;
 
 	*deleted = 0;
-	if (what >= DB_PRUNE__MAX)
+	if (what >= DB_PRUNE__MAX || max < 1)
 		return APP_INVALID;
 	db_bind_int(&p[0], &before_ms);
+	db_bind_int(&p[1], &max);
 	if ((er = db_run(db, stmts[what], p, NULL, NULL)) != APP_OK)
 		return er;
 	*deleted = db_affected(db, stmts[what]);

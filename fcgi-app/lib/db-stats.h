@@ -106,13 +106,17 @@ enum db_prune {
 };
 
 /*
- * Delete at most 10,000 rows of table what older than before_ms (DB
- * Unix ms; a longer backlog goes in slices, one per call).  Sets
- * *deleted to how many went.  Returns APP_OK, APP_DB, APP_DB_DOWN or
- * APP_INVALID (what out of range).
+ * Delete at most max rows of table what older than before_ms (DB Unix
+ * ms; a longer backlog goes in slices, one per call): DB_PRUNE_MAX for
+ * a daemon or a pool master, DB_PRUNE_STEP_MAX between two requests
+ * (embedded-worker = on).  Sets *deleted to how many went.  Returns
+ * APP_OK, APP_DB, APP_DB_DOWN or APP_INVALID (what out of range, max
+ * below 1).
  */
+#define DB_PRUNE_MAX		10000
+#define DB_PRUNE_STEP_MAX	100
 enum app_err db_prune(struct db *, enum db_prune what, int64_t before_ms,
-	    int64_t *deleted);
+	    int64_t max, int64_t *deleted);
 
 /*
  * The samples of queue_id since since_ms, oldest first: *out is a new

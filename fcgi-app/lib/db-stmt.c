@@ -310,8 +310,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "INSERT IGNORE INTO queue_stats (queue_id, sampled_ms, waiting, "
 	    "inflow_per_min, rate_per_minute, serving, issued, active) "
 	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
-	[STMT_STATS_PURGE] = { 1, 0,
-	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT 10000" },
+	[STMT_STATS_PURGE] = { 2, 0,
+	    "DELETE FROM queue_stats WHERE sampled_ms < ? LIMIT ?" },
 	[STMT_STATS_SERIES] = { 2, 1,
 	    "SELECT sampled_ms, waiting, inflow_per_min, rate_per_minute, "
 	    "serving, issued, active FROM queue_stats WHERE queue_id = ? "
@@ -504,8 +504,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "SELECT at_ms, kind, dry_run, action, state, reason, rule, "
 	    "rate_before, rate_after, response_ms, sample FROM autorate_log "
 	    "WHERE queue_id = ? ORDER BY id DESC LIMIT ?" },
-	[STMT_AR_LOG_PRUNE] = { 1, 0,
-	    "DELETE FROM autorate_log WHERE at_ms < ? LIMIT 10000" },
+	[STMT_AR_LOG_PRUNE] = { 2, 0,
+	    "DELETE FROM autorate_log WHERE at_ms < ? LIMIT ?" },
 	/*
 	 * The fairness report: a number's first token (never a second row),
 	 * the queue's samples and served numbers since a time.
@@ -514,8 +514,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "INSERT IGNORE INTO queue_served (queue_id, number, served_ms) "
 	    "VALUES " SERVED_ROWS16 ", " SERVED_ROWS16 ", " SERVED_ROWS16
 	    ", " SERVED_ROWS16 },
-	[STMT_SERVED_PRUNE] = { 1, 0,
-	    "DELETE FROM queue_served WHERE served_ms < ? LIMIT 10000" },
+	[STMT_SERVED_PRUNE] = { 2, 0,
+	    "DELETE FROM queue_served WHERE served_ms < ? LIMIT ?" },
 	[STMT_FAIR_SAMPLES] = { 3, 1,
 	    "SELECT sampled_ms, issued, serving, rate_per_minute "
 	    "FROM queue_stats WHERE queue_id = ? AND sampled_ms >= ? "

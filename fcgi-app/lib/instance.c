@@ -56,6 +56,19 @@ struct qtable {
 	}		 s[INST_TOKEN_SLOTS];
 };
 
+/*
+ * The steps between requests: finer, since they are meant to take a few
+ * milliseconds at most (0.02: the bound the tests hold them to).
+ */
+static const int64_t step_us[INST_STEP_BUCKETS - 1] = {
+	250, 500, 1000, 2500, 5000, 10000, 20000, 50000, 100000, 250000,
+	1000000
+};
+static const char *const step_le[INST_STEP_BUCKETS] = {
+	"0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.02",
+	"0.05", "0.1", "0.25", "1.0", "+Inf"
+};
+
 /* The shared counters; buckets here are not cumulative. */
 struct inst_shm {
 	atomic_ullong	 requests[INST_EP__MAX][INST_ST__MAX];
@@ -64,6 +77,10 @@ struct inst_shm {
 	atomic_llong	 busy;
 	struct qtable	 tokens;	/* tokens issued, late joins voided */
 	atomic_ullong	 join_unknown;	/* late joins, outcome unknown */
+	/* Steps between requests (not cumulative), their sum and maximum. */
+	atomic_ullong	 step[INST_STEP__MAX][INST_STEP_BUCKETS];
+	atomic_ullong	 step_sum_us[INST_STEP__MAX];
+	atomic_ullong	 step_max_us[INST_STEP__MAX];
 };
 
 /* The values of the tables' entries. */
@@ -177,11 +194,23 @@ instance_request_end(enum inst_ep e, int status, int64_t elapsed_us)
 	atomic_fetch_sub(&shm->busy, 1);
 }
 
+/* Histogram counts b[0..n) as OpenMetrics wants them: le[i] = sum to i. */
+static void
+cumulate(const atomic_ullong *b, uint64_t *le, size_t n)
+{
+	uint64_t	 acc = 0;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		acc += atomic_load(&b[i]);
+		le[i] = acc;
+	}
+}
+
 int
 instance_counts(struct inst_counts *out)
 {
 	size_t		 e, i;
-	uint64_t	 acc;
 
 	memset(out, 0, sizeof(*out));
 	if (shm == NULL)
@@ -189,11 +218,7 @@ instance_counts(struct inst_counts *out)
 	for (e = 0; e < INST_EP__MAX; e++) {
 		for (i = 0; i < INST_ST__MAX; i++)
 			out->requests[e][i] = atomic_load(&shm->requests[e][i]);
-		acc = 0;
-		for (i = 0; i < INST_BUCKETS; i++) {
-			acc += atomic_load(&shm->bucket[e][i]);
-			out->le[e][i] = acc;
-		}
+		cumulate(shm->bucket[e], out->le[e], INST_BUCKETS);
 		out->sum_us[e] = atomic_load(&shm->sum_us[e]);
 	}
 	out->busy = atomic_load(&shm->busy);
@@ -415,7 +440,7 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 		if (stats_try_lock(db, &held) != APP_OK || !held)
 			return;
 		if ((er = stats_sample(db, c->stats_retention_s * 1000,
-		    &sampled)) != APP_OK)
+		    DB_PRUNE_MAX, &sampled)) != APP_OK)
 			log_warnx("stats sample failed (%d)", (int)er);
 	}
 }
@@ -579,4 +604,46 @@ instance_rows_json(const struct instance_row *v, size_t n)
 		if ((x = instance_row_json(&v[i])) != NULL)
 			json_object_array_add(a, x);
 	return a;
+}
+
+void
+instance_step_end(enum inst_step k, int64_t elapsed_us)
+{
+	unsigned long long	 us, max;
+	size_t			 i;
+
+	if (shm == NULL || k >= INST_STEP__MAX)
+		return;
+	us = elapsed_us > 0 ? (unsigned long long)elapsed_us : 0;
+	for (i = 0; i < INST_STEP_BUCKETS - 1; i++)
+		if ((int64_t)us <= step_us[i])
+			break;
+	atomic_fetch_add(&shm->step[k][i], 1);
+	atomic_fetch_add(&shm->step_sum_us[k], us);
+	max = atomic_load(&shm->step_max_us[k]);
+	while (us > max &&
+	    !atomic_compare_exchange_weak(&shm->step_max_us[k], &max, us))
+		;
+}
+
+int
+instance_steps(struct inst_steps *out)
+{
+	size_t		 k;
+
+	memset(out, 0, sizeof(*out));
+	if (shm == NULL)
+		return 0;
+	for (k = 0; k < INST_STEP__MAX; k++) {
+		cumulate(shm->step[k], out->le[k], INST_STEP_BUCKETS);
+		out->sum_us[k] = atomic_load(&shm->step_sum_us[k]);
+		out->max_us[k] = atomic_load(&shm->step_max_us[k]);
+	}
+	return 1;
+}
+
+const char *
+instance_step_le(size_t i)
+{
+	return i < INST_STEP_BUCKETS ? step_le[i] : "+Inf";
 }

@@ -161,6 +161,32 @@ void		 instance_seen_get(int64_t queue_id, int64_t *serving,
 		    int64_t *last);
 
 /*
+ * The work a process does between two requests, timed step by step: the
+ * embedded worker's (embedded-worker.h) and the poll documents' writer's
+ * (docwriter.h).  instance_step_end() counts one step of kind k that
+ * took elapsed_us microseconds (only steps that did work: a database
+ * statement or a job); instance_steps() copies the counts, cumulative
+ * per bucket as OpenMetrics wants them, with the sum and the longest
+ * step.  Buckets are INST_STEP_BUCKETS upper bounds, the last +Inf,
+ * written by instance_step_le() ("0.00025", ..., "+Inf").  Both no-ops
+ * (zeros) without instance_shm_init(); can't fail.
+ */
+enum inst_step {
+	INST_STEP_WORKER,	/* the embedded worker's step */
+	INST_STEP_DOCS,		/* the poll documents' rewrite */
+	INST_STEP__MAX
+};
+#define INST_STEP_BUCKETS	12
+struct inst_steps {
+	uint64_t	 le[INST_STEP__MAX][INST_STEP_BUCKETS];
+	uint64_t	 sum_us[INST_STEP__MAX];
+	uint64_t	 max_us[INST_STEP__MAX];
+};
+void		 instance_step_end(enum inst_step k, int64_t elapsed_us);
+int		 instance_steps(struct inst_steps *out);
+const char	*instance_step_le(size_t i);
+
+/*
  * CPU time (user + system, clock ticks as in /proc/<pid>/stat) and
  * resident memory (KiB) of the processes pids[0..n-1], summed; pids
  * that are gone or 0 are skipped.  Linux /proc(5).  Can't fail.

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "aqueue.h"
 #include "admission.h"
@@ -29,13 +30,51 @@ stats_inflow(int64_t issued_then, int64_t then_ms, int64_t issued_now,
 }
 
 enum app_err
-stats_sample(struct db *db, int64_t retention_ms, size_t *sampled)
+stats_sample_queue(struct db *db, const struct queue *q, int64_t now)
+{
+	const struct adm_queue	*a = &q->adm;
+	struct stats_row	 r;
+	int64_t			 then_issued = 0, then_ms = 0;
+	int			 found;
+	enum app_err		 er;
+
+	memset(&r, 0, sizeof(r));
+	r.queue_id = q->id;
+	r.sampled_ms = now;
+	r.issued = a->last_number;
+	r.serving = adm_serving(a, now);
+	r.waiting = r.issued > r.serving ? r.issued - r.serving : 0;
+	r.rate_per_minute = adm_rate_at(a, now);
+	r.active = adm_active_at(a, now);
+	er = db_stats_prev(db, r.queue_id, now - 60000, &then_issued,
+	    &then_ms, &found);
+	if (er != APP_OK)
+		return er;
+	r.inflow_per_min = found ? stats_inflow(then_issued, then_ms,
+	    r.issued, now) : 0.0;
+	return db_stats_insert(db, &r);
+}
+
+enum app_err
+stats_prune(struct db *db, int64_t now, int64_t retention_ms,
+    int64_t prune_max)
+{
+	int64_t		 deleted;
+	enum app_err	 er;
+
+	if (retention_ms > 0 && (er = db_prune(db, DB_PRUNE_STATS,
+	    now - retention_ms, prune_max, &deleted)) != APP_OK)
+		return er;
+	return db_instance_purge(db, STATS_INSTANCE_PURGE_MS);
+}
+
+enum app_err
+stats_sample(struct db *db, int64_t retention_ms, int64_t prune_max,
+    size_t *sampled)
 {
 	struct queue	**qs = NULL;
-	struct stats_row r;
 	size_t		 n = 0, i, done = 0;
-	int64_t		 now, then_issued = 0, then_ms = 0, deleted;
-	int		 found;
+	int64_t		 now;
 	enum app_err	 er;
 
 	if (sampled != NULL)
@@ -45,29 +84,11 @@ stats_sample(struct db *db, int64_t retention_ms, size_t *sampled)
 	if ((er = db_queue_list(db, &qs, &n)) != APP_OK)
 		return er;
 	for (i = 0; i < n; i++) {
-		const struct adm_queue *a = &qs[i]->adm;
-
-		r.queue_id = qs[i]->id;
-		r.sampled_ms = now;
-		r.issued = a->last_number;
-		r.serving = adm_serving(a, now);
-		r.waiting = r.issued > r.serving ? r.issued - r.serving : 0;
-		r.rate_per_minute = adm_rate_at(a, now);
-		r.active = adm_active_at(a, now);
-		er = db_stats_prev(db, r.queue_id, now - 60000, &then_issued,
-		    &then_ms, &found);
-		if (er != APP_OK)
-			goto out;
-		r.inflow_per_min = found ? stats_inflow(then_issued, then_ms,
-		    r.issued, now) : 0.0;
-		if ((er = db_stats_insert(db, &r)) != APP_OK)
+		if ((er = stats_sample_queue(db, qs[i], now)) != APP_OK)
 			goto out;
 		done++;
 	}
-	if (retention_ms > 0 && (er = db_prune(db, DB_PRUNE_STATS,
-	    now - retention_ms, &deleted)) != APP_OK)
-		goto out;
-	er = db_instance_purge(db, STATS_INSTANCE_PURGE_MS);
+	er = stats_prune(db, now, retention_ms, prune_max);
 out:
 	db_queue_list_free(qs, n);
 	if (sampled != NULL)

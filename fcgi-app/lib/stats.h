@@ -15,6 +15,7 @@
 #include "aqueue.h"
 
 struct db;
+struct queue;
 
 /*
  * The base name of the named lock (MariaDB GET_LOCK) of the one sampler;
@@ -38,14 +39,27 @@ enum app_err	 stats_try_lock(struct db *, int *held);
  * max(0, issued - serving), the rate, whether it runs, and the inflow
  * in new numbers per minute since the newest earlier sample at least a
  * minute old (else since the oldest sample; 0 for a first sample).
- * Then delete samples older than retention_ms and instance rows not
- * seen for STATS_INSTANCE_PURGE_MS.  Call only while holding
- * STATS_LOCK.  Sets *sampled to the number of queues sampled (may be
- * NULL).  Returns APP_OK, APP_ENOMEM, APP_DB or APP_DB_DOWN (samples
- * written before a failure stay: each is complete on its own).
+ * Then delete samples older than retention_ms (at most prune_max, see
+ * db_prune()) and instance rows not seen for STATS_INSTANCE_PURGE_MS.
+ * Call only while holding STATS_LOCK.  Sets *sampled to the number of
+ * queues sampled (may be NULL).  Returns APP_OK, APP_ENOMEM, APP_DB or
+ * APP_DB_DOWN (samples written before a failure stay: each is complete
+ * on its own).
  */
 enum app_err	 stats_sample(struct db *, int64_t retention_ms,
-		    size_t *sampled);
+		    int64_t prune_max, size_t *sampled);
+
+/*
+ * stats_sample() in parts, for a caller that spreads a round over
+ * several short steps (the embedded worker): the sample of queue q, as
+ * read at the database's time now (one lookup, one insert); and the
+ * retention at the end of a round (as stats_sample() does it).  Return
+ * APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err	 stats_sample_queue(struct db *, const struct queue *q,
+		    int64_t now);
+enum app_err	 stats_prune(struct db *, int64_t now, int64_t retention_ms,
+		    int64_t prune_max);
 
 /*
  * The inflow in numbers per minute between a sample of issued_then at

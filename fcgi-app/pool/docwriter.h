@@ -26,9 +26,11 @@ void	 dw_init(const struct cfg *c);
 
 /*
  * Between requests: take the lock if nobody holds it (no waiting), and
- * while holding it rewrite the documents when they are due, the
- * database given step_ms for it.  Can't fail (failures are logged by
- * statedoc_write_all()).
+ * while holding it rewrite the documents when they are due, a part a
+ * step: the queues and the database's time (the database given step_ms
+ * for it), then one document a step, then the documents of queues gone
+ * (each step timed for instance_step_end()).  Can't fail (failures are
+ * logged, once per streak).
  */
 void	 dw_step(struct db *db, int64_t step_ms);
 

@@ -26,8 +26,14 @@ void	 ew_init(const struct cfg *c, struct db *db);
 /*
  * Between requests: the leader lock's step (answered: a request was
  * just answered, so a standby may try), then at most one job that is
- * due, the database given EW_STEP_MS for all of it.  Nothing while a
- * statement given up on is still in flight.  Can't fail (errors are
+ * due (a few statements, see worker.h), the database given EW_STEP_MS
+ * for all of it: a ceiling for a server that answers late, not the
+ * step's time (under a millisecond mostly, measured on /metrics).  Not
+ * lower: a statement given up on inside a transaction (an auto-rate
+ * decision, abandonment, an admission change) closes the connection and
+ * the leader lock with it, and a loaded server does answer late at
+ * times.  Nothing while a statement given up on is still in flight.
+ * The step's time goes to instance_step_end().  Can't fail (errors are
  * logged; the job runs again at its next deadline).
  */
 #define EW_STEP_MS	200
@@ -41,5 +47,22 @@ int	 ew_leads(void);
 
 /* Give up the lead (before the connection closes).  Can't fail. */
 void	 ew_end(void);
+
+/*
+ * A step between requests waits while a connection is pending on the
+ * listen socket (answered first), but at most this long, so that steps
+ * still happen under a steady load (a request then waits for one step,
+ * a few ms).  Under mod_fcgid each process has its own socket, sent a
+ * request only when idle; with a master another child takes it.
+ */
+#define STEP_POSTPONE_MAX_MS	500
+/*
+ * Whether a step may run now: no connection pending on listen_fd
+ * (poll(2), zero timeout; -1: none to look at), or the step first
+ * waited (*since, in ms of now_ms(); 0: it did not) at least
+ * STEP_POSTPONE_MAX_MS ago.  *since is the caller's, one per kind of
+ * step.  Returns 1 or 0; can't fail.
+ */
+int	 ew_may_step(int listen_fd, int64_t *since);
 
 #endif /* EMBEDDED_WORKER_H */

@@ -300,13 +300,17 @@ single_reload_due(void)
 
 /*
  * Between requests (answered: one was just answered): the embedded
- * worker's step, and without a master the poll documents' writer.
+ * worker's step, and without a master the poll documents' writer, each
+ * only when no request waits (ew_may_step()).
  */
 static void
 idle_steps(struct db *db, int answered)
 {
-	ew_step(answered);
-	if (single)
+	static int64_t	 ew_since, dw_since;
+
+	if (ew_may_step(child_fd, &ew_since))
+		ew_step(answered);
+	if (single && ew_may_step(child_fd, &dw_since))
 		dw_step(db, EW_STEP_MS);
 }
 

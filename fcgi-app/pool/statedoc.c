@@ -164,3 +164,24 @@ statedoc_write_all(const struct cfg *c, struct db *db)
 		failing = 0;
 	return written == (int)n ? written : -1;
 }
+
+int
+statedoc_write_one(const struct cfg *c, const struct queue *q, int64_t now)
+{
+	struct json_object	*o;
+	int			 rc;
+
+	if (c->state_dir[0] == '\0')
+		return 0;
+	o = statedoc_new(q, 0, now);
+	rc = write_one(c->state_dir, q->slug, o);
+	json_object_put(o);
+	return rc;
+}
+
+void
+statedoc_prune(const struct cfg *c, struct queue **qs, size_t n)
+{
+	if (c->state_dir[0] != '\0')
+		remove_gone(c->state_dir, qs, n);
+}

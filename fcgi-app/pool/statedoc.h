@@ -43,4 +43,17 @@ void	 page_state(struct req *);
  */
 int	 statedoc_write_all(const struct cfg *, struct db *);
 
+/*
+ * statedoc_write_all() in parts, for a caller that spreads it over short
+ * steps (the poll documents' writer between two requests), after it read
+ * the queues and the time itself: statedoc_write_one() rewrites q's
+ * document at now (as above) and returns 0, or -1 when the file could
+ * not be written (errno set; not logged); statedoc_prune() removes the
+ * documents of the queues not among qs[0..n).  Both do nothing without
+ * state-dir.
+ */
+int	 statedoc_write_one(const struct cfg *, const struct queue *q,
+	    int64_t now);
+void	 statedoc_prune(const struct cfg *, struct queue **qs, size_t n);
+
 #endif /* STATEDOC_H */

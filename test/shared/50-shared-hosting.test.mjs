@@ -11,8 +11,8 @@
 // Then: the visitor flow, the console under the prefix with its static
 // files, the seed's REST call (PATCH), a scheduled opening closed by the
 // embedded worker, a leader per account, a 64-client burst against the
-// connection limit, what idle costs, and a proof-of-work solution
-// replayed to another of the account's processes.
+// connection limit, what idle costs, a proof-of-work solution replayed
+// to another of the account's processes, and Apache's error log.
 //
 // Needs root (accounts, Apache); without it every test is skipped (and
 // test/run says so): never counted as passed.
@@ -458,10 +458,11 @@ test('a 64-client burst under MAX_USER_CONNECTIONS 25: joins 200 or 503 ' +
 	const answers = new Map();
 	const bad = [];
 	const until = Date.now() + 8000;
-	// Apache's event MPM closes idle keep-alive connections when its
-	// threads are busy; a POST sent on one at that moment gets no
-	// answer at all (the program never saw it: a crashed process would
-	// be mod_fcgid's 500).  Counted apart, and they must stay rare.
+	// Apache's event MPM closes idle keep-alive connections when all
+	// threads of a child are busy; a POST sent on one at that moment
+	// gets no answer at all (the program never saw it: a crashed
+	// process would be mod_fcgid's 500).  The test's server has more
+	// threads per child than clients (hosting.mjs), so none may.
 	let closed = 0;
 	try {
 		await Promise.all(Array.from({ length: 64 }, async () => {
@@ -489,8 +490,7 @@ test('a 64-client burst under MAX_USER_CONNECTIONS 25: joins 200 or 503 ' +
 		await sampler;
 	}
 	const total = [...answers.values()].reduce((x, y) => x + y, 0);
-	assert.ok(closed * 100 <= total, `${closed} of ${total} joins got ` +
-	    'no answer');
+	assert.equal(closed, 0, `${closed} of ${total} joins got no answer`);
 	const ended = Date.now();
 	console.log(`burst: ${JSON.stringify(Object.fromEntries(answers))}, ` +
 	    `${closed} closed unanswered, peak ${peakProc} processes, ` +
@@ -650,4 +650,16 @@ test('a solved challenge is used once across the account\'s processes: ' +
 	for (const f of ['pow-used.shm', 'gates.shm', 'stale-answers.shm'])
 		assert.equal(statSync(`${B.home}/aqueue/var/run/${f}`).mode &
 		    0o777, 0o600, f);
+});
+
+test("Apache's error log: no request denied, none at the server's root",
+    { skip }, () => {
+	// Every request the tests sent went under /~account/warteraum; a
+	// "client denied" line would be a request (or mod_fcgid's look-up of
+	// PATH_INFO, see hosting.mjs) that reached the denied root folder.
+	const lines = readFileSync(apache.log, 'utf8').split('\n');
+	const denied = lines.filter((l) => /client denied/.test(l));
+	assert.deepEqual(denied.slice(0, 3), [], `${denied.length} lines`);
+	assert.ok(lines.some((l) => /resuming normal operations/.test(l)),
+	    'the log is the server\'s');
 });

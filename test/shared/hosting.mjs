@@ -188,7 +188,9 @@ export function connections(u) {
 // Options=FollowSymLinks,ExecCGI, no AuthConfig) or "userdir" (Debian's
 // stock userdir.conf block, with the ExecCGI the README asks the host
 // to add); cmdOptions: per account a FcgidCmdOptions line's options for
-// its aqueue.fcgi.  Resolves {base, log, stop()}.
+// its aqueue.fcgi; the event MPM with more threads per child than the
+// tests' 64 clients, the document root served.  Resolves {base, log,
+// stop()}.
 export async function startApache({ dir, port, accounts, serverExtra = '',
     cmdOptions = {} }) {
 	rmSync(dir, { recursive: true, force: true });
@@ -233,7 +235,18 @@ LogLevel warn
 ${mods.map((m) => `LoadModule ${m}_module ${MODS}/mod_${m}.so`).join('\n')}
 TypesConfig /etc/mime.types
 KeepAlive On
-MaxRequestWorkers 200
+# mod_fcgid holds a thread for as long as a request waits for a free
+# process (a whole second at a time): a child whose threads are all busy
+# closes its keep-alive connections (mpm_event "All workers are busy",
+# trace1), and a request a client sent on one just then gets no answer.
+# Threads per child above the 64 clients of the tests: never all busy.
+StartServers 2
+ServerLimit 4
+ThreadLimit 100
+ThreadsPerChild 100
+MinSpareThreads 100
+MaxSpareThreads 300
+MaxRequestWorkers 400
 FcgidIPCDir "${dir}/run/fcgid"
 FcgidProcessTableFile "${dir}/run/fcgid/shm"
 # mod_fcgid's own handler, as Debian's fcgid.conf sets it.
@@ -245,6 +258,13 @@ DocumentRoot "${dir}/docroot"
 <Directory />
 	AllowOverride None
 	Require all denied
+</Directory>
+# The document root is served, as on every host (Debian grants
+# /var/www).  mod_fcgid looks PATH_INFO up as a URI for PATH_TRANSLATED
+# (ap_add_cgi_vars(), a sub-request): /queue/... and /api/... at the
+# root, which a denied root logs as "client denied" for every request.
+<Directory "${dir}/docroot">
+	Require all granted
 </Directory>
 UserDir public_html
 UserDir disabled root
