@@ -149,6 +149,15 @@ fcgi_guard_check(const uint8_t *b, size_t len, const char **why)
 		    "bytes";
 		return FCGI_GUARD_BAD;
 	}
+	/*
+	 * libfcgi 2.4.2 does not skip this record's padding (it resets
+	 * the padding before reading PARAMS): it would read the padding
+	 * as the next record, not what is checked here.
+	 */
+	if (b[6] != 0) {
+		*why = "BEGIN_REQUEST with padding";
+		return FCGI_GUARD_BAD;
+	}
 	if (len < HDR_LEN + BEGIN_LEN)
 		return FCGI_GUARD_MORE;
 	role = ((unsigned int)b[HDR_LEN] << 8) | b[HDR_LEN + 1];
@@ -156,7 +165,7 @@ fcgi_guard_check(const uint8_t *b, size_t len, const char **why)
 		*why = "BEGIN_REQUEST with an unknown role";
 		return FCGI_GUARD_BAD;
 	}
-	off = HDR_LEN + BEGIN_LEN + b[6];
+	off = HDR_LEN + BEGIN_LEN;
 	for (;;) {
 		if (off + HDR_LEN > FCGI_GUARD_PEEK_MAX) {
 			*why = "the parameters do not end within the first "
@@ -175,7 +184,8 @@ fcgi_guard_check(const uint8_t *b, size_t len, const char **why)
 			    "before its parameters end";
 			return FCGI_GUARD_BAD;
 		}
-		if ((clen = rec_len(h)) == 0)
+		clen = rec_len(h);
+		if (clen == 0)
 			return pairs_end(&s, why);
 		if (clen > FCGI_GUARD_PARAMS_MAX - total) {
 			*why = "parameters longer than 64 KiB";
@@ -254,9 +264,11 @@ peek_check(int fd, int64_t wait_ms, const char **why)
 			    "ended";
 			return FCGI_GUARD_BAD;
 		}
-		if (n > 0 && (v = fcgi_guard_check(buf, (size_t)n, why)) !=
-		    FCGI_GUARD_MORE)
-			return v;
+		if (n > 0) {
+			v = fcgi_guard_check(buf, (size_t)n, why);
+			if (v != FCGI_GUARD_MORE)
+				return v;
+		}
 		/* The peer has finished sending: nothing more will come. */
 		if (hup) {
 			*why = "the connection ended before the parameters";

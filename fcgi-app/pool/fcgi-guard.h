@@ -45,7 +45,8 @@ enum fcgi_guard {
  * pairs: a length is one byte below 0x80 or four bytes with the high
  * bit set, 31 bits), with what the pool accepts on top: the first
  * record is BEGIN_REQUEST (section 5.1: request id not 0, an 8-byte
- * body, role 1 to 3), then only PARAMS records of that request id until
+ * body, role 1 to 3; without padding, which libfcgi 2.4.2 would read as
+ * the next record), then only PARAMS records of that request id until
  * the empty one that ends the stream (section 6.2), with at most
  * FCGI_GUARD_PARAMS_MAX bytes of content, ending within
  * FCGI_GUARD_PEEK_MAX bytes; every pair's declared nameLength +

@@ -259,14 +259,10 @@ test_valid(void)
 	is_int(check(NULL), FCGI_GUARD_OK, "empty PARAMS stream: accepted");
 	is_int(s.n, 24, "empty PARAMS stream: 24 bytes");
 
-	/* BEGIN_REQUEST padded, role 3. */
-	s.n = 0;
-	memset(c, 0, 8);
-	c[1] = 3;
-	rec(1, c, 8, 8);
-	rec(4, NULL, 0, 0);
-	is_int(check(NULL), FCGI_GUARD_OK,
-	    "padded BEGIN_REQUEST (role 3): accepted");
+	/* Role 3, a padded empty PARAMS record at the end. */
+	begin(3);
+	rec(4, NULL, 0, 8);
+	is_int(check(NULL), FCGI_GUARD_OK, "role 3: accepted");
 
 	/* Exactly 64 KiB of parameters in two records. */
 	begin(1);
@@ -298,6 +294,18 @@ test_valid(void)
 	is_str(why, WHY_LONG, "65537 bytes: why");
 }
 
+/*
+ * BEGIN_REQUEST with 32 bytes of padding that are not there, then the
+ * PARAMS record (0x10, 0x7ffffff0) and the empty PARAMS and STDIN.
+ */
+static const uint8_t	 padded_begin[64] = {
+	1, 1, 0, 1, 0, 8, 32, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+	1, 4, 0, 1, 0, 24, 0, 0, 0x80, 0, 0, 0x10, 0xff, 0xff, 0xff, 0xf0,
+	'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A',
+	'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A',
+	1, 4, 0, 1, 0, 0, 0, 0, 1, 5, 0, 1, 0, 0, 0, 0
+};
+
 static void
 test_malformed(void)
 {
@@ -328,6 +336,18 @@ test_malformed(void)
 	s.n = 0;
 	rec(1, c, 9, 7);
 	is_int(check(NULL), FCGI_GUARD_BAD, "9-byte BEGIN body: refused");
+	/*
+	 * A padded BEGIN_REQUEST whose padding, for this check, would hide
+	 * a C53 pair that libfcgi (which does not skip it) reads: found by
+	 * fuzz-fcgi.
+	 */
+	s.n = sizeof(padded_begin);
+	memcpy(s.b, padded_begin, s.n);
+	is_int(check(&why), FCGI_GUARD_BAD, "a padded BEGIN_REQUEST: refused");
+	is_str(why, "BEGIN_REQUEST with padding",
+	    "a padded BEGIN_REQUEST: why");
+	is_int(fcgi_guard_check(s.b, 8, NULL), FCGI_GUARD_BAD,
+	    "a padded BEGIN_REQUEST: refused from its header");
 	for (i = 0; i <= 4; i += 4) {
 		begin((int)i);
 		is_int(check(&why), FCGI_GUARD_BAD, "role %zu: refused", i);
@@ -406,9 +426,12 @@ test_malformed(void)
 	    "the first 4000 bytes of it: more");
 }
 
-/* A unix listening socket (non-blocking, as the pool's) at path. */
+/*
+ * A unix socket at path: listening (non-blocking, as the pool's) when
+ * listening is set, else connected to it (the client's end).
+ */
 static int
-listen_unix(const char *path)
+unix_socket(const char *path, int listening)
 {
 	struct sockaddr_un	 sa;
 	int			 fd;
@@ -416,29 +439,26 @@ listen_unix(const char *path)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	unlink(path);
+	if (listening)
+		unlink(path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
-	    listen(fd, 8) == -1 || fcntl(fd, F_SETFL, O_NONBLOCK) == -1) {
-		perror("listen");
+	    (listening ? bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    listen(fd, 8) == -1 || fcntl(fd, F_SETFL, O_NONBLOCK) == -1 :
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)) {
+		perror(path);
 		exit(1);
 	}
 	return fd;
 }
 
-/* Connect to path; the client's end. */
+/* Connect to path and send the stream s; the client's end. */
 static int
-connect_unix(const char *path)
+send_stream(const char *path)
 {
-	struct sockaddr_un	 sa;
-	int			 fd;
+	int	 fd = unix_socket(path, 0);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
-		perror("connect");
+	if (write(fd, s.b, s.n) != (ssize_t)s.n) {
+		perror("write");
 		exit(1);
 	}
 	return fd;
@@ -476,7 +496,7 @@ test_accept(void)
 
 	snprintf(path, sizeof(path), "/tmp/aq-test-guard.%ld",
 	    (long)getpid());
-	lfd = listen_unix(path);
+	lfd = unix_socket(path, 1);
 	FCGX_InitRequest(&r, lfd, 0);
 
 	errno = 0;
@@ -490,9 +510,7 @@ test_accept(void)
 	rec(4, c, n, 0);
 	rec(4, NULL, 0, 0);
 	rec(5, NULL, 0, 0);
-	cfd = connect_unix(path);
-	if (write(cfd, s.b, s.n) != (ssize_t)s.n)
-		exit(1);
+	cfd = send_stream(path);
 	is_int(fcgi_guard_accept(&r, lfd, 2000, NULL), 0,
 	    "a valid request: accepted");
 	ok(has_env(r.envp, "REQUEST_METHOD=GET") &&
@@ -512,9 +530,7 @@ test_accept(void)
 
 	/* The four hostile streams: closed, libfcgi never sees them. */
 	hostile(0x7fffffff, 0x7fffffff);
-	cfd = connect_unix(path);
-	if (write(cfd, s.b, s.n) != (ssize_t)s.n)
-		exit(1);
+	cfd = send_stream(path);
 	errno = 0;
 	rc = fcgi_guard_accept(&r, lfd, 2000, NULL);
 	e = errno;
@@ -528,9 +544,7 @@ test_accept(void)
 	begin(1);
 	n = get_params(c);
 	rec(4, c, n, 0);
-	cfd = connect_unix(path);
-	if (write(cfd, s.b, s.n) != (ssize_t)s.n)
-		exit(1);
+	cfd = send_stream(path);
 	shutdown(cfd, SHUT_WR);
 	t0 = now_ms();
 	is_int(fcgi_guard_accept(&r, lfd, 5000, NULL), -1,
@@ -540,9 +554,7 @@ test_accept(void)
 	close(cfd);
 
 	/* Cut short, the client silent: refused when the wait is over. */
-	cfd = connect_unix(path);
-	if (write(cfd, s.b, s.n) != (ssize_t)s.n)
-		exit(1);
+	cfd = send_stream(path);
 	t0 = now_ms();
 	is_int(fcgi_guard_accept(&r, lfd, 300, NULL), -1,
 	    "cut short, client silent: refused");
@@ -555,7 +567,7 @@ test_accept(void)
 	rec(4, NULL, 0, 0);
 	rec(5, NULL, 0, 0);
 	half = s.n / 2;
-	cfd = connect_unix(path);
+	cfd = unix_socket(path, 0);
 	if ((pid = fork()) == 0) {
 		struct timespec	 ts = { 0, 150 * 1000 * 1000 };
 
