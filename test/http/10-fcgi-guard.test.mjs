@@ -18,7 +18,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import {
-	env, createQueue, fcgiRequest, fcgiParams, childPids, sleep,
+	env, createQueue, fcgiRequest, fcgiParams, fcgiRecord, childPids,
+	sleep,
 } from './lib.mjs';
 
 const q = createQueue();
@@ -26,16 +27,7 @@ const LOG = `${env.vardir}/log/aqueue-fcgi.log`;
 const REFUSED = 'FastCGI connection refused before libfcgi read it';
 
 // One FastCGI record of request 1 (the case's probe: rec(t, 1, content)).
-function rec(type, content = Buffer.alloc(0)) {
-	const pad = (8 - (content.length % 8)) % 8;
-	const h = Buffer.alloc(8);
-	h[0] = 1;
-	h[1] = type;
-	h.writeUInt16BE(1, 2);
-	h.writeUInt16BE(content.length, 4);
-	h[6] = pad;
-	return Buffer.concat([h, content, Buffer.alloc(pad)]);
-}
+const rec = (type, content) => fcgiRecord(type, 1, content);
 
 function l4(n) {
 	const b = Buffer.alloc(4);
@@ -164,6 +156,27 @@ test('a pair running past the end of its PARAMS stream: refused',
 	assert.ok(r.how === 'end' || r.how === 'reset', r.how);
 	assert.equal(r.data.length, 0);
 	assert.match(logSince(offset), /a name-value pair runs past the end/);
+});
+
+test('a padded BEGIN_REQUEST hiding a C53 pair: refused, no worker dies',
+    async () => {
+	// libfcgi does not skip BEGIN_REQUEST's padding: it would read the
+	// PARAMS record the 32 bytes of padding seem to cover.
+	const master = masterPid();
+	const pids = childPids(master);
+	const offset = statSync(LOG).size;
+	const bytes = hostile(0x10, 0x7ffffff0);
+	bytes[6] = 32;
+	const r = await sendRaw(bytes);
+	assert.ok(r.how === 'end' || r.how === 'reset', r.how);
+	assert.equal(r.data.length, 0);
+	assert.match(logSince(offset),
+	    new RegExp(`${REFUSED}: BEGIN_REQUEST with padding`));
+	const h = await healthzMs();
+	assert.equal(h.status, 200);
+	await sleep(300);
+	assert.deepEqual(childPids(master), pids, 'the same workers');
+	assert.doesNotMatch(logSince(offset), /died|signal|abort|assert/i);
 });
 
 test('a normal request on the socket and through nginx still works',
