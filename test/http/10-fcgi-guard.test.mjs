@@ -6,6 +6,8 @@
 //     refused (the connection closed, before libfcgi read it: one
 //     warning line each), no worker dies (the same PIDs, no "died" line,
 //     no abort in the log), no worker's RSS grows by more than 64 MiB;
+//     the same with workers = 0 (one process without a master, as
+//     mod_fcgid runs it): the process lives on and answers;
 //   promise 5 (status keeps answering, fast): /queue/healthz through
 //     nginx answers 200 right after (median of five under 100 ms), a
 //     normal request and a 16 KiB cookie through nginx work, raw
@@ -19,7 +21,7 @@ import { readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import {
 	env, createQueue, fcgiRequest, fcgiParams, fcgiRecord, childPids,
-	sleep,
+	sleep, startExtraPool,
 } from './lib.mjs';
 
 const q = createQueue();
@@ -54,12 +56,12 @@ function hostile(nl, vl) {
 	return stream(Buffer.concat([l4(nl), l4(vl), Buffer.alloc(16, 'A')]));
 }
 
-// Send bytes on a new connection to the pool's socket; resolves what
-// came back: {data (Buffer), how ('end', 'reset', 'timeout'), ms}.
-function sendRaw(bytes, timeoutMs = 5000) {
+// Send bytes on a new connection to the pool's socket (or sock); resolves
+// what came back: {data (Buffer), how ('end', 'reset', 'timeout'), ms}.
+function sendRaw(bytes, sock = env.fcgiSock, timeoutMs = 5000) {
 	return new Promise((resolve) => {
 		const t0 = Date.now();
-		const c = net.createConnection(env.fcgiSock);
+		const c = net.createConnection(sock);
 		const got = [];
 		let done = false;
 		const finish = (how) => {
@@ -80,6 +82,10 @@ function sendRaw(bytes, timeoutMs = 5000) {
 		    e.code === 'EPIPE' ? 'reset' : e.code));
 	});
 }
+
+// The case's four (nameLength, valueLength).
+const C53 = [[0x7fffffff, 0x7fffffff], [0x7ffffff0, 0x10],
+    [0x10, 0x7ffffff0], [1 << 20, 8]];
 
 function masterPid() {
 	return Number(readFileSync(`${env.vardir}/run/aqueue-fcgi.pid`,
@@ -112,8 +118,7 @@ test('C53: the four hostile PARAMS streams are refused; no worker dies',
 	const rss = new Map(pids.map((p) => [p, rssKiB(p)]));
 	const offset = statSync(LOG).size;
 
-	for (const [nl, vl] of [[0x7fffffff, 0x7fffffff],
-	    [0x7ffffff0, 0x10], [0x10, 0x7ffffff0], [1 << 20, 8]]) {
+	for (const [nl, vl] of C53) {
 		const r = await sendRaw(hostile(nl, vl));
 		const what = `(${nl.toString(16)}, ${vl.toString(16)})`;
 		assert.notEqual(r.how, 'timeout', `${what}: not left open`);
@@ -145,6 +150,29 @@ test('C53: the four hostile PARAMS streams are refused; no worker dies',
 	    `one warning line per hostile request:\n${log}`);
 	assert.equal(log.split('a name-value pair declares more bytes than ' +
 	    'the parameters may hold').length - 1, 4, log);
+});
+
+test('workers = 0 (one process, no master, as under mod_fcgid): the ' +
+    'C53 streams refused, the process lives on', async () => {
+	const pool = await startExtraPool({ workers: 0 });
+	try {
+		for (const [nl, vl] of C53) {
+			const r = await sendRaw(hostile(nl, vl), pool.sock);
+			const what = `(${nl.toString(16)}, ${vl.toString(16)})`;
+			assert.ok(r.how === 'end' || r.how === 'reset',
+			    `${what}: ${r.how}`);
+			assert.equal(r.data.length, 0);
+		}
+		const h = await fcgiRequest({ sock: pool.sock,
+		    params: fcgiParams('GET', '/queue/healthz') });
+		assert.equal(h.status, 200, h.body);
+		assert.equal(process.kill(pool.pid, 0), true, 'still running');
+		const log = readFileSync(pool.log, 'utf8');
+		assert.equal(log.split(REFUSED).length - 1, 4, log);
+		assert.doesNotMatch(log, /died|signal|abort|assert/i, log);
+	} finally {
+		await pool.stop();
+	}
 });
 
 test('a pair running past the end of its PARAMS stream: refused',
