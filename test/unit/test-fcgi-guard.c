@@ -306,6 +306,22 @@ static const uint8_t	 padded_begin[64] = {
 	1, 4, 0, 1, 0, 0, 0, 0, 1, 5, 0, 1, 0, 0, 0, 0
 };
 
+/* PARAMS content, then the end of the stream: what the check says. */
+static const struct {
+	const char	*name;
+	uint8_t		 c[4];
+	size_t		 n;
+	enum fcgi_guard	 want;
+	const char	*why;
+} ends[] = {
+	{ "name length 5, 2 bytes", { 5, 0, 'A', 'B' }, 4, FCGI_GUARD_BAD,
+	    WHY_PAST },
+	{ "a pair that just fits", { 1, 1, 'A', 'B' }, 4, FCGI_GUARD_OK,
+	    NULL },
+	{ "a 4-byte length cut off", { 0x80, 0 }, 2, FCGI_GUARD_BAD, WHY_CUT },
+	{ "no value length", { 0 }, 1, FCGI_GUARD_BAD, WHY_CUT },
+};
+
 static void
 test_malformed(void)
 {
@@ -377,37 +393,19 @@ test_malformed(void)
 	    "PARAMS of version 2: why");
 
 	/* Name length 5 with 2 bytes sent, then the end. */
+	/* Name length 5 with 2 bytes sent so far. */
 	begin(1);
-	c[0] = 5;
-	c[1] = 0;
-	c[2] = 'A';
-	c[3] = 'B';
+	memcpy(c, "\005\000AB", 4);
 	rec(4, c, 4, 4);
 	is_int(check(NULL), FCGI_GUARD_MORE, "a pair not ended yet: more");
-	rec(4, NULL, 0, 0);
-	is_int(check(&why), FCGI_GUARD_BAD, "a pair past the end: refused");
-	is_str(why, WHY_PAST, "a pair past the end: why");
-	/* Lengths exactly what is left: accepted. */
-	begin(1);
-	c[0] = 1;
-	c[1] = 1;
-	rec(4, c, 4, 0);
-	rec(4, NULL, 0, 0);
-	is_int(check(NULL), FCGI_GUARD_OK, "a pair that just fits: accepted");
-	/* A 4-byte length cut off, and a value length missing. */
-	begin(1);
-	c[0] = 0x80;
-	c[1] = 0;
-	rec(4, c, 2, 0);
-	rec(4, NULL, 0, 0);
-	is_int(check(&why), FCGI_GUARD_BAD, "a cut-off length: refused");
-	is_str(why, WHY_CUT, "a cut-off length: why");
-	begin(1);
-	c[0] = 0;
-	rec(4, c, 1, 0);
-	rec(4, NULL, 0, 0);
-	is_int(check(&why), FCGI_GUARD_BAD, "no value length: refused");
-	is_str(why, WHY_CUT, "no value length: why");
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		begin(1);
+		rec(4, ends[i].c, ends[i].n, 0);
+		rec(4, NULL, 0, 0);
+		is_int(check(&why), ends[i].want, "%s: %s", ends[i].name,
+		    ends[i].want == FCGI_GUARD_OK ? "accepted" : "refused");
+		is_str(why, ends[i].why, "%s: why", ends[i].name);
+	}
 
 	/* Records of one byte each and 255 of padding: too long. */
 	begin(1);
