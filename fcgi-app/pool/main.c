@@ -20,13 +20,27 @@
 
 #include "cfg.h"
 #include "extern.h"
+#include "fcgi-guard.h"
 #include "log.h"
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: aqueue-fcgi [-n] [-f config]\n");
+	fprintf(stderr, "usage: aqueue-fcgi [-n] [-f config] | --version\n");
 	exit(2);
+}
+
+/*
+ * --version: the program's version and the libfcgi it was built
+ * against (recorded by configure), with a warning when that libfcgi
+ * lacks the fix for CVE-2025-23016.  Can't fail.
+ */
+static void
+version(void)
+{
+	printf("aqueue-fcgi %s\n", PACKAGE_VERSION);
+	fcgi_guard_version(stdout, AQ_FCGI_DEB, AQ_FCGI_UPSTREAM,
+	    AQ_FCGI_OLD);
 }
 
 /*
@@ -110,6 +124,10 @@ main(int argc, char *argv[])
 	const char	*conf = cfg_default_path();
 	int		 ch, check = 0, fd, rc;
 
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		version();
+		return 0;
+	}
 	log_open("aqueue-fcgi", 0);
 	while ((ch = getopt(argc, argv, "f:n")) != -1)
 		switch (ch) {

@@ -34,6 +34,7 @@
 #include "embedded-worker.h"
 #include "extern.h"
 #include "fairness.h"
+#include "fcgi-guard.h"
 #include "gate.h"
 #include "instance.h"
 #include "join-void.h"
@@ -116,6 +117,23 @@ static FCGX_Request		 parked[PARK_MAX];	/* a ring */
 static size_t			 park_head, nparked;
 static int			 in_wait;
 
+/*
+ * Accept the next connection on the listening socket into fr, its
+ * first records checked before libfcgi reads them (fcgi-guard.h), for
+ * at most the request's time limit or FCGI_GUARD_WAIT_MS.  Returns 0
+ * with a request open in fr, or -1 (nobody waiting, or refused).
+ */
+static int
+pool_accept(FCGX_Request *fr)
+{
+	int64_t	 wait = FCGI_GUARD_WAIT_MS;
+
+	if (child_cfg->request_timeout_s * 1000 < wait)
+		wait = child_cfg->request_timeout_s * 1000;
+	return fcgi_guard_accept(fr, child_fd, wait,
+	    cfg_web_server_addrs(child_cfg));
+}
+
 void
 pool_wait(int ms, int wake_fd)
 {
@@ -150,7 +168,7 @@ pool_wait(int ms, int wake_fd)
 	in_wait = 1;
 	fr = &parked[(park_head + nparked) % PARK_MAX];
 	/* Another worker may have taken it: then EAGAIN. */
-	if (FCGX_Accept_r(fr) < 0) {
+	if (pool_accept(fr) < 0) {
 		in_wait = 0;
 		return;
 	}
@@ -446,7 +464,7 @@ child_main(int fd, const struct cfg *c)
 			continue;
 		/* Another child may have taken it: then EAGAIN, poll again. */
 		request_timer(c->request_timeout_s);
-		if (FCGX_Accept_r(&fr) < 0) {
+		if (pool_accept(&fr) < 0) {
 			request_timer(0);
 			continue;
 		}

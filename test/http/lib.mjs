@@ -264,6 +264,10 @@ function record(type, id, content = Buffer.alloc(0)) {
 	return Buffer.concat(out);
 }
 
+// fcgiRecord(type, id, content): the FastCGI records of one stream
+// (content split at 65535 bytes, each padded to 8), for raw tests.
+export { record as fcgiRecord };
+
 function nvLen(n) {
 	if (n < 128)
 		return Buffer.from([n]);
