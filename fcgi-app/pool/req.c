@@ -146,6 +146,8 @@ req_method_of(const char *m)
 		return METHOD_DELETE;
 	if (strcmp(m, "OPTIONS") == 0)
 		return METHOD_OPTIONS;
+	if (strcmp(m, "PUT") == 0)
+		return METHOD_PUT;
 	return METHOD_OTHER;
 }
 
@@ -380,7 +382,8 @@ req_read_body(struct req *r)
 	int		 absent, got;
 
 	er = req_content_length(req_param(r, "CONTENT_LENGTH"),
-	    r->cfg->max_body, &len, &absent);
+	    r->body_max > r->cfg->max_body ? r->body_max : r->cfg->max_body,
+	    &len, &absent);
 	if (er != ERR_OK)
 		return er;
 	/* A slow client's time is not the database's (db_deadline()). */
