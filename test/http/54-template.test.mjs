@@ -13,8 +13,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import {
-	ctl, createQueue, dbSQL, navigateReq, req, waitFor, CACHE_MS,
+	ctl, createQueue, dbSQL, env, navigateReq, req, waitFor, CACHE_MS,
 } from './lib.mjs';
 import { ctlIn } from './console.mjs';
 
@@ -229,4 +230,20 @@ test('aqueuectl template set, show and reset; a refusal names the line',
 	assert.deepEqual(a.map((x) => [x[0], x[1]]), [['template_put', 'cli'],
 	    ['template_reset', 'cli']]);
 
+});
+
+test('aqueuectl(8), the usage text and the OpenAPI document name the ' +
+    'template commands and methods', () => {
+	const man = readFileSync(`${env.root}/man/aqueuectl.8`, 'utf8');
+	for (const c of ['template set', 'template reset', 'template show'])
+		assert.ok(man.includes(`.B ${c} \\fISLUG\\fP`), c);
+	const usage = ctlIn('', '--help');
+	for (const c of ['template set SLUG FILE|-', 'template reset SLUG',
+	    'template show SLUG'])
+		assert.ok(`${usage.stdout}${usage.stderr}`.includes(c), c);
+	const doc = JSON.parse(readFileSync(`${env.root}/static/openapi.json`,
+	    'utf8'));
+	assert.deepEqual(Object.keys(doc.paths[
+	    '/api/admin/queue/sites/{id}/template']).filter((k) =>
+	    ['get', 'put', 'delete'].includes(k)), ['get', 'put', 'delete']);
 });
