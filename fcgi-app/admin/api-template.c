@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "api-admin.h"
 #include "api-template.h"
 #include "aqueue.h"
 #include "crypto.h"
@@ -18,34 +19,14 @@
 #include "queue-ops.h"
 #include "tmpl-ops.h"
 
-#define ID_MAX		4294967295LL	/* INT UNSIGNED */
-
-/*
- * The slug of the route's ":id" queue into slug: 404 for a malformed or
- * unknown id, 403 for an API key of another queue.  Returns 0, or -1
- * after answering.
- */
+/* The slug of the route's ":id" queue into slug (api_site_load()). */
 static int
 site_slug(struct req *r, char slug[SLUG_MAX + 1])
 {
 	struct queue	*q = NULL;
-	struct qops_err	 err;
-	int64_t		 id;
 
-	if (parse_int64(r->arg, 1, ID_MAX, &id) == -1) {
-		http_app_err(r, ERR_QUEUE_NOT_FOUND);
+	if (api_site_load(r, &q) == -1)
 		return -1;
-	}
-	if (!qops_in_scope(&r->who, id)) {
-		http_app_err(r, ERR_FORBIDDEN);
-		return -1;
-	}
-	if (qops_get_id(r->db, id, &q, &err) != APP_OK) {
-		http_app_err(r, err.reason == QOPS_R_UNAVAILABLE ? ERR_DB_DOWN :
-		    err.reason == QOPS_R_NOT_FOUND ? ERR_QUEUE_NOT_FOUND :
-		    ERR_INTERNAL);
-		return -1;
-	}
 	snprintf(slug, SLUG_MAX + 1, "%s", q->slug);
 	qops_queue_free(q);
 	return 0;
@@ -81,16 +62,9 @@ answer(struct req *r, const struct tops_err *err)
 static int
 is_html(const char *ct)
 {
-	static const char	 want[] = "text/html";
-	const char		*cs;
-	size_t			 n = sizeof(want) - 1;
+	const char	*cs;
 
-	if (ct == NULL || strncasecmp(ct, want, n) != 0)
-		return 0;
-	ct += n;
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	if (*ct != '\0' && *ct != ';')
+	if (!req_content_is(ct, "text/html"))
 		return 0;
 	if ((cs = strcasestr(ct, "charset=")) == NULL)
 		return 1;

@@ -387,6 +387,12 @@ const char *req_remote_addr(const struct req *r);
  * with parameters ("; charset=utf-8"), case-insensitive.  Returns 1/0.
  */
 int	 req_is_json(const char *content_type);
+/*
+ * Whether content_type is the media type type (lower case, e.g.
+ * "text/html"), optionally with parameters, case-insensitive (RFC 9110
+ * section 8.3.1).  Returns 1 or 0.
+ */
+int	 req_content_is(const char *content_type, const char *type);
 
 /*
  * Fill *m with the request's Origin, fetch metadata and purpose headers,

@@ -556,17 +556,22 @@ req_remote_addr(const struct req *r)
 }
 
 int
-req_is_json(const char *ct)
+req_content_is(const char *ct, const char *type)
 {
-	static const char	 want[] = "application/json";
-	size_t			 n = sizeof(want) - 1;
+	size_t	 n = strlen(type);
 
-	if (ct == NULL || strncasecmp(ct, want, n) != 0)
+	if (ct == NULL || strncasecmp(ct, type, n) != 0)
 		return 0;
 	ct += n;
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
 	return *ct == '\0' || *ct == ';';
+}
+
+int
+req_is_json(const char *ct)
+{
+	return req_content_is(ct, "application/json");
 }
 
 void

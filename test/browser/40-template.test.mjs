@@ -10,47 +10,20 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import { launch, openPage, env, createQueue, join, ctl, goto, roomUrl,
-    waitText, waitShop, sleep, CACHE_MS } from './lib.mjs';
+    waitText, waitShop, sleep, CACHE_MS, axe as axeOf,
+    consoleLogin as login } from './lib.mjs';
 import { addUser } from '../http/console.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-const SIZES = [
-	{ name: 'laptop', width: 1366, height: 768 },
-	{ name: 'tablet', width: 768, height: 1024 },
-];
-
-// Serious and critical axe violations of the page at both sizes.  The
-// previews are frames with an empty sandbox, where no script runs, axe's
-// neither: its legacy mode checks the page and leaves them out (what a
-// preview shows is the operator's own markup).
-async function axe(page, what) {
-	const bad = [];
-	for (const s of SIZES) {
-		await page.setViewportSize({ width: s.width,
-		    height: s.height });
-		const res = await new AxeBuilder({ page }).setLegacyMode(true)
-		    .analyze();
-		for (const v of res.violations)
-			if (v.impact === 'serious' || v.impact === 'critical')
-				bad.push(`${what} @${s.name}: ${v.id} ` +
-				    `(${v.impact}): ${v.nodes.map((n) =>
-				    n.target.join(' ')).join(', ')}`);
-	}
-	return bad;
-}
-
-async function login(page, u) {
-	await page.goto(`${env.base}/admin/`);
-	await page.getByLabel('User name').fill(u.name);
-	await page.getByLabel('Password').fill(u.password);
-	await Promise.all([page.waitForURL(`${env.base}/admin/`),
-	    page.getByRole('button', { name: 'Log in' }).click()]);
-}
+// axe on the template page: its previews are frames with an empty
+// sandbox, where no script runs, axe's neither; legacy mode checks the
+// page and leaves them out (what a preview shows is the operator's own
+// markup).
+const axe = (page, what) => axeOf(page, what, { legacy: true });
 
 const TEMPLATE = '<section class="mine">\n<h1 id="t">${name}</h1>\n' +
     '<p>Your number <strong id="n">${number}</strong>, place ' +
