@@ -2,7 +2,8 @@
 // through the admin API, the CLI and the room page.  Promises these
 // paths could break, and what shows they hold:
 //   promise 4 (a refused request changes nothing): every refused
-//     upload (413, 415, 422, another queue's key) leaves the stored
+//     upload (413, 415, 422, another queue's key, a console form with a
+//     bad line or without its CSRF token) leaves the stored
 //     template, the room page and the audit log as they were;
 //   promise 1 (the visitor's page works and keeps its place): the room
 //     page with a custom template still carries the page's own script,
@@ -17,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import {
 	ctl, createQueue, dbSQL, env, navigateReq, req, waitFor, CACHE_MS,
 } from './lib.mjs';
-import { ctlIn } from './console.mjs';
+import { Client, addUser, ctlIn } from './console.mjs';
 
 const SITES = '/api/admin/queue/sites';
 
@@ -246,4 +247,41 @@ test('aqueuectl(8), the usage text and the OpenAPI document name the ' +
 	assert.deepEqual(Object.keys(doc.paths[
 	    '/api/admin/queue/sites/{id}/template']).filter((k) =>
 	    ['get', 'put', 'delete'].includes(k)), ['get', 'put', 'delete']);
+});
+
+test('the console form takes a template of 51200 bytes even when its ' +
+    'form encoding is beyond max-body, and a refusal there stores ' +
+    'nothing (promise 4)', async () => {
+	const q = createQueue({ rate: 60 });
+	const id = Number(dbSQL(`SELECT id FROM queue WHERE slug = ` +
+	    `'${q.slug}'`)[0][0]);
+	const u = addUser();
+	const c = new Client();
+	assert.equal((await c.login(u.name, u.password)).status, 303);
+	const csrf = await c.csrf();
+	const unit = '<p>${name}</p>\n';
+	let html = unit.repeat(Math.floor(51200 / unit.length));
+	html += 'a'.repeat(51200 - Buffer.byteLength(html));
+	assert.equal(Buffer.byteLength(html), 51200);
+	assert.ok(new URLSearchParams({ html }).toString().length > 65536,
+	    'form-encoded beyond max-body');
+	const path = `/admin/queue/${q.slug}/template`;
+	const bad = await c.post(path, { csrf, op: 'save',
+	    html: `${html.slice(0, 51190)}\${nope}` });
+	assert.equal(bad.status, 422, bad.text.slice(0, 300));
+	assert.match(bad.text, /line 3413: unknown variable \$\{nope\}/);
+	assert.equal(audits(id).length, 0, 'nothing stored');
+	const r = await c.post(path, { csrf, op: 'save', html });
+	assert.equal(r.status, 200, r.text.slice(0, 300));
+	assert.match(r.text, /this queue's own template \(51200 bytes\)\./);
+	assert.equal(ctl('template', 'show', q.slug), html);
+	assert.equal(audits(id).map((x) => x[1]).join(), 'user');
+	// Without the CSRF token: 403, nothing changed.
+	const forged = await c.post(path, { op: 'reset' });
+	assert.equal(forged.status, 403);
+	assert.equal(ctl('template', 'show', q.slug), html);
+	const reset = await c.post(path, { csrf, op: 'reset' });
+	assert.equal(reset.status, 200);
+	assert.match(reset.text, /The room shows the default page again\./);
+	assert.equal(ctlIn('', 'template', 'show', q.slug).status, 4);
 });
