@@ -156,6 +156,10 @@ tops_put(struct db *db, const char *slug, const char *html, size_t len,
 	struct room_tmpl_err	 te;
 
 	memset(err, 0, sizeof(*err));
+	if (len == 0)
+		return fail(err, APP_INVALID, 422, "invalid_template", "The "
+		    "template is empty; a reset goes back to the default "
+		    "page.");
 	if (room_tmpl_walk(html, len, NULL, &te) == -1) {
 		err->reason = room_tmpl_code_name(te.code);
 		err->line = te.line;

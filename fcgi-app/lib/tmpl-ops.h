@@ -47,9 +47,9 @@ enum app_err	 tops_get(struct db *, const char *slug, char **html,
 
 /*
  * Check html[0..len) and store it as the template of queue slug.
- * Returns APP_OK, APP_INVALID (refused: too large, not UTF-8, a rule of
- * room-tmpl.h broken, with the line; or forbidden), APP_NOTFOUND,
- * APP_DB_DOWN, APP_DB or APP_ENOMEM, with *err filled.
+ * Returns APP_OK, APP_INVALID (refused: empty, too large, not UTF-8,
+ * a rule of room-tmpl.h broken, with the line; or forbidden),
+ * APP_NOTFOUND, APP_DB_DOWN, APP_DB or APP_ENOMEM, with *err filled.
  */
 enum app_err	 tops_put(struct db *, const char *slug, const char *html,
 		    size_t len, struct tops_err *err,

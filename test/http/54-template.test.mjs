@@ -222,6 +222,10 @@ test('aqueuectl template set, show and reset; a refusal names the line',
 	assert.equal(bad.status, 2);
 	assert.match(bad.stderr, /invalid_template \(unknown_variable\): line 2: unknown variable \$\{nope\}/);
 	assert.equal(ctl('template', 'show', q.slug), html, 'unchanged');
+	const empty = ctlIn('', 'template', 'set', q.slug, '-');
+	assert.equal(empty.status, 2);
+	assert.match(empty.stderr, /invalid_template: The template is empty/);
+	assert.equal(ctl('template', 'show', q.slug), html, 'unchanged');
 	assert.equal(ctl('template', 'reset', q.slug),
 	    `${q.slug} shows the default page\n`);
 	const none = ctlIn('', 'template', 'show', q.slug);
