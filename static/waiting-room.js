@@ -60,8 +60,18 @@
 	 */
 	var seen = 0;
 
+	/*
+	 * A figure by its id and, on a queue's custom template, every
+	 * element that shows it (data-aq-live): a template may leave out
+	 * any of them.
+	 */
 	function text(id, v) {
-		document.getElementById(id).textContent = String(v);
+		var el = document.getElementById(id);
+		if (el !== null)
+			el.textContent = String(v);
+		var live = room.querySelectorAll('[data-aq-live="' + id + '"]');
+		for (var i = 0; i < live.length; i++)
+			live[i].textContent = String(v);
 	}
 
 	function load() {
@@ -188,8 +198,8 @@
 		var el = document.getElementById('offline');
 		if (el !== null)
 			el.hidden = ok;
-		if (ok) {
-			var t = document.getElementById('updated');
+		var t = document.getElementById('updated');
+		if (ok && t !== null) {
 			t.textContent = clock(Date.now(), true);
 			t.setAttribute('datetime', new Date().toISOString());
 		}
@@ -221,6 +231,8 @@
 		text('number', mine.number);
 		text('serving', seen);
 		text('ahead', s.ahead);
+		/* Place in line: 1 is next (a custom template's position). */
+		text('position', s.admitted ? 0 : s.ahead + 1);
 		/*
 		 * The rate: the document's, else (join, /status) the one the
 		 * server's estimate implies: it rounds the wait up to a
@@ -247,9 +259,12 @@
 		var done = seen - (mine.start || 0);
 		var pct = s.admitted ? 100 : span > 0 ?
 		    Math.max(0, Math.min(99, Math.floor(100 * done / span))) : 0;
-		document.getElementById('bar').style.width = pct + '%';
-		document.getElementById('progress').setAttribute('aria-valuenow',
-		    String(pct));
+		var bar = document.getElementById('bar');
+		var prog = document.getElementById('progress');
+		if (bar !== null)
+			bar.style.width = pct + '%';
+		if (prog !== null)
+			prog.setAttribute('aria-valuenow', String(pct));
 		note('note-kept');
 		if (s.active === false)
 			text('state', msg('paused'));

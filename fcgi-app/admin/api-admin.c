@@ -101,13 +101,8 @@ route_id(const struct req *r)
 	return id;
 }
 
-/*
- * Read the queue of the route's ":id" for r->who into *out (free with
- * qops_queue_free()).  A key asking for another queue gets 403 whether
- * it exists or not.  Returns 0, or -1 after answering.
- */
-static int
-site_load(struct req *r, struct queue **out)
+int
+api_site_load(struct req *r, struct queue **out)
 {
 	struct qops_err	 err;
 	int64_t		 id = route_id(r);
@@ -134,7 +129,7 @@ site_answer(struct req *r, int status)
 {
 	struct queue	*q;
 
-	if (site_load(r, &q) == -1)
+	if (api_site_load(r, &q) == -1)
 		return;
 	send_json(r, status, qops_site_json(r->db, q, qops_now(r->db)));
 	qops_queue_free(q);
@@ -327,7 +322,7 @@ api_site_patch(struct req *r)
 	struct queue		*q = NULL;
 	enum http_err		 he;
 
-	if (site_load(r, &q) == -1)
+	if (api_site_load(r, &q) == -1)
 		return;
 	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
 		http_app_err(r, he);
@@ -361,7 +356,7 @@ api_site_delete(struct req *r)
 	struct queue	*q;
 	struct qops_err	 err;
 
-	if (site_load(r, &q) == -1)
+	if (api_site_load(r, &q) == -1)
 		return;
 	if (qops_delete(r->db, q->slug, &err, &r->who) != APP_OK)
 		qops_answer(r, &err);
@@ -400,7 +395,7 @@ site_state(struct req *r, enum state_op op)
 	struct qops_err	 err;
 	enum app_err	 er;
 
-	if (no_body(r) == -1 || site_load(r, &q) == -1)
+	if (no_body(r) == -1 || api_site_load(r, &q) == -1)
 		return;
 	er = op == ST_PAUSE ? qops_pause(r->db, q->slug, &err, &r->who) :
 	    qops_resume(r->db, q->slug, &err, &r->who);
@@ -431,7 +426,7 @@ api_site_rotate(struct req *r)
 	struct qops_err		 err;
 	char			*secret;
 
-	if (no_body(r) == -1 || site_load(r, &q) == -1)
+	if (no_body(r) == -1 || api_site_load(r, &q) == -1)
 		return;
 	if (qops_rotate_secret(r->db, r->cfg, q->slug, &secret, &err,
 	    &r->who) != APP_OK)
@@ -496,7 +491,7 @@ api_site_keys(struct req *r)
 	size_t			 n, i, shown = 0;
 	int64_t			 limit, cursor;
 
-	if (site_load(r, &q) == -1)
+	if (api_site_load(r, &q) == -1)
 		return;
 	if (r->method == METHOD_POST) {
 		key_create(r, q);
@@ -601,7 +596,7 @@ api_site_audit(struct req *r)
 	struct queue	*q;
 	int64_t		 id;
 
-	if (site_load(r, &q) == -1)
+	if (api_site_load(r, &q) == -1)
 		return;
 	id = q->id;
 	qops_queue_free(q);

@@ -7,6 +7,7 @@
 #ifndef API_ADMIN_H
 #define API_ADMIN_H
 
+struct queue;
 struct req;
 
 /* GET /sites: {"sites":[...],"next"}; POST /sites: create (session). */
@@ -35,5 +36,13 @@ void	 api_site_audit(struct req *);
  */
 void	 api_instances(struct req *);
 void	 api_users(struct req *);
+
+/*
+ * Read the queue of the route's ":id" for r->who into *out (free with
+ * qops_queue_free()): 404 for a malformed or unknown id, 403 for an API
+ * key of another queue whether it exists or not, 503 when the database
+ * does not answer.  Returns 0, or -1 after answering.
+ */
+int	 api_site_load(struct req *, struct queue **out);
 
 #endif /* API_ADMIN_H */

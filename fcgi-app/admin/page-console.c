@@ -433,8 +433,11 @@ edit_form(struct req *r, int status, const struct queue *q,
 	html_text(&b, q->slug);
 	html_raw(&b, "</strong> &middot; <a href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
-	html_raw(&b, "\">Dashboard</a></p><form method=\"post\" "
-	    "action=\"/admin/queue/");
+	html_raw(&b, "\">Dashboard</a> &middot; <a id=\"template-link\" "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/template\">Waiting-room template</a></p><form "
+	    "method=\"post\" action=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/edit\" class=\"settings\">");
 	console_csrf_field(r, &b);

@@ -249,6 +249,9 @@ console_queue(struct req *r)
 	    "href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/bypass\">VIP bypass codes</a> &middot; <a "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/template\">Waiting-room template</a> &middot; <a "
 	    "href=\"/admin/audit?queue=");
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");

@@ -100,6 +100,11 @@ static const char usage_text[] =
     "  bypass list SLUG     the queue's codes as JSON lines, never the\n"
     "                       code itself\n"
     "  bypass disable ID | bypass enable ID | bypass delete ID\n"
+    "  template set SLUG FILE|-\n"
+    "                       store the queue's custom waiting-room\n"
+    "                       template (HTML, at most 51200 bytes)\n"
+    "  template reset SLUG  back to the default room page\n"
+    "  template show SLUG   print the stored template\n"
     "  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]\n"
     "                       the audit log, newest first, as JSON lines\n"
     "\n"
@@ -710,6 +715,8 @@ main(int argc, char *argv[])
 		rc = ctl_doctor(db, &c, conf, argc, argv);
 	else if (strcmp(cmd, "bypass") == 0)
 		rc = ctl_bypass(db, argc, argv, &cli_who);
+	else if (strcmp(cmd, "template") == 0)
+		rc = ctl_template(db, argc, argv, &cli_who);
 	else
 		usage(0);
 	if (rc == CTL_USAGE) {

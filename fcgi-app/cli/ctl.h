@@ -59,4 +59,13 @@ int	 ctl_doctor(struct db *, const struct cfg *, const char *conf,
 int	 ctl_bypass(struct db *, int argc, char *argv[],
 	    const struct principal *who);
 
+/*
+ * "template set SLUG FILE|- | reset SLUG | show SLUG": a queue's custom
+ * waiting-room template, changes made as who.  Returns the exit status
+ * (0 done, 1 failed, 2 bad usage or template refused (the reason and
+ * line on stderr), 4 no such queue, or show without a template).
+ */
+int	 ctl_template(struct db *, int argc, char *argv[],
+	    const struct principal *who);
+
 #endif /* CTL_H */

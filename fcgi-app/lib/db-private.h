@@ -109,6 +109,10 @@ enum stmt {
 	STMT_BYPASS_FAIL_COUNT,
 	STMT_BYPASS_FAIL_INSERT,
 	STMT_BYPASS_FAIL_PURGE,
+	/* A queue's custom waiting-room template (db-template.c). */
+	STMT_TEMPLATE_GET,
+	STMT_TEMPLATE_PUT,
+	STMT_TEMPLATE_DELETE,
 	STMT__MAX
 };
 

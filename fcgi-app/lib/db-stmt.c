@@ -648,6 +648,15 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_BYPASS_FAIL_PURGE] = { 1, 0,
 	    "DELETE FROM bypass_failure WHERE at_ms <= " DBNOW_SQL " - ? "
 	    "LIMIT 1000" },
+	/* STMT_TEMPLATE_*: a queue's custom template (db-template.c). */
+	[STMT_TEMPLATE_GET] = { 1, 1,
+	    "SELECT html FROM queue_template WHERE queue_id = ?" },
+	[STMT_TEMPLATE_PUT] = { 2, 0,
+	    "INSERT INTO queue_template (queue_id, html, updated_ms) VALUES "
+	    "(?, ?, " DBNOW_SQL ") ON DUPLICATE KEY UPDATE html = "
+	    "VALUES(html), updated_ms = VALUES(updated_ms)" },
+	[STMT_TEMPLATE_DELETE] = { 1, 0,
+	    "DELETE FROM queue_template WHERE queue_id = ?" },
 };
 
 /* Generated statements (QUEUE_COLS): their text once expanded. */

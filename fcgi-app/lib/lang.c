@@ -39,7 +39,8 @@ static const char *const names[MSG__MAX] = {
 	"note_none", "unavail_title", "unavail", "entry", "updated",
 	"languages", "back", "minutes", "minute_less", "unknown_title",
 	"unknown", "minute_one", "unknown_named", "pow_working",
-	"pow_insecure", "pow_failed", "noscript_pow",
+	"pow_insecure", "pow_failed", "noscript_pow", "opens", "hold",
+	"full",
 };
 
 #define CATALOG_LINE_MAX	1024

@@ -53,6 +53,9 @@ enum msg {
 	MSG_POW_INSECURE,	/* ... impossible: no secure context */
 	MSG_POW_FAILED,		/* ... did not finish */
 	MSG_NOSCRIPT_POW,	/* ... needs JavaScript (noscript) */
+	MSG_OPENS,		/* before a scheduled opening: "Opens in" */
+	MSG_HOLD,		/* queuing method hold: nobody admitted */
+	MSG_FULL,		/* the waiting room takes no more visitors */
 	MSG__MAX
 };
 

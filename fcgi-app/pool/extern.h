@@ -17,6 +17,7 @@
 #include "aqueue.h"
 #include "db.h"
 #include "principal.h"
+#include "room-tmpl.h"
 #include "urlcheck.h"
 
 struct admin_session;
@@ -44,6 +45,7 @@ enum method {
 	METHOD_PATCH,
 	METHOD_DELETE,
 	METHOD_OPTIONS,
+	METHOD_PUT,
 	METHOD_OTHER,
 	METHOD__MAX
 };
@@ -101,6 +103,15 @@ struct qentry {
 	struct qbucket		 forced;	/* this queue's forced reads */
 	uint8_t			 draw_seed[32];	/* the opening's draw seed */
 	int			 have_draw_seed;	/* draw_seed is set */
+	/*
+	 * The queue's custom template, read with the row's first room
+	 * page after each read of the row (page-room.c), so that it
+	 * follows every change as the row does: tmpl_read 1 once read,
+	 * tmpl NULL for the default page.
+	 */
+	char			*tmpl;
+	size_t			 tmpl_len;
+	int			 tmpl_read;
 };
 
 /* Bytes of an install's URL prefix ("/warteraum"), with the NUL. */
@@ -130,6 +141,8 @@ struct req {
 	char			 arg[SLUG_MAX + 1];	/* the route's
 					   ":name" segment, or "" */
 	char			 base[REQ_BASE_MAX];	/* URL prefix or "" */
+	int64_t			 body_max;	/* above max-body for this
+						   route (bytes), or 0 */
 };
 
 /*
@@ -198,6 +211,9 @@ enum http_err {
 	ERR_INVALID_CODE,	/* 404 invalid_code (VIP bypass code) */
 	ERR_TOO_MANY_ATTEMPTS,	/* 429 too_many_attempts (the caller adds
 				   Retry-After) */
+	ERR_TEMPLATE_TOO_LARGE,	/* 413 template_too_large */
+	ERR_INVALID_TEMPLATE,	/* 422 invalid_template (reason, line) */
+	ERR_TEMPLATE_NOT_FOUND,	/* 404 template_not_found */
 	ERR__MAX
 };
 
@@ -371,6 +387,12 @@ const char *req_remote_addr(const struct req *r);
  * with parameters ("; charset=utf-8"), case-insensitive.  Returns 1/0.
  */
 int	 req_is_json(const char *content_type);
+/*
+ * Whether content_type is the media type type (lower case, e.g.
+ * "text/html"), optionally with parameters, case-insensitive (RFC 9110
+ * section 8.3.1).  Returns 1 or 0.
+ */
+int	 req_content_is(const char *content_type, const char *type);
 
 /*
  * Fill *m with the request's Origin, fetch metadata and purpose headers,
@@ -570,6 +592,27 @@ void	 html_url_arg(struct buf *, const char *);	/* percent-encodes */
  */
 void	 html_query_value(struct buf *, const char *);
 
+/* custom-room.c */
+struct room_tmpl_err;
+/*
+ * The values of a custom template's variables (enum room_var of
+ * room-tmpl.h), UTF-8; NULL shows as a dash (not known yet).  live: in
+ * text, the values the page's script updates are written inside
+ * <span data-aq-live="wait|position|number|serving|entry">.
+ */
+struct custom_vals {
+	const char	*v[ROOM_VAR__MAX];
+	int		 live;
+};
+/*
+ * Fill custom template html[0..len) with the values of cv onto out,
+ * each variable once, escaped for its context (text: html_text; quoted
+ * attribute value: html_attr).  Returns 0, or -1 (out unchanged) with
+ * *err filled when the template breaks a rule of room-tmpl.h.
+ */
+int	 custom_room_render(struct buf *out, const char *html, size_t len,
+	    const struct custom_vals *cv, struct room_tmpl_err *err);
+
 /* tmpl.c */
 struct tmpl;
 /*
@@ -594,6 +637,7 @@ enum tmpl_id {
 	TMPL_UNKNOWN,		/* unknown.html: page_room_unknown() */
 	TMPL_EMBED,		/* embed.js: page_embed() */
 	TMPL_ADMIN,		/* admin.html: the console's page shell */
+	TMPL_CUSTOM,		/* custom-room.html: a queue's template */
 	TMPL__MAX
 };
 /*

@@ -302,6 +302,14 @@ static const struct {
 	[ERR_TOO_MANY_ATTEMPTS] = { 429, "too_many_attempts", "Too many "
 	    "failed attempts came from this address: wait and try again.",
 	    0, 0 },
+	[ERR_TEMPLATE_TOO_LARGE] = { 413, "template_too_large", "A template "
+	    "has at most 51200 bytes.", 0, 0 },
+	[ERR_INVALID_TEMPLATE] = { 422, "invalid_template", "The template "
+	    "breaks a rule; \"line\" and \"reason\" say where and which.",
+	    0, 0 },
+	[ERR_TEMPLATE_NOT_FOUND] = { 404, "template_not_found", "This queue "
+	    "shows the default waiting-room page: it has no custom template.",
+	    0, 0 },
 };
 
 /* err, or ERR_INTERNAL for ERR_OK and values out of range. */

@@ -20,7 +20,9 @@
 #include "extern.h"
 #include "isotime.h"
 #include "lang.h"
+#include "log.h"
 #include "cookie.h"
+#include "db-template.h"
 #include "page-pow.h"
 #include "page-room.h"
 #include "token.h"
@@ -52,6 +54,7 @@ enum key {
 	KEY_UNKNOWN_TEXT,
 	KEY_POW,
 	KEY_POW_NOSCRIPT,
+	KEY_CUSTOM,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -75,6 +78,7 @@ static const char *const keys[KEY__MAX] = {
 	"unknown_text",	/* KEY_UNKNOWN_TEXT */
 	"pow",		/* KEY_POW: the proof of work's bits, "" when off */
 	"pow_noscript",	/* KEY_POW_NOSCRIPT */
+	"custom",	/* KEY_CUSTOM: the queue's template, filled */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -110,6 +114,9 @@ static const char *const keys[KEY__MAX] = {
 	"m_pow_insecure",	/* MSG_POW_INSECURE */
 	"m_pow_failed",	/* MSG_POW_FAILED */
 	"m_noscript_pow",	/* MSG_NOSCRIPT_POW */
+	"m_opens",	/* MSG_OPENS */
+	"m_hold",	/* MSG_HOLD */
+	"m_full",	/* MSG_FULL */
 };
 
 struct room {
@@ -118,6 +125,7 @@ struct room {
 	enum lang	 lang;
 	const char	*slug;	/* of the route (r->qe may be NULL) */
 	int		 retry;	/* seconds, on the unavailable page */
+	struct buf	 custom;	/* the queue's template, filled */
 };
 
 /* This page in language l, return kept. */
@@ -296,6 +304,10 @@ fill(struct buf *out, size_t k, void *arg)
 			break;
 		snprintf(num, sizeof(num), "%d", (int)q->pow_bits);
 		html_attr(out, num);
+		break;
+	case KEY_CUSTOM:
+		if (rm->custom.len > 0)
+			buf_add(out, rm->custom.p, rm->custom.len);
 		break;
 	case KEY_POW_NOSCRIPT:
 		if (!q->pow_enabled)
@@ -546,11 +558,71 @@ room_csp(struct req *r, const struct queue *q)
 	    "frame-ancestors 'none'", n > 0 ? " " : "", (int)n, u);
 }
 
+/*
+ * The queue's custom template into the cache entry, once per read of
+ * the row (qcache_get() clears it with the row): no statement on a
+ * status poll, and a change shows as soon as the row's does.  When it
+ * can't be read the page is the default one this time.  Can't fail.
+ */
+static void
+room_template(struct req *r)
+{
+	struct qentry	*e = r->qe;
+	char		*html = NULL;
+	size_t		 len = 0;
+	int		 found = 0;
+
+	if (e->tmpl_read || r->stale)
+		return;
+	if (db_template_get(r->db, e->q->id, &html, &len, &found) != APP_OK)
+		return;
+	free(e->tmpl);
+	e->tmpl = html;
+	e->tmpl_len = len;
+	e->tmpl_read = 1;
+}
+
+/*
+ * Fill the custom template of the route's queue, if it has one, into
+ * rm->custom: the name and the serving number known now, the visitor's
+ * figures live (the page's script sets them).  Returns 1 when the page
+ * is the custom one, 0 for the default page.
+ */
+static int
+room_custom(struct room *rm)
+{
+	struct qentry		*e = rm->r->qe;
+	const struct queue	*q = e->q;
+	struct custom_vals	 cv;
+	struct room_tmpl_err	 err;
+	char			 serving[32];
+
+	room_template(rm->r);
+	if (e->tmpl == NULL)
+		return 0;
+	memset(&cv, 0, sizeof(cv));
+	cv.live = 1;
+	cv.v[ROOM_VAR_NAME] = q->display_name[0] != '\0' ?
+	    q->display_name : q->name;
+	snprintf(serving, sizeof(serving), "%lld",
+	    (long long)adm_serving(&q->adm, rm->r->now_ms));
+	cv.v[ROOM_VAR_SERVING] = serving;
+	if (custom_room_render(&rm->custom, e->tmpl, e->tmpl_len, &cv,
+	    &err) == -1) {
+		/* Stored before a rule was added: the default page. */
+		log_warnx("queue %s: custom template refused: %s", q->slug,
+		    err.message);
+		return 0;
+	}
+	return 1;
+}
+
 void
 page_room(struct req *r)
 {
 	struct field_val	*f = &r->fields[FIELD_RETURN];
-	struct room		 rm = { r, NULL, LANG_EN, NULL, 0 };
+	struct room		 rm = { r, NULL, LANG_EN, NULL, 0,
+				    { NULL, 0, 0 } };
 	struct buf		 out = { NULL, 0, 0 };
 	char			*ret = NULL;
 
@@ -564,8 +636,9 @@ page_room(struct req *r)
 	rm.ret = ret;
 	rm.slug = r->qe->q->slug;
 	pick_lang(r, &rm);
-	tmpl_render(&out, tmpl_get(TMPL_ROOM), keys, KEY__MAX,
-	    fill, &rm);
+	tmpl_render(&out, tmpl_get(room_custom(&rm) ? TMPL_CUSTOM :
+	    TMPL_ROOM), keys, KEY__MAX, fill, &rm);
+	buf_free(&rm.custom);
 	room_csp(r, r->qe->q);
 	http_header(r, "Content-Language", "%s", lang_code(rm.lang));
 	http_header(r, "Vary", "Accept-Language, Accept");
@@ -577,7 +650,7 @@ page_room(struct req *r)
 void
 page_room_unknown(struct req *r, const char *slug)
 {
-	struct room	 rm = { r, NULL, LANG_EN, slug, 0 };
+	struct room	 rm = { r, NULL, LANG_EN, slug, 0, { NULL, 0, 0 } };
 	struct buf	 out = { NULL, 0, 0 };
 
 	pick_lang(r, &rm);
@@ -592,7 +665,7 @@ page_room_unknown(struct req *r, const char *slug)
 void
 page_unavailable(struct req *r, const char *slug)
 {
-	struct room	 rm = { r, NULL, LANG_EN, slug, 0 };
+	struct room	 rm = { r, NULL, LANG_EN, slug, 0, { NULL, 0, 0 } };
 	struct buf	 out = { NULL, 0, 0 };
 
 	pick_lang(r, &rm);

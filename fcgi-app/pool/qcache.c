@@ -120,6 +120,7 @@ static void
 entry_clear(struct qentry *e)
 {
 	db_queue_free(e->q);
+	free(e->tmpl);
 	crypto_wipe(e->secret, sizeof(e->secret));
 	crypto_wipe(e->ticket_key, sizeof(e->ticket_key));
 	memset(e, 0, sizeof(*e));

@@ -146,6 +146,8 @@ req_method_of(const char *m)
 		return METHOD_DELETE;
 	if (strcmp(m, "OPTIONS") == 0)
 		return METHOD_OPTIONS;
+	if (strcmp(m, "PUT") == 0)
+		return METHOD_PUT;
 	return METHOD_OTHER;
 }
 
@@ -380,7 +382,8 @@ req_read_body(struct req *r)
 	int		 absent, got;
 
 	er = req_content_length(req_param(r, "CONTENT_LENGTH"),
-	    r->cfg->max_body, &len, &absent);
+	    r->body_max > r->cfg->max_body ? r->body_max : r->cfg->max_body,
+	    &len, &absent);
 	if (er != ERR_OK)
 		return er;
 	/* A slow client's time is not the database's (db_deadline()). */
@@ -553,17 +556,22 @@ req_remote_addr(const struct req *r)
 }
 
 int
-req_is_json(const char *ct)
+req_content_is(const char *ct, const char *type)
 {
-	static const char	 want[] = "application/json";
-	size_t			 n = sizeof(want) - 1;
+	size_t	 n = strlen(type);
 
-	if (ct == NULL || strncasecmp(ct, want, n) != 0)
+	if (ct == NULL || strncasecmp(ct, type, n) != 0)
 		return 0;
 	ct += n;
 	while (*ct == ' ' || *ct == '\t')
 		ct++;
 	return *ct == '\0' || *ct == ';';
+}
+
+int
+req_is_json(const char *ct)
+{
+	return req_content_is(ct, "application/json");
 }
 
 void

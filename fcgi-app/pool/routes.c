@@ -15,12 +15,14 @@
 #include "api-admin.h"
 #include "api-autorate.h"
 #include "api-bypass.h"
+#include "api-template.h"
 #include "aqueue.h"
 #include "auth.h"
 #include "cfg.h"
 #include "console-bypass.h"
 #include "console-instances.h"
 #include "console-users.h"
+#include "console-template.h"
 #include "console.h"
 #include "extern.h"
 #include "instance.h"
@@ -72,6 +74,13 @@ enum auth {
 #define RF_DOWN_PAGE	0x400
 /* Takes a number only in JSON mode (the room: page_room_is_json()). */
 #define RF_JSON_TAKES	0x800
+/*
+ * Its form carries a custom template: the body may be as large as
+ * BIG_BODY_MAX (a template of ROOM_TMPL_MAX bytes, form-encoded, each
+ * byte "%XX" at worst) even when max-body is lower.
+ */
+#define RF_BIG_BODY	0x1000
+#define BIG_BODY_MAX	(3 * ROOM_TMPL_MAX + 4096)
 
 typedef void (*route_fn)(struct req *);
 
@@ -146,6 +155,8 @@ static const struct route routes[] = {
 	    console_key_revoke },
 	{ GH | P, "/admin/queue/:slug/bypass", AUTH_SESSION, ADMIN,
 	    console_queue_bypass },
+	{ GH | P, "/admin/queue/:slug/template", AUTH_SESSION,
+	    ADMIN | RF_BIG_BODY, console_queue_template },
 	{ P,  "/admin/bypass/:id/enable", AUTH_SESSION, ADMIN,
 	    console_bypass_action },
 	{ P,  "/admin/bypass/:id/disable", AUTH_SESSION, ADMIN,
@@ -210,6 +221,10 @@ static const struct route routes[] = {
 	{ M(METHOD_PATCH) | M(METHOD_DELETE),
 	    "/api/admin/queue/bypass-codes/:id", AUTH_ADMIN,
 	    ADMIN | RF_NO_KEY, api_bypass_code },
+	/* A queue's custom template (api-template.c): a key may too. */
+	{ GH | M(METHOD_PUT) | M(METHOD_DELETE),
+	    "/api/admin/queue/sites/:id/template", AUTH_ADMIN, ADMIN,
+	    api_template },
 	{ GH, "/api/admin/queue/sites/:id/fairness", AUTH_ADMIN, ADMIN,
 	    api_fairness },
 	{ GH, "/api/admin/queue/sites/:id/fairness.csv", AUTH_ADMIN, ADMIN,
@@ -305,7 +320,8 @@ static void
 allow_list(unsigned int m, char *buf, size_t n)
 {
 	static const char *const names[METHOD__MAX] = {
-		"GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", NULL
+		"GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "PUT",
+		NULL
 	};
 	size_t	 i, len = 0;
 	int	 w;
@@ -605,6 +621,8 @@ route_request(FCGX_Request *fr, const struct cfg *c, struct db *db)
 		}
 	}
 	memcpy(r.arg, slug, sizeof(r.arg));
+	if (rt->flags & RF_BIG_BODY)
+		r.body_max = BIG_BODY_MAX;
 	if (rt->auth == AUTH_ADMIN) {
 		if (auth_admin(&r) == -1)
 			goto out;

@@ -31,6 +31,7 @@ static const char *const tmpl_files[TMPL__MAX] = {
 	"unknown.html",		/* TMPL_UNKNOWN */
 	"embed.js",		/* TMPL_EMBED */
 	"admin.html",		/* TMPL_ADMIN */
+	"custom-room.html",	/* TMPL_CUSTOM */
 };
 
 /* The set in use (tmpl_set_use()). */

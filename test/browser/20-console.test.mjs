@@ -8,45 +8,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import { launch, openPage, env, uniqueSlug, sleep, createQueue, join }
-    from './lib.mjs';
+import { launch, openPage, env, uniqueSlug, sleep, createQueue, join,
+    axe, consoleLogin as login } from './lib.mjs';
 import { addUser } from '../http/console.mjs';
 import { dbSQL } from '../http/lib.mjs';
-
-const SIZES = [
-	{ name: 'laptop', width: 1366, height: 768 },
-	{ name: 'tablet', width: 768, height: 1024 },
-];
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-// Serious and critical axe violations of the page at both sizes.
-async function axe(page, what) {
-	const bad = [];
-	for (const s of SIZES) {
-		await page.setViewportSize({ width: s.width,
-		    height: s.height });
-		const res = await new AxeBuilder({ page }).analyze();
-		for (const v of res.violations)
-			if (v.impact === 'serious' || v.impact === 'critical')
-				bad.push(`${what} @${s.name}: ${v.id} ` +
-				    `(${v.impact}): ${v.nodes.map((n) =>
-				    n.target.join(' ')).join(', ')}`);
-	}
-	return bad;
-}
-
-async function login(page, u) {
-	await page.goto(`${env.base}/admin/`);
-	assert.equal(new URL(page.url()).pathname, '/admin/login');
-	await page.getByLabel('User name').fill(u.name);
-	await page.getByLabel('Password').fill(u.password);
-	await Promise.all([page.waitForURL(`${env.base}/admin/`),
-	    page.getByRole('button', { name: 'Log in' }).click()]);
-}
 
 test('the console flow, and axe on every console page', async (t) => {
 	const u = addUser();

@@ -10,8 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
 import jwt from 'jsonwebtoken';
+import { AxeBuilder } from '@axe-core/playwright';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
@@ -308,6 +308,8 @@ export async function tracedPage(browser, t, url, trace = {}) {
 	return { page, errors };
 }
 
+// ---- the console ----------------------------------------------------------
+
 // axeSizes(page, name, sizes, dir): at each size of sizes ({label:
 // {width, height}}) no serious or critical axe-core violation (and axe
 // ran its rules), nothing wider than the screen; a full-page screenshot
@@ -331,10 +333,36 @@ export async function axeSizes(page, name, sizes, dir) {
 	}
 }
 
-// consoleLogin(page, u): log console user u ({name, password}) in
-// through the log-in form; resolves on the queue list.
+const AXE_SIZES = [
+	{ name: 'laptop', width: 1366, height: 768 },
+	{ name: 'tablet', width: 768, height: 1024 },
+];
+
+// axe(page, what, {legacy}): the serious and critical axe violations of
+// the page at laptop and tablet sizes, one line each.  legacy: axe's
+// legacy mode, which leaves out frames no script may run in (an empty
+// sandbox: the template page's previews) instead of waiting on them.
+export async function axe(page, what, { legacy = false } = {}) {
+	const bad = [];
+	for (const s of AXE_SIZES) {
+		await page.setViewportSize({ width: s.width,
+		    height: s.height });
+		const res = await new AxeBuilder({ page })
+		    .setLegacyMode(legacy).analyze();
+		for (const v of res.violations)
+			if (v.impact === 'serious' || v.impact === 'critical')
+				bad.push(`${what} @${s.name}: ${v.id} ` +
+				    `(${v.impact}): ${v.nodes.map((n) =>
+				    n.target.join(' ')).join(', ')}`);
+	}
+	return bad;
+}
+
+// consoleLogin(page, u): log console user u ({name, password}) in from
+// the log-in form the console sends a new session to.
 export async function consoleLogin(page, u) {
-	await page.goto(`${env.base}/admin/login`);
+	await page.goto(`${env.base}/admin/`);
+	assert.equal(new URL(page.url()).pathname, '/admin/login');
 	await page.getByLabel('User name').fill(u.name);
 	await page.getByLabel('Password').fill(u.password);
 	await Promise.all([page.waitForURL(`${env.base}/admin/`),

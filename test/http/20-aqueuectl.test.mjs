@@ -86,6 +86,11 @@ commands:
   bypass list SLUG     the queue's codes as JSON lines, never the
                        code itself
   bypass disable ID | bypass enable ID | bypass delete ID
+  template set SLUG FILE|-
+                       store the queue's custom waiting-room
+                       template (HTML, at most 51200 bytes)
+  template reset SLUG  back to the default room page
+  template show SLUG   print the stored template
   audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
                        the audit log, newest first, as JSON lines
 
