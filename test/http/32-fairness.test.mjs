@@ -9,8 +9,13 @@ import {
 	waitFor,
 } from './lib.mjs';
 
-// A past window that no live sample of the test stack falls into.
-const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+// A past window that no live sample of the test's new queue falls into
+// (it did not exist then), yet within stats-retention (48 h), so that
+// the worker's retention, which may run at any moment, keeps the rows
+// the test writes: six hours ago, on the hour.
+const T0 = Math.floor((Date.now() - 6 * 3600000) / 3600000) * 3600000;
+// An instant as the CSV writes it: ISO 8601 in UTC, to the second.
+const iso = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 test('report: inversions, wait percentiles, admissions per minute vs ' +
     'the rate, as JSON and CSV', () => {
@@ -53,10 +58,10 @@ test('report: inversions, wait percentiles, admissions per minute vs ' +
 		'wait_p99_s,,60',
 		'admissions_per_minute,,30',
 		'configured_rate_per_minute,,30',
-		'admitted,2025-01-15T12:00:00Z,30',
-		'rate_per_minute,2025-01-15T12:00:00Z,30',
-		'admitted,2025-01-15T12:01:00Z,30',
-		'rate_per_minute,2025-01-15T12:01:00Z,30',
+		`admitted,${iso(T0)},30`,
+		`rate_per_minute,${iso(T0)},30`,
+		`admitted,${iso(T0 + 60000)},30`,
+		`rate_per_minute,${iso(T0 + 60000)},30`,
 		'',
 	].join('\r\n'));
 
