@@ -257,8 +257,18 @@ again:
 				return ERR_DB_DOWN;
 			goto again;
 		}
-		return adm_active_at(&e->q->adm, r->now_ms) ?
-		    ERR_QUEUE_NOT_FOUND : ERR_QUEUE_PAUSED;
+		if (!adm_active_at(&e->q->adm, r->now_ms))
+			return ERR_QUEUE_PAUSED;
+		/*
+		 * The row is there, open, nothing due: the statement's
+		 * only other condition is its deadline in the server's
+		 * clock (this process's estimate of it can lag after a
+		 * slow round trip, e.g. while the pool moves to another
+		 * node).  Nothing was issued: 503, try again.
+		 */
+		log_info("join: the database got to it after its deadline; "
+		    "nothing issued");
+		return ERR_DB_DOWN;
 	}
 	if (er != APP_OK)
 		return ERR_DB_DOWN;

@@ -170,7 +170,8 @@ test('the writer killed mid-load: only requests in flight fail, the pool ' +
 			    params: fcgiParams('POST', `/queue/${slug}/join`) });
 			events.push({ at: Date.now(), status: r.status,
 			    number: r.status === 200 ? JSON.parse(r.body).number :
-			    null, retry: r.headers['retry-after'] });
+			    null, retry: r.headers['retry-after'],
+			    body: r.body });
 			if (r.status !== 200)
 				await sleep(50);
 		}
@@ -193,7 +194,7 @@ test('the writer killed mid-load: only requests in flight fail, the pool ' +
 	assert.ok(firstOk < 5000, `first join through node 2 after ${firstOk} ms`);
 	assert.ok(lastBad < 5000, `last failure ${lastBad} ms after the kill`);
 	for (const e of bad) {
-		assert.equal(e.status, 503);
+		assert.equal(e.status, 503, e.body);
 		assert.ok(Number(e.retry) >= 1, 'with Retry-After');
 	}
 	const nums = events.filter((e) => e.status === 200).map((e) => e.number);
