@@ -115,6 +115,18 @@ wsrep_sst_receive_address=127.0.0.1:${gport(n) + 2}
 		for (const node of [...nodes].reverse())
 			await stopNode(node);
 	};
+	// A test file stopped from outside (its time limit: the runner's
+	// SIGTERM) takes its nodes with it: left running they would hold
+	// the ports of the next run's cluster.
+	const killAll = () => {
+		for (const node of nodes)
+			if (node.child !== null && node.child.exitCode === null &&
+			    node.child.signalCode === null)
+				node.child.kill('SIGKILL');
+	};
+	process.on('exit', killAll);
+	for (const sig of ['SIGTERM', 'SIGINT'])
+		process.once(sig, () => process.exit(1));
 	try {
 		await startNode(nodes[0], ['--wsrep-new-cluster']);
 		await startNode(nodes[1]);
