@@ -136,16 +136,36 @@ test('C47-A: expired, used up, disabled, unknown and malformed codes ' +
 			assert.deepEqual(shape(r), shape(first), k);
 			assert.equal(r.h('set-cookie'), null);
 		}
-	const med = (l) => {
-		const s = l.map((r) => r.ms).sort((x, y) => x - y);
-		return (s[14] + s[15]) / 2;
+	// Each kind's time against its own round's median (the five of a
+	// round ran back to back): a load that comes and goes between
+	// rounds moves all five alike and cancels out; a kind answered by
+	// a different path stays apart by what that path costs.
+	const median = (v) => {
+		const s = [...v].sort((x, y) => x - y);
+		const h = s.length >> 1;
+		return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 	};
-	const meds = Object.fromEntries(Object.entries(res).map(([k, l]) =>
-	    [k, med(l)]));
+	const names = Object.keys(res);
+	const rounds = res.unknown.map((_, i) =>
+	    median(names.map((k) => res[k][i].ms)));
+	const devs = Object.fromEntries(names.map((k) =>
+	    [k, res[k].map((r, i) => r.ms - rounds[i])]));
+	const meds = Object.fromEntries(names.map((k) =>
+	    [k, median(devs[k])]));
 	const spread = Math.max(...Object.values(meds)) -
 	    Math.min(...Object.values(meds));
-	assert.ok(spread < 1 * TIME_SCALE,
-	    `medians within ${TIME_SCALE} ms: ${JSON.stringify(meds)}`);
+	// The bound: 1 ms, or, when this machine's own noise is larger (a
+	// loaded machine: other processes on the cores), four standard
+	// errors of a median of 30 (1.25 x 1.4826 x MAD / sqrt(30)).  A
+	// kind that skips or adds a database read or a hash stands out by
+	// more than either.
+	const all = Object.values(devs).flat();
+	const mad = median(all.map((d) => Math.abs(d - median(all))));
+	const bound = Math.max(1 * TIME_SCALE,
+	    4 * 1.25 * 1.4826 * mad / Math.sqrt(30));
+	assert.ok(spread < bound,
+	    `medians within ${bound.toFixed(2)} ms of the rounds': ` +
+	    JSON.stringify(meds));
 	for (const k of Object.keys(res))
 		for (const j of Object.keys(res)) {
 			if (k >= j)
