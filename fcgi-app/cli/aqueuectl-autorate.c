@@ -35,11 +35,7 @@ static int
 report(const struct ar_err *err)
 {
 	fprintf(stderr, "aqueuectl: %s: %s\n", err->code, err->message);
-	if (err->status == 404)
-		return 4;
-	if (err->status == 422)
-		return 2;
-	return 1;
+	return ctl_exit_of(err->status);
 }
 
 /* Print the settings of slug; returns the exit status. */

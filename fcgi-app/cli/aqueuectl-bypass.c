@@ -21,14 +21,7 @@ static int
 failed(const struct bypass_err *err)
 {
 	fprintf(stderr, "aqueuectl: %s: %s\n", err->code, err->message);
-	switch (err->status) {
-	case 422:
-		return 2;
-	case 404:
-		return 4;
-	default:
-		return 1;
-	}
+	return ctl_exit_of(err->status);
 }
 
 /* bypass create SLUG --label L [--uses N] [--expires TIME]. */

@@ -24,15 +24,7 @@ failed(const struct tops_err *err)
 	else
 		fprintf(stderr, "aqueuectl: %s: %s\n", err->code,
 		    err->message);
-	switch (err->status) {
-	case 413:
-	case 422:
-		return 2;
-	case 404:
-		return 4;
-	default:
-		return 1;
-	}
+	return ctl_exit_of(err->status);
 }
 
 /*

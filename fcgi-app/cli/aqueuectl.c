@@ -727,3 +727,17 @@ main(int argc, char *argv[])
 	cfg_free(&c);
 	return rc;
 }
+
+int
+ctl_exit_of(int status)
+{
+	switch (status) {
+	case 404:
+		return 4;
+	case 413:
+	case 422:
+		return 2;
+	default:
+		return 1;
+	}
+}

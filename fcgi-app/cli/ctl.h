@@ -16,6 +16,14 @@ struct principal;
 #define CTL_USAGE	(-1)
 
 /*
+ * The exit status for an operation refused with HTTP-style status
+ * (the status of the API's answer to the same request): 4 for 404 (no
+ * such queue or item), 2 for 413 and 422 (a refused value, nothing
+ * changed), else 1.  See EXIT STATUS in aqueuectl(8).
+ */
+int	 ctl_exit_of(int status);
+
+/*
  * "autorate show|set|test|enable|disable|log SLUG ...": argv[0] is
  * "autorate"; changes are made as who (the CLI's principal).  Returns
  * the exit status (0 done; 1 failed, or the test did not pass; 2 bad
