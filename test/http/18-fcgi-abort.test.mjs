@@ -11,39 +11,17 @@ import fs from 'node:fs';
 import net from 'node:net';
 import {
 	env, createQueue, fcgiRequest, fcgiParams, join, show, sleep,
-	childPids,
+	childPids, fcgiRecord, fcgiParamsBody,
 } from './lib.mjs';
 
-function record(type, content = Buffer.alloc(0)) {
-	const pad = (8 - (content.length % 8)) % 8;
-	const h = Buffer.alloc(8);
-	h[0] = 1;
-	h[1] = type;
-	h.writeUInt16BE(1, 2);
-	h.writeUInt16BE(content.length, 4);
-	h[6] = pad;
-	return Buffer.concat([h, content, Buffer.alloc(pad)]);
-}
-
-function nv(n) {
-	if (n < 128)
-		return Buffer.from([n]);
-	const b = Buffer.alloc(4);
-	b.writeUInt32BE((n | 0x80000000) >>> 0);
-	return b;
-}
+const record = (type, content) => fcgiRecord(type, 1, content);
 
 // The request head: BEGIN_REQUEST (responder), PARAMS, empty PARAMS.
 function head(params) {
 	const begin = Buffer.alloc(8);
 	begin.writeUInt16BE(1, 0);
-	const parts = [];
-	for (const [k, v] of Object.entries(params)) {
-		const kb = Buffer.from(k), vb = Buffer.from(String(v));
-		parts.push(nv(kb.length), nv(vb.length), kb, vb);
-	}
-	return Buffer.concat([record(1, begin), record(4, Buffer.concat(parts)),
-	    record(4)]);
+	return Buffer.concat([record(1, begin),
+	    record(4, fcgiParamsBody(params)), record(4)]);
 }
 
 // Connect, write bytes, close at once (after the bytes are flushed).

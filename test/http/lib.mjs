@@ -276,7 +276,9 @@ function nvLen(n) {
 	return b;
 }
 
-function encodeParams(params) {
+// fcgiParamsBody(params): the name-value pairs of PARAMS records
+// (FastCGI 1.0 section 3.4: 1- or 4-byte lengths), for raw tests.
+export function fcgiParamsBody(params) {
 	const parts = [];
 	for (const [k, v] of Object.entries(params)) {
 		const kb = Buffer.from(k), vb = Buffer.from(String(v));
@@ -302,7 +304,7 @@ export function fcgiRequest({ params, stdin = '', sock, timeoutMs = 10000,
 	begin.writeUInt16BE(FCGI_RESPONDER, 0);
 	const head = Buffer.concat([
 		record(FCGI_BEGIN_REQUEST, id, begin),
-		record(FCGI_PARAMS, id, encodeParams(params)),
+		record(FCGI_PARAMS, id, fcgiParamsBody(params)),
 		record(FCGI_PARAMS, id),
 	]);
 	const tail = holdOpen !== null ?
