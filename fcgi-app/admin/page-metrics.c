@@ -270,9 +270,12 @@ page_metrics(struct req *r)
 	buf_printf(&b, "aqueue_joins_outcome_unknown_total %llu\n",
 	    (unsigned long long)instance_joins_unknown());
 	steps(&b);
+	/* Without a master (workers = 0) this process answers alone. */
 	family(&b, "aqueue_workers", "gauge",
-	    "Worker processes of this pool.");
-	buf_printf(&b, "aqueue_workers %lld\n", (long long)r->cfg->workers);
+	    "Processes of this pool that answer requests (1 without a "
+	    "master: the one answering this scrape).");
+	buf_printf(&b, "aqueue_workers %lld\n",
+	    (long long)(r->cfg->workers > 0 ? r->cfg->workers : 1));
 	family(&b, "aqueue_workers_busy", "gauge",
 	    "Workers of this pool inside a request (this scrape included).");
 	buf_printf(&b, "aqueue_workers_busy %lld\n", (long long)c.busy);

@@ -218,6 +218,8 @@ test('the embedded worker: every step a few ms while each job has work; ' +
 	    /^# TYPE aqueue_poll_documents_step_max_seconds gauge$/m);
 	assert.ok(text.endsWith('# EOF\n'));
 	const s = samples(text);
+	// Without a master the answering process is the pool's one.
+	assert.equal(s['aqueue_workers'], 1);
 	for (const f of ['aqueue_embedded_worker_step',
 	    'aqueue_poll_documents_step']) {
 		const n = s[`${f}_seconds_count`];
