@@ -92,8 +92,9 @@ function autorateLog(list) {
 		    e.dryRun ? `${e.action} (dry run)` : e.action,
 		    e.rule ?? '-', `${e.state}: ${e.reason}`,
 		    `${e.rateBefore} \u2192 ${e.rateAfter}`,
-		    e.responseTimeMs === null || e.responseTimeMs === undefined ?
-		    '-' : `${e.responseTimeMs} ms`];
+		    e.responseTimeMs === null ||
+		    e.responseTimeMs === undefined ? '-' :
+		    `${e.responseTimeMs} ms`];
 		cells.forEach((v, i) => {
 			const td = document.createElement('td');
 			if (i >= 5)
