@@ -199,6 +199,25 @@ control(struct buf *b, const struct fld *f, const char *text, int bad)
 }
 
 /*
+ * The rule of field f as the form's help: a checkbox's without the
+ * API's "true or false" (the box is that), "on or off" when nothing is
+ * left.  Static.  Can't fail.
+ */
+static const char *
+rule_text(const struct fld *f)
+{
+	static const char	 tf[] = "true or false";
+	const char		*m = f->rule;
+
+	if (f->ctl != FLD_CTL_CHECKBOX || strncmp(m, tf, sizeof(tf) - 1) != 0)
+		return m;
+	m += sizeof(tf) - 1;
+	while (*m == ';' || *m == ' ')
+		m++;
+	return *m != '\0' ? m : "on or off";
+}
+
+/*
  * The settings form: one control per field of the table, holding the
  * submitted values when use_form (else those of s), the field bad
  * (-1: none) marked with its rule.
@@ -248,7 +267,7 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 		html_attr(b, f->opt);
 		html_raw(b, i == bad ? "\" class=\"error\">Invalid: must be " :
 		    "\">");
-		html_text(b, f->rule);
+		html_text(b, rule_text(f));
 		html_raw(b, "</small></p>");
 	}
 	html_raw(b, "<p><button type=\"submit\" name=\"op\" value=\"save\">"
