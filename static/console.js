@@ -1,7 +1,8 @@
-// The console's live parts: the dashboard refreshes its figures, chart
-// and instances every 3 s from /admin/queue/<slug>/live, the instances
-// page from /admin/instances/live, without a reload.  Everything else in
-// the console works without JavaScript.
+// The console's live parts: the dashboard refreshes its figures, chart,
+// instances and auto-rate decisions every 3 s from
+// /admin/queue/<slug>/live (the auto-rate page its decisions from the
+// same), the instances page from /admin/instances/live, without a
+// reload.  Everything else in the console works without JavaScript.
 'use strict';
 
 // A duration of s seconds in words, the rule of the server's first paint
@@ -79,6 +80,32 @@ function instanceTables(list, nowMs) {
 	}));
 }
 
+// The auto-rate decision log (#autorate-log) redrawn from the live
+// JSON's autorateLog, cell for cell as console-autorate.c writes it.
+function autorateLog(list) {
+	const body = document.querySelector('#autorate-log tbody');
+	if (body === null || !Array.isArray(list))
+		return;
+	body.replaceChildren(...list.map((e) => {
+		const tr = document.createElement('tr');
+		const cells = [utcText(e.atMs), e.kind,
+		    e.dryRun ? `${e.action} (dry run)` : e.action,
+		    e.rule ?? '-', `${e.state}: ${e.reason}`,
+		    `${e.rateBefore} \u2192 ${e.rateAfter}`,
+		    e.responseTimeMs === null ||
+		    e.responseTimeMs === undefined ? '-' :
+		    `${e.responseTimeMs} ms`];
+		cells.forEach((v, i) => {
+			const td = document.createElement('td');
+			if (i >= 5)
+				td.className = 'num';
+			td.textContent = String(v);
+			tr.appendChild(td);
+		});
+		return tr;
+	}));
+}
+
 // Every 3 s (the first after first ms): fetch el's data-live JSON and
 // hand it to apply, then mark el's data-refreshed with the time; a
 // failed fetch is tried again at the next tick.
@@ -105,6 +132,13 @@ function live(el, first, apply) {
 	const sec = document.getElementById('instance-list');
 	if (sec !== null)
 		live(sec, 3000, (d) => instanceTables(d.instances, d.nowMs));
+})();
+
+// The auto-rate page: its decision log, from the dashboard's live JSON.
+(function () {
+	const sec = document.getElementById('autorate-live');
+	if (sec !== null)
+		live(sec, 3000, (d) => autorateLog(d.autorateLog));
 })();
 
 // The queue list: its numbers from /admin/live.
@@ -186,5 +220,6 @@ function live(el, first, apply) {
 		text('state', d.active ? 'Running' : 'Paused');
 		draw(d.series);
 		instanceTables(d.instances, d.nowMs);
+		autorateLog(d.autorateLog);
 	});
 })();

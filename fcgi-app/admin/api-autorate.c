@@ -281,13 +281,33 @@ out:
 #define TEST_TIMEOUT_MS		1500
 #define TEST_CONNECT_MS		1000
 
+enum app_err
+api_autorate_run_test(struct req *r, const char *slug, struct ar_eval *ev,
+    struct ar_err *err)
+{
+	struct cfg	 c = *r->cfg;
+	enum app_err	 er;
+
+	/* The copy needs no key. */
+	crypto_wipe(c.master_key, sizeof(c.master_key));
+	/* One test at a time in the pool, each within a bound. */
+	if (!gate_enter(GATE_HEALTH))
+		return APP_BUSY;
+	if (c.health_timeout_ms > TEST_TIMEOUT_MS)
+		c.health_timeout_ms = TEST_TIMEOUT_MS;
+	if (c.health_connect_timeout_ms > TEST_CONNECT_MS)
+		c.health_connect_timeout_ms = TEST_CONNECT_MS;
+	er = arops_test(r->db, &c, slug, ev, err, &r->who);
+	gate_leave(GATE_HEALTH);
+	return er;
+}
+
 void
 api_autorate_test(struct req *r)
 {
 	struct ar_eval		 ev;
 	struct ar_err		 err;
 	struct json_object	*o = NULL;
-	struct cfg		 c = *r->cfg;
 	enum http_err		 he;
 	enum app_err		 er;
 	char			*slug;
@@ -300,21 +320,12 @@ api_autorate_test(struct req *r)
 	json_object_put(o);
 	if ((slug = site_slug(r)) == NULL)
 		return;
-	/* The copy needs no key. */
-	crypto_wipe(c.master_key, sizeof(c.master_key));
-	/* One test at a time in the pool, each within a bound. */
-	if (!gate_enter(GATE_HEALTH)) {
-		free(slug);
+	er = api_autorate_run_test(r, slug, &ev, &err);
+	free(slug);
+	if (er == APP_BUSY) {
 		http_app_err(r, ERR_BUSY);
 		return;
 	}
-	if (c.health_timeout_ms > TEST_TIMEOUT_MS)
-		c.health_timeout_ms = TEST_TIMEOUT_MS;
-	if (c.health_connect_timeout_ms > TEST_CONNECT_MS)
-		c.health_connect_timeout_ms = TEST_CONNECT_MS;
-	er = arops_test(r->db, &c, slug, &ev, &err, &r->who);
-	gate_leave(GATE_HEALTH);
-	free(slug);
 	if (er != APP_OK) {
 		ar_answer(r, &err);
 		return;

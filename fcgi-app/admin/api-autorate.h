@@ -5,6 +5,10 @@
 #ifndef API_AUTORATE_H
 #define API_AUTORATE_H
 
+#include "aqueue.h"
+
+struct ar_err;
+struct ar_eval;
 struct req;
 
 /* GET, PATCH /sites/<id>/autorate: the settings (PATCH: and "enabled"). */
@@ -12,6 +16,16 @@ void	 api_autorate_get(struct req *);
 void	 api_autorate_patch(struct req *);
 /* POST /sites/<id>/autorate/test: the one-time test, judged. */
 void	 api_autorate_test(struct req *);
+/*
+ * The one-time test of queue slug's health URL for r->who (arops_test()),
+ * as both the API and the console run it: one at a time in the pool,
+ * with the timeouts cut to a short bound.  Fills *ev.  Returns APP_OK
+ * (passed or not: see ev->state), APP_BUSY when another test is
+ * running (nothing done), or arops_test()'s failure with *err filled.
+ */
+enum app_err	 api_autorate_run_test(struct req *, const char *slug,
+		    struct ar_eval *ev, struct ar_err *err);
+
 /* GET /sites/<id>/autorate/log?limit=N: newest first, {"log":[...]}. */
 void	 api_autorate_log(struct req *);
 

@@ -15,6 +15,7 @@
 #include "aqueue.h"
 #include "autorate.h"
 #include "cfg.h"
+#include "console-autorate.h"
 #include "console-instances.h"
 #include "console.h"
 #include "db-stats.h"
@@ -39,16 +40,18 @@ est_wait_s(int64_t waiting, int64_t rate, int active)
 /*
  * The live figures of queue q as JSON: the newest sample, the series
  * (time in seconds, waiting, inflow) of the last SERIES_MS, the live
- * instances, the database's now (nowMs, for their ages).  Returns a
+ * instances, the database's now (nowMs, for their ages), the newest
+ * entries of the auto-rate log (autorateLog, as the API's log).  Returns a
  * new object (the caller puts it), or NULL with the error in *er.
  */
 static struct json_object *
 live_json(struct req *r, const struct queue *q, enum app_err *er)
 {
-	struct json_object	*o, *s, *t, *w, *in;
+	struct json_object	*o, *s, *t, *w, *in, *arlog = NULL;
 	struct stats_row	*rows = NULL, *last;
 	struct instance_row	*inst = NULL;
 	struct ar_settings	 ar;
+	struct ar_err		 arerr;
 	size_t			 n = 0, ni = 0, i;
 	int64_t			 now = qops_now(r->db);
 	int			 has_ar = 0;
@@ -61,8 +64,14 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 		free(rows);
 		return NULL;
 	}
+	if ((*er = arops_log(r->db, q->slug, CONSOLE_AR_LOG_ROWS, &arlog,
+	    &arerr)) != APP_OK) {
+		free(rows);
+		return NULL;
+	}
 	if ((*er = db_instance_list(r->db, r->cfg->instance_stale_ms, &inst,
 	    &ni)) != APP_OK) {
+		json_object_put(arlog);
 		free(rows);
 		return NULL;
 	}
@@ -112,6 +121,7 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	json_object_object_add(o, "series", s);
 	json_object_object_add(o, "instances", instance_rows_json(inst, ni));
 	json_object_object_add(o, "nowMs", json_object_new_int64(now));
+	json_object_object_add(o, "autorateLog", arlog);
 	free(rows);
 	free(inst);
 	return o;
@@ -252,6 +262,9 @@ console_queue(struct req *r)
 	    "href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/template\">Waiting-room template</a> &middot; <a "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/autorate\">Auto-rate</a> &middot; <a "
 	    "href=\"/admin/audit?queue=");
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");
@@ -260,6 +273,10 @@ console_queue(struct req *r)
 	json_object_object_get_ex(o, "instances", &v);
 	json_object_object_get_ex(o, "nowMs", &now);
 	console_instances_tables(&b, v, json_object_get_int64(now));
+	/* Auto-rate's decisions, redrawn from the same live JSON. */
+	html_raw(&b, "<h2>Auto-rate decisions</h2>");
+	json_object_object_get_ex(o, "autorateLog", &v);
+	console_autorate_log_table(&b, v);
 	html_raw(&b, "</section>");
 	console_page(r, 200, "Dashboard", head.p, &b);
 	buf_free(&b);

@@ -19,6 +19,7 @@
 #include "aqueue.h"
 #include "auth.h"
 #include "cfg.h"
+#include "console-autorate.h"
 #include "console-bypass.h"
 #include "console-instances.h"
 #include "console-users.h"
@@ -155,6 +156,8 @@ static const struct route routes[] = {
 	    console_key_revoke },
 	{ GH | P, "/admin/queue/:slug/bypass", AUTH_SESSION, ADMIN,
 	    console_queue_bypass },
+	{ GH | P, "/admin/queue/:slug/autorate", AUTH_SESSION, ADMIN,
+	    console_queue_autorate },
 	{ GH | P, "/admin/queue/:slug/template", AUTH_SESSION,
 	    ADMIN | RF_BIG_BODY, console_queue_template },
 	{ P,  "/admin/bypass/:id/enable", AUTH_SESSION, ADMIN,
