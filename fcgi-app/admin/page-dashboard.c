@@ -15,6 +15,7 @@
 #include "aqueue.h"
 #include "autorate.h"
 #include "cfg.h"
+#include "console-fairness.h"
 #include "console-instances.h"
 #include "console.h"
 #include "db-stats.h"
@@ -219,6 +220,8 @@ console_queue(struct req *r)
 	    "minutes\"></div><figcaption>Waiting (people) and inflow (new "
 	    "visitors per minute), last 30 minutes; updated every 3 s."
 	    "</figcaption></figure>");
+	json_object_object_get_ex(o, "nowMs", &now);
+	console_opening(r, q, json_object_get_int64(now), &b);
 	/* Actions. */
 	html_raw(&b, "<h2>Actions</h2><div class=\"actions\">"
 	    "<form method=\"post\" action=\"/admin/queue/");
@@ -252,6 +255,9 @@ console_queue(struct req *r)
 	    "href=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
 	html_raw(&b, "/template\">Waiting-room template</a> &middot; <a "
+	    "href=\"/admin/queue/");
+	html_url_arg(&b, q->slug);
+	html_raw(&b, "/fairness\">Fairness report</a> &middot; <a "
 	    "href=\"/admin/audit?queue=");
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");

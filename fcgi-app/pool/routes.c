@@ -20,6 +20,7 @@
 #include "auth.h"
 #include "cfg.h"
 #include "console-bypass.h"
+#include "console-fairness.h"
 #include "console-instances.h"
 #include "console-users.h"
 #include "console-template.h"
@@ -141,6 +142,8 @@ static const struct route routes[] = {
 	    console_queue_edit },
 	{ GH, "/admin/queue/:slug/live", AUTH_SESSION, ADMIN,
 	    console_queue_live },
+	{ GH, "/admin/queue/:slug/fairness", AUTH_SESSION, ADMIN,
+	    console_queue_fairness },
 	{ P,  "/admin/queue/:slug/pause", AUTH_SESSION, ADMIN,
 	    console_queue_action },
 	{ P,  "/admin/queue/:slug/resume", AUTH_SESSION, ADMIN,
