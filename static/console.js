@@ -223,3 +223,57 @@ function live(el, first, apply) {
 		autorateLog(d.autorateLog);
 	});
 })();
+
+// The fairness report's chart: admissions per minute against the
+// configured rate, from the rows of its text alternative (#fair-minutes,
+// data-minute in Unix ms, data-admitted, data-rate).
+(function () {
+	const chartEl = document.getElementById('fair-chart');
+	if (chartEl === null || typeof uPlot === 'undefined')
+		return;
+	const rows = document.querySelectorAll('#fair-minutes tbody tr');
+	const num = (v) => v === 'null' ? null : Number(v);
+	const data = [[], [], []];
+	for (const tr of rows) {
+		data[0].push(Number(tr.dataset.minute) / 1000);
+		data[1].push(num(tr.dataset.admitted));
+		data[2].push(num(tr.dataset.rate));
+	}
+	function size() {
+		return { width: Math.max(280, chartEl.clientWidth),
+		    height: 280 };
+	}
+	const plot = new uPlot({
+		...size(),
+		series: [
+			{},
+			{ label: 'Admitted / min', stroke: '#0b57d0',
+			    width: 2 },
+			{ label: 'Configured rate / min', stroke: '#b3261e',
+			    width: 2, dash: [6, 4] },
+		],
+		axes: [{}, { label: 'per minute' }],
+	}, data, chartEl);
+	window.addEventListener('resize', () => plot.setSize(size()));
+	chartEl.dataset.points = String(data[0].length);
+})();
+
+// The scheduled opening's countdown on the dashboard (#opens-in): the
+// time left in words (durationText()), every second, from what the
+// server computed at the database's clock when it wrote the page.
+(function () {
+	const el = document.getElementById('opens-in');
+	if (el === null)
+		return;
+	const end = Date.now() + Number(el.dataset.leftMs);
+	function tick() {
+		const left = end - Date.now();
+		if (left <= 0) {
+			el.textContent = 'opened (reload for the draw)';
+			return;
+		}
+		el.textContent = durationText(Math.ceil(left / 1000));
+		setTimeout(tick, 1000);
+	}
+	tick();
+})();

@@ -369,18 +369,47 @@ api_autorate_log(struct req *r)
 	json_object_put(o);
 }
 
+/* A period bound of the query: absent or empty is 0; -1 when bad. */
+static int
+period_bound(const struct field_val *f, int64_t min, int64_t *v)
+{
+	*v = 0;
+	if (f->state == FIELD_ABSENT || (f->state == FIELD_OK &&
+	    f->val[0] == '\0'))
+		return 0;
+	if (f->state == FIELD_BAD)
+		return -1;
+	return parse_int64(f->val, min, INT64_MAX, v);
+}
+
+int
+api_fair_period(const struct req *r, int64_t *since, int64_t *until)
+{
+	if (period_bound(&r->fields[FIELD_SINCE], 0, since) == -1 ||
+	    period_bound(&r->fields[FIELD_UNTIL], 1, until) == -1 ||
+	    (*until > 0 && *until <= *since)) {
+		*since = *until = 0;
+		return -1;
+	}
+	return 0;
+}
+
 /* The fairness report of the route's queue as JSON or CSV. */
 static void
 fairness(struct req *r, int as_csv)
 {
 	struct json_object	*o;
-	int64_t			 id;
+	int64_t			 id, since, until;
 	enum app_err		 er;
 	char			*slug, *csv;
 
+	if (api_fair_period(r, &since, &until) == -1) {
+		http_app_err(r, ERR_INVALID_PERIOD);
+		return;
+	}
 	if ((slug = site_slug_id(r, &id)) == NULL)
 		return;
-	er = fair_report(r->db, id, slug, 0, 0, &o);
+	er = fair_report(r->db, id, slug, since, until, &o);
 	free(slug);
 	if (er != APP_OK) {
 		http_app_err(r, http_err_of(er));

@@ -5,6 +5,8 @@
 #ifndef API_AUTORATE_H
 #define API_AUTORATE_H
 
+#include <stdint.h>
+
 #include "aqueue.h"
 
 struct ar_err;
@@ -29,7 +31,20 @@ enum app_err	 api_autorate_run_test(struct req *, const char *slug,
 /* GET /sites/<id>/autorate/log?limit=N: newest first, {"log":[...]}. */
 void	 api_autorate_log(struct req *);
 
-/* GET /sites/<id>/fairness and .../fairness.csv: the fairness report. */
+/*
+ * The period of a fairness report from the query: since and until, Unix
+ * ms, each absent or empty for no bound (0), else a whole number (since
+ * from 0, until from 1), given once, until after since.  The API and
+ * the console's report page take it alike.  Returns 0, or -1 (both 0)
+ * when a bound is bad; answers nothing.
+ */
+int	 api_fair_period(const struct req *, int64_t *since,
+	    int64_t *until);
+
+/*
+ * GET /sites/<id>/fairness and .../fairness.csv[?since=MS&until=MS]: the
+ * fairness report (400 invalid_period for a bad period).
+ */
 void	 api_fairness(struct req *);
 void	 api_fairness_csv(struct req *);
 

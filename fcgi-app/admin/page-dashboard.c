@@ -16,6 +16,7 @@
 #include "autorate.h"
 #include "cfg.h"
 #include "console-autorate.h"
+#include "console-fairness.h"
 #include "console-instances.h"
 #include "console.h"
 #include "db-stats.h"
@@ -177,11 +178,23 @@ figure(struct buf *b, const char *id, const char *label,
 void
 console_queue(struct req *r)
 {
+	/* The queue's other pages, linked below the actions. */
+	static const struct {
+		const char	*path, *label;
+	} pages[] = {
+		{ "/edit", "Edit settings and secret" },
+		{ "/keys", "API keys" },
+		{ "/bypass", "VIP bypass codes" },
+		{ "/template", "Waiting-room template" },
+		{ "/autorate", "Auto-rate" },
+		{ "/fairness", "Fairness report" },
+	};
 	struct buf		 b = { NULL, 0, 0 }, head = { NULL, 0, 0 };
 	struct json_object	*o, *v, *now;
 	struct queue		*q;
 	enum app_err		 er;
 	char			 num[64], wait[ISO_DURATION_LEN + 1];
+	size_t			 i;
 
 	if ((q = console_route_queue(r)) == NULL)
 		return;
@@ -229,6 +242,8 @@ console_queue(struct req *r)
 	    "minutes\"></div><figcaption>Waiting (people) and inflow (new "
 	    "visitors per minute), last 30 minutes; updated every 3 s."
 	    "</figcaption></figure>");
+	json_object_object_get_ex(o, "nowMs", &now);
+	console_opening(r, q, json_object_get_int64(now), &b);
 	/* Actions. */
 	html_raw(&b, "<h2>Actions</h2><div class=\"actions\">"
 	    "<form method=\"post\" action=\"/admin/queue/");
@@ -250,22 +265,16 @@ console_queue(struct req *r)
 	html_raw(&b, adm_settled_active(&q->adm) ?
 	    "<button type=\"submit\">Pause</button>" :
 	    "<button type=\"submit\">Resume</button>");
-	html_raw(&b, "</form><p><a href=\"/admin/queue/");
-	html_url_arg(&b, q->slug);
-	html_raw(&b, "/edit\">Edit settings and secret</a> &middot; "
-	    "<a href=\"/admin/queue/");
-	html_url_arg(&b, q->slug);
-	html_raw(&b, "/keys\">API keys</a> &middot; <a "
-	    "href=\"/admin/queue/");
-	html_url_arg(&b, q->slug);
-	html_raw(&b, "/bypass\">VIP bypass codes</a> &middot; <a "
-	    "href=\"/admin/queue/");
-	html_url_arg(&b, q->slug);
-	html_raw(&b, "/template\">Waiting-room template</a> &middot; <a "
-	    "href=\"/admin/queue/");
-	html_url_arg(&b, q->slug);
-	html_raw(&b, "/autorate\">Auto-rate</a> &middot; <a "
-	    "href=\"/admin/audit?queue=");
+	html_raw(&b, "</form><p>");
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		html_raw(&b, "<a href=\"/admin/queue/");
+		html_url_arg(&b, q->slug);
+		html_raw(&b, pages[i].path);
+		html_raw(&b, "\">");
+		html_raw(&b, pages[i].label);
+		html_raw(&b, "</a> &middot; ");
+	}
+	html_raw(&b, "<a href=\"/admin/audit?queue=");
 	html_query_value(&b, q->slug);
 	html_raw(&b, "\">Audit log</a></p></div>");
 	/* Instances. */

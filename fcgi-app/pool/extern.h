@@ -191,6 +191,7 @@ enum http_err {
 	ERR_INVALID_LIMIT,	/* 400 invalid_limit */
 	ERR_INVALID_CURSOR,	/* 400 invalid_cursor */
 	ERR_INVALID_FILTER,	/* 400 invalid_filter */
+	ERR_INVALID_PERIOD,	/* 400 invalid_period (fairness) */
 	ERR_MISSING_VALUE,	/* 422 missing_value */
 	ERR_INVALID_VALUE,	/* 422 invalid_value */
 	ERR_INVALID_SLUG,	/* 422 invalid_slug */

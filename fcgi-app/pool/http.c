@@ -255,6 +255,9 @@ static const struct {
 	    "\"next\" of the previous page.", 0, 0 },
 	[ERR_INVALID_FILTER] = { 400, "invalid_filter", "actor and action are "
 	    "given once; since and until are Unix times in ms.", 0, 0 },
+	[ERR_INVALID_PERIOD] = { 400, "invalid_period", "since and until "
+	    "are given once each, as Unix times in ms, since before until.",
+	    0, 0 },
 	[ERR_MISSING_VALUE] = { 422, "missing_value", "A required setting is "
 	    "missing.", 0, 0 },
 	[ERR_INVALID_VALUE] = { 422, "invalid_value", "A setting has an "

@@ -21,6 +21,7 @@
 #include "cfg.h"
 #include "console-autorate.h"
 #include "console-bypass.h"
+#include "console-fairness.h"
 #include "console-instances.h"
 #include "console-users.h"
 #include "console-template.h"
@@ -142,6 +143,8 @@ static const struct route routes[] = {
 	    console_queue_edit },
 	{ GH, "/admin/queue/:slug/live", AUTH_SESSION, ADMIN,
 	    console_queue_live },
+	{ GH, "/admin/queue/:slug/fairness", AUTH_SESSION, ADMIN,
+	    console_queue_fairness },
 	{ P,  "/admin/queue/:slug/pause", AUTH_SESSION, ADMIN,
 	    console_queue_action },
 	{ P,  "/admin/queue/:slug/resume", AUTH_SESSION, ADMIN,
