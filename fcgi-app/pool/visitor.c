@@ -19,6 +19,7 @@
 #include "fairness.h"
 #include "instance.h"
 #include "jsonbody.h"
+#include "log.h"
 #include "token.h"
 #include "visitor.h"
 
