@@ -42,7 +42,7 @@ ctl_report(struct db *db, int argc, char *argv[])
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--until") == 0 && i + 1 < argc) {
-			if (parse_int64(argv[++i], 0, INT64_MAX, &until) ==
+			if (parse_int64(argv[++i], 1, INT64_MAX, &until) ==
 			    -1) {
 				fprintf(stderr, "aqueuectl: --until: a time in "
 				    "Unix milliseconds\n");
@@ -50,6 +50,11 @@ ctl_report(struct db *db, int argc, char *argv[])
 			}
 		} else
 			return CTL_USAGE;
+	}
+	/* The API's rule (invalid_period): the end after the start. */
+	if (until > 0 && until <= since) {
+		fprintf(stderr, "aqueuectl: --until: after --since\n");
+		return 2;
 	}
 	if ((er = qops_get(db, argv[1], &q, &err)) != APP_OK) {
 		fprintf(stderr, "aqueuectl: %s: %s\n",

@@ -71,6 +71,14 @@ test('report: inversions, wait percentiles, admissions per minute vs ' +
 	assert.deepEqual([e.samples, e.served, e.inversions, e.waitSeconds,
 	    e.admissionsPerMinute, e.minutes], [0, 0, 0,
 	    { count: 0, p50: null, p90: null, p99: null }, null, []]);
+
+	// A period the API refuses (invalid_period) the CLI refuses too:
+	// exit 2, nothing read.
+	for (const [args, why] of [[['--until', '0'], 'a time in'],
+	    [['--since', T0, '--until', T0], 'after --since'],
+	    [['--since', T0, '--until', T0 - 1], 'after --since']])
+		assert.throws(() => ctl('report', q.slug, ...args),
+		    new RegExp(`status 2 .*--until: ${why}`));
 });
 
 test('a real first token is recorded once; /status writes nothing',
