@@ -97,7 +97,8 @@
 	 * pass was last renewed (loading this page counts); due: the time
 	 * to renew came while the visitor was idle.
 	 */
-	var active = true, due = false, timer = null;
+	var active = true, due = false, timer = null, tried = 0;
+	var RETRY_MS = 5000;	/* at most one renewal attempt in this */
 
 	function renew() {
 		var v = pass();
@@ -105,18 +106,25 @@
 		if (v === null)
 			return;		/* ended: the next page joins again */
 		active = false;
+		tried = Date.now();
 		timed(base + '/renew', { method: 'POST', headers:
 		    { 'content-type': 'application/json' },
 		    body: JSON.stringify({ token: v.token }) })
 		    .then(function (r) {
 			if (r.status === 403)
 				store(v.token, v.exp, false);
+			else if (r.status >= 500)
+				due = true;	/* the next activity tries again */
 			return r.ok ? r.json() : null;
 		}).then(function (j) {
 			if (j !== null && typeof j.token === 'string' &&
 			    typeof j.expiresAt === 'number')
 				plan(store(j.token, j.expiresAt, true));
-		}).catch(function () { /* fail-open: ends at its time */ });
+		}).catch(function () {
+			/* Unreachable: the next activity tries again while the
+			   pass lasts (fail-open: else it ends at its time). */
+			due = true;
+		});
 	}
 
 	function renewDue() {
@@ -163,9 +171,10 @@
 		}).catch(function () { /* fail-open */ });
 	}
 
+	/* Activity: a renewal that is due goes now (spaced by RETRY_MS). */
 	function seen() {
 		active = true;
-		if (due && !document.hidden)
+		if (due && !document.hidden && Date.now() - tried >= RETRY_MS)
 			renew();
 	}
 	['keydown', 'pointerdown', 'scroll', 'touchstart'].forEach(
@@ -174,7 +183,8 @@
 		    capture: true });
 	});
 	document.addEventListener('visibilitychange', function () {
-		if (!document.hidden && due && active)
+		if (!document.hidden && due && active &&
+		    Date.now() - tried >= RETRY_MS)
 			renew();
 	});
 
