@@ -15,6 +15,13 @@
  *     (the join answers 428), nobody passes silently: the visitor goes
  *     to the waiting room with this page as return URL, and the room
  *     solves the challenge and takes the number there.
+ * Session renewal: when the queue says so (/info: sessionRenewal), a
+ * pass is renewed (POST /renew) shortly before it expires - a tenth of
+ * the session duration, 5 to 60 s - if the visitor was active since
+ * it was last renewed (this page loaded, or a key, click, scroll or
+ * touch), and the page is visible; an inactive visitor's pass is
+ * renewed at the next activity while it is still valid.  Without
+ * renewal the pass ends at its time.
  * Fail-open: when the service is down, slow or the queue unknown, the
  * script does nothing and the shop works untouched.
  */
@@ -51,11 +58,15 @@
 		return null;
 	}
 
-	function store(tok, exp) {
+	/* renew: the queue renews sessions (true, false; unknown: absent). */
+	function store(tok, exp, renew) {
+		var v = { token: tok, exp: exp };
+		if (typeof renew === 'boolean')
+			v.renew = renew;
 		try {
-			sessionStorage.setItem(key, JSON.stringify({ token: tok,
-			    exp: exp }));
+			sessionStorage.setItem(key, JSON.stringify(v));
 		} catch (e) { /* storage off: asked again next page */ }
+		return v;
 	}
 
 	/* fetch with a short timeout; rejects on any failure. */
@@ -81,9 +92,107 @@
 		    encodeURIComponent(location.href) + (hand || ''));
 	}
 
-	/* 1. A valid pass: nothing to do. */
-	if (pass() !== null)
+	/*
+	 * Session renewal.  active: the visitor did something since the
+	 * pass was last renewed (loading this page counts); due: the time
+	 * to renew came while the visitor was idle.
+	 */
+	var active = true, due = false, timer = null, tried = 0;
+	var RETRY_MS = 5000;	/* at most one renewal attempt in this */
+
+	function renew() {
+		var v = pass();
+		due = false;
+		if (v === null)
+			return;		/* ended: the next page joins again */
+		active = false;
+		tried = Date.now();
+		timed(base + '/renew', { method: 'POST', headers:
+		    { 'content-type': 'application/json' },
+		    body: JSON.stringify({ token: v.token }) })
+		    .then(function (r) {
+			if (r.status === 403)
+				store(v.token, v.exp, false);
+			else if (r.status >= 500)
+				due = true;	/* the next activity tries again */
+			return r.ok ? r.json() : null;
+		}).then(function (j) {
+			if (j !== null && typeof j.token === 'string' &&
+			    typeof j.expiresAt === 'number')
+				plan(store(j.token, j.expiresAt, true));
+		}).catch(function () {
+			/* Unreachable: the next activity tries again while the
+			   pass lasts (fail-open: else it ends at its time). */
+			due = true;
+		});
+	}
+
+	function renewDue() {
+		timer = null;
+		if (active && !document.hidden)
+			renew();
+		else
+			due = true;
+	}
+
+	/* Renew pass v shortly before its exp, if its queue renews. */
+	function plan(v) {
+		var c = claims(v.token), life, margin;
+
+		if (v.renew !== true || c === null ||
+		    typeof c.iat !== 'number')
+			return;
+		life = v.exp - c.iat;
+		margin = Math.min(60, Math.max(5, Math.floor(life / 10)));
+		if (margin >= life)
+			margin = Math.max(1, Math.floor(life / 2));
+		if (timer !== null)
+			clearTimeout(timer);
+		timer = setTimeout(renewDue, Math.max(0,
+		    (v.exp - margin) * 1000 - Date.now()));
+	}
+
+	/* Keep pass v: learn whether its queue renews, then plan. */
+	function keep(v) {
+		if (v === null)
+			return;
+		if (typeof v.renew === 'boolean') {
+			plan(v);
+			return;
+		}
+		timed(base + '/info').then(function (r) {
+			return r.ok ? r.json() : null;
+		}).then(function (j) {
+			var now = pass();
+			if (j === null || now === null)
+				return;
+			plan(store(now.token, now.exp,
+			    j.sessionRenewal === true));
+		}).catch(function () { /* fail-open */ });
+	}
+
+	/* Activity: a renewal that is due goes now (spaced by RETRY_MS). */
+	function seen() {
+		active = true;
+		if (due && !document.hidden && Date.now() - tried >= RETRY_MS)
+			renew();
+	}
+	['keydown', 'pointerdown', 'scroll', 'touchstart'].forEach(
+	    function (ev) {
+		window.addEventListener(ev, seen, { passive: true,
+		    capture: true });
+	});
+	document.addEventListener('visibilitychange', function () {
+		if (!document.hidden && due && active &&
+		    Date.now() - tried >= RETRY_MS)
+			renew();
+	});
+
+	/* 1. A valid pass: nothing to do but keep it. */
+	if (pass() !== null) {
+		keep(pass());
 		return;
+	}
 
 	/* 2. Back from the waiting room with a token. */
 	var u = new URL(location.href);
@@ -99,7 +208,7 @@
 			if (v === null)
 				return;		/* fail-open */
 			if (v.valid === true)
-				store(tok, v.expiresAt);
+				keep(store(tok, v.expiresAt));
 			else
 				toRoom('');
 		}).catch(function () { /* fail-open */ });
@@ -120,7 +229,7 @@
 			var c = typeof j.token === 'string' ? claims(j.token) :
 			    null;
 			if (c !== null && typeof c.exp === 'number')
-				store(j.token, c.exp);
+				keep(store(j.token, c.exp));
 			return;
 		}
 		toRoom('#number=' + j.number + '&ticket=' +

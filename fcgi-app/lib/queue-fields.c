@@ -74,10 +74,20 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		.unit = "visitors", .flags = FLD_STATE },
 	[QOPS_F_TOKEN_TTL] = {
 		.key = "tokenTtlSeconds", .opt = "token-ttl",
-		.label = "Token lifetime", .ctl = FLD_CTL_NUMBER,
+		.label = "Session duration", .ctl = FLD_CTL_NUMBER,
 		.type = FLD_INT, AT(token_ttl_s), .column = "token_ttl_s",
 		.min = 1, .max = TOKEN_TTL_MAX, .def = "600",
-		.rule = "an integer from 1 to 86400", .unit = "seconds" },
+		.rule = "an integer from 1 to 86400 (how long an access token "
+		    "is valid)", .unit = "seconds" },
+	[QOPS_F_SESSION_RENEWAL] = {
+		.key = "sessionRenewal", .opt = "session-renewal",
+		.label = "Session renewal", .ctl = FLD_CTL_CHECKBOX,
+		.type = FLD_BOOL, AT(session_renewal),
+		.column = "session_renewal", .min = 0, .max = 1, .def = "off",
+		.rule = "on or off (true or false, 1 or 0): a visitor who "
+		    "holds a valid token may exchange it for one valid for "
+		    "another session duration (POST /queue/<slug>/renew; "
+		    "embed.js does it while the visitor is active)" },
 	[QOPS_F_CLAIM_WINDOW] = {
 		.key = "claimWindowSeconds", .opt = "claim-window",
 		.label = "Claim window", .ctl = FLD_CTL_NUMBER,

@@ -61,7 +61,8 @@ struct queue {
 	char		*name;
 	char		*target_url;	/* NULL when not configured */
 	char		*shop_domains;	/* the list as configured */
-	int64_t		 token_ttl_s;
+	int64_t		 token_ttl_s;		/* the session duration */
+	int64_t		 session_renewal;	/* POST /renew on (1) */
 	struct adm_queue adm;		/* the admission state */
 	uint8_t		 secret_sealed[SEALED_MAX];
 	size_t		 secret_sealed_len;
@@ -100,7 +101,8 @@ enum qops_field {
 	QOPS_F_DOMAINS,		/* shop domains list */
 	QOPS_F_RATE,		/* visitors per minute */
 	QOPS_F_BURST,		/* burst allowance; 0 = default */
-	QOPS_F_TOKEN_TTL,	/* token lifetime, seconds */
+	QOPS_F_TOKEN_TTL,	/* session duration (token lifetime), s */
+	QOPS_F_SESSION_RENEWAL,	/* an active visitor renews the token (1) */
 	QOPS_F_CLAIM_WINDOW,	/* claim window after admission, seconds */
 	QOPS_F_HEADER_IMAGE,	/* waiting room header image (https); "" none */
 	QOPS_F_DISPLAY_NAME,	/* shown to visitors; "" = the name */
@@ -131,6 +133,7 @@ struct qops_spec {
 	int64_t		 rate;
 	int64_t		 burst;
 	int64_t		 token_ttl_s;
+	int64_t		 session_renewal;
 	int64_t		 claim_window_s;
 	const char	*header_image_url;
 	const char	*display_name;

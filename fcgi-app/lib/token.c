@@ -176,8 +176,8 @@ check_claims(struct json_object *claims, const char *slug, int64_t now_s,
     int64_t leeway_s, struct token_claims *out)
 {
 	struct json_object	*v;
-	const char		*iss, *aud;
-	size_t			 isslen, audlen;
+	const char		*iss, *aud, *jti;
+	size_t			 isslen, audlen, jtilen = 0;
 	int64_t			 qnr, iat, exp, nbf;
 	int			 has_nbf, bypass = 0;
 
@@ -187,6 +187,8 @@ check_claims(struct json_object *claims, const char *slug, int64_t now_s,
 	aud = jsonbody_get_str(claims, "aud", &audlen);
 	if (iss == NULL || aud == NULL)
 		return TOKEN_MALFORMED_CLAIM;
+	/* jti is optional and not checked: kept when it fits. */
+	jti = jsonbody_get_str(claims, "jti", &jtilen);
 	if (jsonbody_get_int(claims, "qnr", 0, INT64_MAX, &qnr) != 0 ||
 	    time_claim(claims, "iat", 1, &iat) != 1 ||
 	    time_claim(claims, "exp", 1, &exp) != 1 ||
@@ -212,6 +214,12 @@ check_claims(struct json_object *claims, const char *slug, int64_t now_s,
 		out->iat = iat;
 		out->exp = exp;
 		out->bypass = bypass;
+		out->jti[0] = '\0';
+		if (jti != NULL && jtilen < sizeof(out->jti) &&
+		    memchr(jti, '\0', jtilen) == NULL) {
+			memcpy(out->jti, jti, jtilen);
+			out->jti[jtilen] = '\0';
+		}
 	}
 	return TOKEN_VALID;
 }

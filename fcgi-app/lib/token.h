@@ -43,6 +43,7 @@ struct token_claims {
 	int64_t	 iat;		/* issued at, Unix seconds */
 	int64_t	 exp;		/* expires at, Unix seconds */
 	int	 bypass;	/* 1 for a VIP bypass token */
+	char	 jti[TOKEN_JTI_MAX];	/* "" when none or longer */
 };
 
 /*

@@ -185,7 +185,7 @@ enum http_err {
 	ERR_FORBIDDEN,		/* 403 forbidden */
 	ERR_MISSING_CREDENTIALS, /* 401 missing_credentials */
 	ERR_INVALID_API_KEY,	/* 401 invalid_api_key */
-	ERR_INVALID_TOKEN,	/* 401 invalid_token (metrics) */
+	ERR_INVALID_TOKEN,	/* 401 invalid_token (metrics, renew) */
 	ERR_NOT_LOGGED_IN,	/* 401 not_logged_in (console) */
 	ERR_CSRF,		/* 403 csrf_failed */
 	ERR_INVALID_LIMIT,	/* 400 invalid_limit */
@@ -215,6 +215,7 @@ enum http_err {
 	ERR_TEMPLATE_TOO_LARGE,	/* 413 template_too_large */
 	ERR_INVALID_TEMPLATE,	/* 422 invalid_template (reason, line) */
 	ERR_TEMPLATE_NOT_FOUND,	/* 404 template_not_found */
+	ERR_RENEWAL_OFF,	/* 403 renewal_disabled (session renewal) */
 	ERR__MAX
 };
 

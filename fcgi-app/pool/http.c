@@ -313,6 +313,8 @@ static const struct {
 	[ERR_TEMPLATE_NOT_FOUND] = { 404, "template_not_found", "This queue "
 	    "shows the default waiting-room page: it has no custom template.",
 	    0, 0 },
+	[ERR_RENEWAL_OFF] = { 403, "renewal_disabled", "This waiting room "
+	    "does not renew sessions: a token ends at its expiry.", 0, 0 },
 };
 
 /* err, or ERR_INTERNAL for ERR_OK and values out of range. */

@@ -1,6 +1,6 @@
 /*
- * page-info.c - GET /queue/<slug>/info: public state of the queue, from
- * the cache.
+ * page-info.c - GET /queue/<slug>/info: public state of the queue and
+ * whether it renews sessions, from the cache.
  */
 #include "config.h"
 
@@ -25,6 +25,9 @@ page_info(struct req *r)
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "waiting",
 	    json_object_new_int64(adm_waiting(&q->adm, r->now_ms)));
+	/* embed.js renews its pass only when the queue says so. */
+	json_object_object_add(o, "sessionRenewal",
+	    json_object_new_boolean(q->session_renewal != 0));
 	if (q->adm.opens_at_ms > 0)
 		draw_info_json(o, q, r->qe->draw_seed, r->qe->have_draw_seed,
 		    r->now_ms);

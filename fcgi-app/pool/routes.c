@@ -38,6 +38,7 @@
 #include "page-join.h"
 #include "page-metrics.h"
 #include "page-pow.h"
+#include "page-renew.h"
 #include "page-room.h"
 #include "page-status.h"
 #include "page-token.h"
@@ -124,6 +125,8 @@ static const struct route routes[] = {
 	{ GH, "/queue/:slug/status",	AUTH_NONE, VISITOR | RF_STALE_OK,
 	    page_status },
 	{ P,  "/queue/:slug/token",	AUTH_NONE, VISITOR, page_token },
+	/* Session renewal: a token for a token, never a number. */
+	{ P,  "/queue/:slug/renew",	AUTH_NONE, VISITOR, page_renew },
 	{ GH, "/queue/:slug/enter",	AUTH_NONE, VISITOR | RF_TAKES_NUMBER |
 	    RF_PAGE | RF_DOWN_TO_ROOM, page_gateway },
 	{ GH, "/queue/:slug/verify",	AUTH_NONE, VISITOR | RF_QUICK,

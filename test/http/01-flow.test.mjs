@@ -153,7 +153,9 @@ test('info reports serving and waiting', async () => {
 	}, 3000, 100, 'info waiting 3');
 	assert.equal(r.status, 200, r.text);
 	assert.deepEqual(Object.keys(r.json).sort(),
-	    ['active', 'name', 'queue', 'serving', 'waiting'].sort());
+	    ['active', 'name', 'queue', 'serving', 'sessionRenewal',
+	    'waiting'].sort());
+	assert.equal(r.json.sessionRenewal, false, 'off by default');
 	assert.equal(r.json.queue, q.slug);
 	assert.equal(r.json.name, q.name);
 	assert.equal(r.json.active, true);

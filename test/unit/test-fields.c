@@ -378,18 +378,19 @@ test_sql(void)
 {
 	char	 buf[1024];
 
-	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 14,
-	    "14 settings stored by column");
+	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 15,
+	    "15 settings stored by column");
 	is_str(buf, "name, target_url, shop_domains, token_ttl_s, "
-	    "header_image_url, display_name, message, accent_color, "
-	    "json_queued_status, json_cookie, abandon, abandon_grace_s, "
-	    "pow_enabled, pow_bits", "their columns, in table order");
-	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 14, "SET: 14");
+	    "session_renewal, header_image_url, display_name, message, "
+	    "accent_color, json_queued_status, json_cookie, abandon, "
+	    "abandon_grace_s, pow_enabled, pow_bits",
+	    "their columns, in table order");
+	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 15, "SET: 15");
 	ok(strncmp(buf, "name = ?, target_url = ?, ", 26) == 0 &&
 	    strcmp(buf + strlen(buf) - 12, "pow_bits = ?") == 0,
 	    "SET: col = ? each: %s", buf);
-	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 14, "marks: 14");
-	is_int((long long)strlen(buf), 14 * 3 - 2, "?, ... of 14");
+	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 15, "marks: 15");
+	is_int((long long)strlen(buf), 15 * 3 - 2, "?, ... of 15");
 	is_int(qops_sql(QOPS_SQL_COLS, buf, 20), -1, "too small: -1");
 }
 

@@ -158,6 +158,7 @@ test_sign(void)
 	is_int(c.iat, NOW, "iat read back");
 	is_int(c.exp, NOW + 600, "exp read back");
 	is_int(c.bypass, 0, "bypass read back as 0");
+	is_str(c.jti, "sale:42", "jti read back (renewal keeps it)");
 
 	/* The header is HS256 and the claims are what the SPEC lists. */
 	dot1 = strchr(tok, '.');
@@ -228,6 +229,7 @@ test_sign(void)
 	    "valid", "a code's bypass token verifies");
 	is_int(c.bypass, 1, "... bypass");
 	is_int(c.qnr, 0, "... qnr 0: no number");
+	is_str(c.jti, "sale:bypass:abc", "... its jti read back");
 	if (tok != NULL) {
 		const char		*d1 = strchr(tok, '.');
 		const char		*d2 = d1 != NULL ? strchr(d1 + 1, '.') :
