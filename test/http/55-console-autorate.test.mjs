@@ -19,8 +19,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 
-import { ctl, createQueue, dbSQL, joinMany, sampleServing, waitFor }
-    from './lib.mjs';
+import { ctl, createQueue, dbSQL, env, joinMany, sampleServing,
+    waitFor } from './lib.mjs';
 import { Client, addUser, csrfOf } from './console.mjs';
 
 // The shop's health endpoint, on a port of its own.
@@ -288,4 +288,68 @@ test('test, enable (only after a passing test), dry run, disable; the ' +
 	    'autorate_enable', 'autorate_update', 'autorate_disable']);
 	assert.ok(audits(q.slug).every((a) => a[0] === 'user' &&
 	    a[1] === u.name));
+});
+
+// A POST of the form's fields as a raw body (escapes as given).
+async function rawPost(path, body) {
+	const res = await fetch(env.base + path, { method: 'POST',
+	    redirect: 'manual', body, headers: { cookie: c.cookieHeader(),
+	    'content-type': 'application/x-www-form-urlencoded' } });
+	return { status: res.status, text: await res.text() };
+}
+
+test('a form the page did not send: a checkbox is read as the API ' +
+    'reads it ("off" is off), a field sent twice or badly escaped is ' +
+    'refused with 422; nothing changed', async () => {
+	// Promise "failed leaves nothing" (operator side): each refused
+	// form below leaves the settings and the audit log as they were;
+	// none of it reaches a visitor's request.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	assert.equal((await c.post(at, goodForm(csrf,
+	    { 'dry-run': 'on' }))).status, 200);
+	assert.equal(arShow(q.slug).dryRun, true);
+	// Sent as the API spells it: "off" and "false" are off, "on" on.
+	for (const [v, want] of [['off', false], ['on', true],
+	    ['false', false], ['true', true]]) {
+		const r = await c.post(at, goodForm(csrf, { 'dry-run': v }));
+		assert.equal(r.status, 200, `${v}: ${r.text}`);
+		assert.equal(arShow(q.slug).dryRun, want, v);
+	}
+	const before = arShow(q.slug);
+	const n = audits(q.slug).length;
+	assert.equal(before.allowPrivateNetwork, true);
+	assert.equal(before.dryRun, true);
+	const refusals = [
+		// "off" never widens: the loopback shop is refused.
+		[new URLSearchParams(goodForm(csrf,
+		    { 'allow-private': 'off' })).toString(), 'health-url',
+		    'Health URL: '],
+		[new URLSearchParams(goodForm(csrf,
+		    { 'dry-run': 'maybe' })).toString(), 'dry-run',
+		    'Dry run: true or false.'],
+		// Twice: not taken as unchecked (off), nor as not sent.
+		[new URLSearchParams([...Object.entries(goodForm(csrf)),
+		    ['dry-run', 'on'], ['dry-run', 'on']]).toString(),
+		    'dry-run', 'Dry run: sent twice, or with a bad escape or ' +
+		    'a NUL byte.'],
+		[new URLSearchParams([...Object.entries(goodForm(csrf)),
+		    ['cut', '30']]).toString(), 'cut', 'Cut: sent twice'],
+		[`${new URLSearchParams(goodForm(csrf))}&dry-run=%00`,
+		    'dry-run', 'Dry run: sent twice'],
+		[`${new URLSearchParams(goodForm(csrf))}&dry-run=%zz`,
+		    'dry-run', 'Dry run: sent twice'],
+	];
+	for (const [body, field, msg] of refusals) {
+		const r = await rawPost(at, body);
+		assert.equal(r.status, 422, `${body}: ${r.text}`);
+		assert.match(r.text, new RegExp(`id="ar-${field}"[^>]* ` +
+		    'aria-invalid="true"'), body);
+		assert.ok(r.text.includes(msg), `${body}: ${msg}`);
+		assert.match(r.text, /Nothing was changed\./);
+		assert.deepEqual(arShow(q.slug), before, body);
+		assert.equal(audits(q.slug).length, n, body);
+	}
 });
