@@ -583,8 +583,12 @@ console_queue_autorate(struct req *r)
 		autorate_page(r, 200, NULL, -1, NULL, NULL, 0);
 		return;
 	}
+	/* Each button sends its op: none (or two) is no action. */
 	op = req_form(r, "op");
-	if (op == NULL || strcmp(op, "save") == 0)
+	if (op == NULL)
+		autorate_page(r, 422, "No action (op) was sent, or more than "
+		    "one.", -1, NULL, NULL, 0);
+	else if (strcmp(op, "save") == 0)
 		save(r);
 	else if (strcmp(op, "test") == 0)
 		run_test(r);

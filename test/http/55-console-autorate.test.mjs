@@ -299,8 +299,8 @@ async function rawPost(path, body) {
 }
 
 test('a form the page did not send: a checkbox is read as the API ' +
-    'reads it ("off" is off), a field sent twice or badly escaped is ' +
-    'refused with 422; nothing changed', async () => {
+    'reads it ("off" is off), a field sent twice or badly escaped and ' +
+    'a missing op are refused with 422; nothing changed', async () => {
 	// Promise "failed leaves nothing" (operator side): each refused
 	// form below leaves the settings and the audit log as they were;
 	// none of it reaches a visitor's request.
@@ -351,5 +351,16 @@ test('a form the page did not send: a checkbox is read as the API ' +
 		assert.match(r.text, /Nothing was changed\./);
 		assert.deepEqual(arShow(q.slug), before, body);
 		assert.equal(audits(q.slug).length, n, body);
+	}
+	// No op (or two): no action, not a save of the boxes as off.
+	for (const form of [{ csrf, 'allow-private': 'on' },
+	    [...Object.entries(goodForm(csrf)), ['op', 'save']]]) {
+		const r = await c.post(at, form);
+		assert.equal(r.status, 422, r.text);
+		assert.ok(r.text.includes('id="autorate-error">No action ' +
+		    '(op) was sent, or more than one. Nothing was ' +
+		    'changed.<'), r.text);
+		assert.deepEqual(arShow(q.slug), before);
+		assert.equal(audits(q.slug).length, n);
 	}
 });
