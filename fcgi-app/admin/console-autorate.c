@@ -272,14 +272,14 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 	for (i = 0; i < AR_F__MAX; i++) {
 		f = ar_field((enum ar_field)i);
 		given = use_form ? req_form(r, f->opt) : NULL;
+		/* As sent, whatever its length (no cut in a character). */
+		val = given;
 		if (f->ctl == FLD_CTL_CHECKBOX && use_form)
-			snprintf(text, sizeof(text), "%s",
-			    box_on(given) ? "on" : "off");
-		else if (given != NULL)
-			snprintf(text, sizeof(text), "%s", given);
-		else
+			val = box_on(given) ? "on" : "off";
+		else if (given == NULL) {
 			(void)fld_text(f, s, FLD_AT_ROW, text, sizeof(text));
-		val = text;
+			val = text;
+		}
 		html_raw(b, f->ctl == FLD_CTL_CHECKBOX ?
 		    "<p class=\"field check\">" : "<p class=\"field\">");
 		if (f->ctl == FLD_CTL_CHECKBOX)

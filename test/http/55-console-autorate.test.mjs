@@ -363,4 +363,13 @@ test('a form the page did not send: a checkbox is read as the API ' +
 		assert.deepEqual(arShow(q.slug), before);
 		assert.equal(audits(q.slug).length, n);
 	}
+	// A value longer than the field is shown again whole: no
+	// character cut in two.
+	const long = '\u00e9'.repeat(1100);
+	const r = await c.post(at, goodForm(csrf, { rules: long }));
+	assert.equal(r.status, 422);
+	assert.match(r.text, /id="ar-rules"[^>]* aria-invalid="true"/);
+	assert.ok(r.text.includes(`value="${long}"`));
+	assert.ok(!r.text.includes('\ufffd'));
+	assert.deepEqual(arShow(q.slug), before);
 });
