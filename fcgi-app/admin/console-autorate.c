@@ -483,9 +483,10 @@ refused(struct req *r, const struct ar_err *err, int use_form)
 static void
 save(struct req *r)
 {
-	struct ar_settings	 in;
+	struct ar_settings	 in, was, now;
 	struct ar_err		 err;
 	const struct fld	*f;
+	const char		*done = "The settings were saved.";
 	unsigned int		 bits = 0;
 	char			*given;
 	enum app_err		 er;
@@ -517,13 +518,24 @@ save(struct req *r)
 			return;
 		}
 	}
-	if (arops_set(r->db, r->arg, &in, bits, &err, &r->who) != APP_OK) {
+	/* Before and after: a new URL or rules drop the passing test. */
+	if (arops_get(r->db, r->arg, &was, &err) != APP_OK ||
+	    arops_set(r->db, r->arg, &in, bits, &err, &r->who) != APP_OK) {
 		refused(r, &err, 1);
 		return;
 	}
 	log_info("console: %s changed the auto-rate settings of %s",
 	    r->session->user, r->arg);
-	autorate_page(r, 200, NULL, -1, "The settings were saved.", NULL, 0);
+	if (was.tested_ms > 0 && arops_get(r->db, r->arg, &now, &err) ==
+	    APP_OK && now.tested_ms == 0)
+		done = was.enabled ? "The settings were saved. The health "
+		    "URL, the rules or the private network setting changed, "
+		    "so auto-rate was turned off: run the test, then turn it "
+		    "on again." : "The settings were saved. The health URL, "
+		    "the rules or the private network setting changed, so "
+		    "the last test no longer counts: run it again before "
+		    "turning auto-rate on.";
+	autorate_page(r, 200, NULL, -1, done, NULL, 0);
 }
 
 /* op "test": the one-time test, its result on the page. */

@@ -19,7 +19,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 
-import { ctl, createQueue, dbSQL, env, joinMany, sampleServing,
+import { ctl, createQueue, dbSQL, env, joinMany, sampleServing, show,
     waitFor } from './lib.mjs';
 import { Client, addUser, csrfOf } from './console.mjs';
 
@@ -372,4 +372,46 @@ test('a form the page did not send: a checkbox is read as the API ' +
 	assert.ok(r.text.includes(`value="${long}"`));
 	assert.ok(!r.text.includes('\ufffd'));
 	assert.deepEqual(arShow(q.slug), before);
+});
+
+test('a save that changes what the test read says so: the test no ' +
+    'longer counts, and auto-rate, if on, was turned off', async () => {
+	// Promise "serving never goes backward": the save only turns
+	// auto-rate off, the admission rate stays where it was (checked
+	// below); no visitor request is touched.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	// Slow polls and a long cool-down: the worker leaves the rate be.
+	const form = (extra) => goodForm(csrf, { interval: '3600',
+	    cooldown: '86400', ...extra });
+	const saved = 'id="autorate-done">The settings were saved.';
+	assert.equal((await c.post(at, form())).status, 200);
+	shop.body = '{"metrics":{"cpuLoad":0.2}}';
+	assert.equal((await c.post(at, { csrf, op: 'test' })).status, 200);
+	// A change of neither keeps the test.
+	let r = await c.post(at, form({ step: '20' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved}</p>`), r.text);
+	assert.notEqual(arShow(q.slug).testedMs, null);
+	r = await c.post(at, form({ rules: 'metrics.cpuLoad < 0.9' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved} The health URL, the rules or ` +
+	    'the private network setting changed, so the last test no ' +
+	    'longer counts: run it again before turning auto-rate on.</p>'),
+	    r.text);
+	assert.equal(arShow(q.slug).testedMs, null);
+	assert.equal((await c.post(at, { csrf, op: 'test' })).status, 200);
+	assert.equal((await c.post(at, { csrf, op: 'enable' })).status, 200);
+	const rate = show(q.slug).ratePerMinute;
+	r = await c.post(at, form({ rules: 'metrics.cpuLoad < 0.7' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved} The health URL, the rules or ` +
+	    'the private network setting changed, so auto-rate was turned ' +
+	    'off: run the test, then turn it on again.</p>'), r.text);
+	assert.match(r.text, /id="autorate-state">Auto-rate is off\./);
+	assert.equal(arShow(q.slug).enabled, false);
+	assert.equal(arShow(q.slug).testedMs, null);
+	assert.equal(show(q.slug).ratePerMinute, rate);
 });
