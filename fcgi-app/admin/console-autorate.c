@@ -459,6 +459,10 @@ autorate_page(struct req *r, int status, const char *msg, int bad,
 	    "caused it, and each test; updated every 3 s.</p>");
 	console_autorate_log_table(&b, log);
 	html_raw(&b, "</section>");
+	/* Only a busy test answers 503: when to try again, as the API. */
+	if (status == 503)
+		http_header(r, "Retry-After", "%d", http_retry_jitter(
+		    HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S));
 	console_page(r, status, "Auto-rate", head.p, &b);
 	json_object_put(log);
 	buf_free(&b);

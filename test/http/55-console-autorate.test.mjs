@@ -24,13 +24,14 @@ import { ctl, createQueue, dbSQL, env, joinMany, sampleServing, show,
 import { Client, addUser, csrfOf } from './console.mjs';
 
 // The shop's health endpoint, on a port of its own.
-const shop = { body: '{"metrics":{"cpuLoad":0.2}}', server: null, url: '' };
+const shop = { body: '{"metrics":{"cpuLoad":0.2}}', server: null, url: '',
+    delayMs: 0 };
 
 before(() => new Promise((resolve) => {
-	shop.server = http.createServer((req, res) => {
+	shop.server = http.createServer((req, res) => setTimeout(() => {
 		res.writeHead(200, { 'content-type': 'application/json' });
 		res.end(shop.body);
-	});
+	}, shop.delayMs));
 	shop.server.listen(0, '127.0.0.1', () => {
 		shop.url = `http://127.0.0.1:${shop.server.address().port}` +
 		    '/health';
@@ -414,4 +415,41 @@ test('a save that changes what the test read says so: the test no ' +
 	assert.equal(arShow(q.slug).enabled, false);
 	assert.equal(arShow(q.slug).testedMs, null);
 	assert.equal(show(q.slug).ratePerMinute, rate);
+});
+
+test('the test button pressed many times at once: one test runs, the ' +
+    'others answer 503 with Retry-After and leave nothing', async () => {
+	// Promise "failed leaves nothing" (operator side): a test refused
+	// as busy writes no log row and changes no setting.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	assert.equal((await c.post(at, goodForm(csrf))).status, 200);
+	shop.body = '{"metrics":{"cpuLoad":0.2}}';
+	shop.delayMs = 600;
+	let rs;
+	try {
+		rs = await Promise.all(Array.from({ length: 6 }, () =>
+		    c.post(at, { csrf, op: 'test' })));
+	} finally {
+		shop.delayMs = 0;
+	}
+	const ran = rs.filter((r) => r.status === 200);
+	const busy = rs.filter((r) => r.status !== 200);
+	assert.ok(ran.length >= 1, rs.map((r) => r.status).join());
+	assert.ok(busy.length >= 1, rs.map((r) => r.status).join());
+	for (const r of busy) {
+		assert.equal(r.status, 503);
+		assert.ok(['1', '2'].includes(r.h('retry-after')),
+		    String(r.h('retry-after')));
+		assert.ok(r.text.includes('id="autorate-error">Another test ' +
+		    'is running; try again in a moment. Nothing was ' +
+		    'changed.<'));
+	}
+	for (const r of ran)
+		assert.match(r.text, /<dd id="test-passed">passed<\/dd>/);
+	const tests = JSON.parse(ctl('autorate', 'log', q.slug, '--limit',
+	    '100')).filter((e) => e.kind === 'test');
+	assert.equal(tests.length, ran.length);
 });
