@@ -217,6 +217,38 @@ rule_text(const struct fld *f)
 	return *m != '\0' ? m : "on or off";
 }
 
+/* Whether a checkbox's sent value v reads as on (as fld_parse()). */
+static int
+box_on(const char *v)
+{
+	return v != NULL && (strcmp(v, "on") == 0 || strcmp(v, "1") == 0 ||
+	    strcmp(v, "true") == 0 || strcmp(v, "yes") == 0);
+}
+
+/*
+ * The value of field i in the form into *given (NULL: not sent; the
+ * caller frees it).  Returns APP_OK, or APP_INVALID with *err filled
+ * (422, the field marked) when it was sent but cannot be read: twice,
+ * with a bad escape or a NUL byte.  Such a field is never taken as not
+ * sent: for a checkbox that would mean off.
+ */
+static enum app_err
+form_field(struct req *r, int i, char **given, struct ar_err *err)
+{
+	const struct fld	*f = ar_field((enum ar_field)i);
+
+	if ((*given = req_form(r, f->opt)) != NULL ||
+	    !req_form_given(r, f->opt))
+		return APP_OK;
+	memset(err, 0, sizeof(*err));
+	err->code = "invalid_value";
+	err->field = i;
+	err->status = 422;
+	snprintf(err->message, sizeof(err->message), "%s: sent twice, or "
+	    "with a bad escape or a NUL byte.", f->key);
+	return APP_INVALID;
+}
+
 /*
  * The settings form: one control per field of the table, holding the
  * submitted values when use_form (else those of s), the field bad
@@ -228,6 +260,7 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 {
 	const struct fld	*f;
 	char			 text[TEXT_MAX], *given;
+	const char		*val;
 	int			 i;
 
 	html_raw(b, "<h2 id=\"settings-h\">Settings</h2><form method=\"post\" "
@@ -239,18 +272,18 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 	for (i = 0; i < AR_F__MAX; i++) {
 		f = ar_field((enum ar_field)i);
 		given = use_form ? req_form(r, f->opt) : NULL;
+		/* As sent, whatever its length (no cut in a character). */
+		val = given;
 		if (f->ctl == FLD_CTL_CHECKBOX && use_form)
-			snprintf(text, sizeof(text), "%s",
-			    given != NULL ? "on" : "off");
-		else if (given != NULL)
-			snprintf(text, sizeof(text), "%s", given);
-		else
+			val = box_on(given) ? "on" : "off";
+		else if (given == NULL) {
 			(void)fld_text(f, s, FLD_AT_ROW, text, sizeof(text));
-		free(given);
+			val = text;
+		}
 		html_raw(b, f->ctl == FLD_CTL_CHECKBOX ?
 		    "<p class=\"field check\">" : "<p class=\"field\">");
 		if (f->ctl == FLD_CTL_CHECKBOX)
-			control(b, f, text, i == bad);
+			control(b, f, val, i == bad);
 		html_raw(b, "<label for=\"ar-");
 		html_attr(b, f->opt);
 		html_raw(b, "\">");
@@ -262,13 +295,14 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 		}
 		html_raw(b, "</label>");
 		if (f->ctl != FLD_CTL_CHECKBOX)
-			control(b, f, text, i == bad);
+			control(b, f, val, i == bad);
 		html_raw(b, "<small id=\"h-ar-");
 		html_attr(b, f->opt);
 		html_raw(b, i == bad ? "\" class=\"error\">Invalid: must be " :
 		    "\">");
 		html_text(b, rule_text(f));
 		html_raw(b, "</small></p>");
+		free(given);
 	}
 	html_raw(b, "<p><button type=\"submit\" name=\"op\" value=\"save\">"
 	    "Save settings</button></p></form>");
@@ -425,6 +459,10 @@ autorate_page(struct req *r, int status, const char *msg, int bad,
 	    "caused it, and each test; updated every 3 s.</p>");
 	console_autorate_log_table(&b, log);
 	html_raw(&b, "</section>");
+	/* Only a busy test answers 503: when to try again, as the API. */
+	if (status == 503)
+		http_header(r, "Retry-After", "%d", http_retry_jitter(
+		    HTTP_BUSY_RETRY_MIN_S, HTTP_BUSY_RETRY_MAX_S));
 	console_page(r, status, "Auto-rate", head.p, &b);
 	json_object_put(log);
 	buf_free(&b);
@@ -449,9 +487,10 @@ refused(struct req *r, const struct ar_err *err, int use_form)
 static void
 save(struct req *r)
 {
-	struct ar_settings	 in;
+	struct ar_settings	 in, was, now;
 	struct ar_err		 err;
 	const struct fld	*f;
+	const char		*done = "The settings were saved.";
 	unsigned int		 bits = 0;
 	char			*given;
 	enum app_err		 er;
@@ -460,11 +499,18 @@ save(struct req *r)
 	memset(&in, 0, sizeof(in));
 	for (i = 0; i < AR_F__MAX; i++) {
 		f = ar_field((enum ar_field)i);
-		given = req_form(r, f->opt);
-		/* An unchecked box is not sent: it is off. */
+		if (form_field(r, i, &given, &err) != APP_OK) {
+			refused(r, &err, 1);
+			return;
+		}
+		/*
+		 * An unchecked box is not sent: it is off.  A sent one is
+		 * read as the API reads it ("on", "off", "true", ...):
+		 * "off" is never on, a value of neither is refused.
+		 */
 		if (f->ctl == FLD_CTL_CHECKBOX)
 			er = ar_field_set(&in, &bits, (enum ar_field)i,
-			    given != NULL ? "true" : "false", &err);
+			    given != NULL ? given : "false", &err);
 		else if (given != NULL)
 			er = ar_field_set(&in, &bits, (enum ar_field)i, given,
 			    &err);
@@ -476,13 +522,24 @@ save(struct req *r)
 			return;
 		}
 	}
-	if (arops_set(r->db, r->arg, &in, bits, &err, &r->who) != APP_OK) {
+	/* Before and after: a new URL or rules drop the passing test. */
+	if (arops_get(r->db, r->arg, &was, &err) != APP_OK ||
+	    arops_set(r->db, r->arg, &in, bits, &err, &r->who) != APP_OK) {
 		refused(r, &err, 1);
 		return;
 	}
 	log_info("console: %s changed the auto-rate settings of %s",
 	    r->session->user, r->arg);
-	autorate_page(r, 200, NULL, -1, "The settings were saved.", NULL, 0);
+	if (was.tested_ms > 0 && arops_get(r->db, r->arg, &now, &err) ==
+	    APP_OK && now.tested_ms == 0)
+		done = was.enabled ? "The settings were saved. The health "
+		    "URL, the rules or the private network setting changed, "
+		    "so auto-rate was turned off: run the test, then turn it "
+		    "on again." : "The settings were saved. The health URL, "
+		    "the rules or the private network setting changed, so "
+		    "the last test no longer counts: run it again before "
+		    "turning auto-rate on.";
+	autorate_page(r, 200, NULL, -1, done, NULL, 0);
 }
 
 /* op "test": the one-time test, its result on the page. */
@@ -542,8 +599,12 @@ console_queue_autorate(struct req *r)
 		autorate_page(r, 200, NULL, -1, NULL, NULL, 0);
 		return;
 	}
+	/* Each button sends its op: none (or two) is no action. */
 	op = req_form(r, "op");
-	if (op == NULL || strcmp(op, "save") == 0)
+	if (op == NULL)
+		autorate_page(r, 422, "No action (op) was sent, or more than "
+		    "one.", -1, NULL, NULL, 0);
+	else if (strcmp(op, "save") == 0)
 		save(r);
 	else if (strcmp(op, "test") == 0)
 		run_test(r);

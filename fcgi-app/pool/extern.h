@@ -357,6 +357,12 @@ char	*req_pct_decode(const char *s, size_t len, int strict,
 char	*req_form(const struct req *r, const char *name);
 
 /*
+ * 1 when name=value is in the form body at least once (whatever its
+ * value: req_form() may still refuse it), 0 when not.
+ */
+int	 req_form_given(const struct req *r, const char *name);
+
+/*
  * Whether every name and value of the form body (read before) that
  * decodes strictly is well-formed UTF-8: the HTML standard's
  * application/x-www-form-urlencoded parser reads the bytes as UTF-8, and

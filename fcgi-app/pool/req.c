@@ -503,6 +503,15 @@ req_form(const struct req *r, const char *name)
 	return req_pct_decode(h.val, h.len, 1, &len);
 }
 
+int
+req_form_given(const struct req *r, const char *name)
+{
+	struct form_hit	 h = { name, NULL, 0, 0 };
+
+	(void)form_each(r, form_find, &h);
+	return h.val != NULL;
+}
+
 /*
  * form_each(): 1 when the pair (name and value together; "=" is ASCII
  * either way) decodes strictly to bytes that are not UTF-8.

@@ -19,18 +19,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 
-import { ctl, createQueue, dbSQL, joinMany, sampleServing, waitFor }
-    from './lib.mjs';
+import { ctl, createQueue, dbSQL, env, joinMany, sampleServing, show,
+    waitFor } from './lib.mjs';
 import { Client, addUser, csrfOf } from './console.mjs';
 
 // The shop's health endpoint, on a port of its own.
-const shop = { body: '{"metrics":{"cpuLoad":0.2}}', server: null, url: '' };
+const shop = { body: '{"metrics":{"cpuLoad":0.2}}', server: null, url: '',
+    delayMs: 0 };
 
 before(() => new Promise((resolve) => {
-	shop.server = http.createServer((req, res) => {
+	shop.server = http.createServer((req, res) => setTimeout(() => {
 		res.writeHead(200, { 'content-type': 'application/json' });
 		res.end(shop.body);
-	});
+	}, shop.delayMs));
 	shop.server.listen(0, '127.0.0.1', () => {
 		shop.url = `http://127.0.0.1:${shop.server.address().port}` +
 		    '/health';
@@ -288,4 +289,167 @@ test('test, enable (only after a passing test), dry run, disable; the ' +
 	    'autorate_enable', 'autorate_update', 'autorate_disable']);
 	assert.ok(audits(q.slug).every((a) => a[0] === 'user' &&
 	    a[1] === u.name));
+});
+
+// A POST of the form's fields as a raw body (escapes as given).
+async function rawPost(path, body) {
+	const res = await fetch(env.base + path, { method: 'POST',
+	    redirect: 'manual', body, headers: { cookie: c.cookieHeader(),
+	    'content-type': 'application/x-www-form-urlencoded' } });
+	return { status: res.status, text: await res.text() };
+}
+
+test('a form the page did not send: a checkbox is read as the API ' +
+    'reads it ("off" is off), a field sent twice or badly escaped and ' +
+    'a missing op are refused with 422; nothing changed', async () => {
+	// Promise "failed leaves nothing" (operator side): each refused
+	// form below leaves the settings and the audit log as they were;
+	// none of it reaches a visitor's request.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	assert.equal((await c.post(at, goodForm(csrf,
+	    { 'dry-run': 'on' }))).status, 200);
+	assert.equal(arShow(q.slug).dryRun, true);
+	// Sent as the API spells it: "off" and "false" are off, "on" on.
+	for (const [v, want] of [['off', false], ['on', true],
+	    ['false', false], ['true', true]]) {
+		const r = await c.post(at, goodForm(csrf, { 'dry-run': v }));
+		assert.equal(r.status, 200, `${v}: ${r.text}`);
+		assert.equal(arShow(q.slug).dryRun, want, v);
+	}
+	const before = arShow(q.slug);
+	const n = audits(q.slug).length;
+	assert.equal(before.allowPrivateNetwork, true);
+	assert.equal(before.dryRun, true);
+	const refusals = [
+		// "off" never widens: the loopback shop is refused.
+		[new URLSearchParams(goodForm(csrf,
+		    { 'allow-private': 'off' })).toString(), 'health-url',
+		    'Health URL: '],
+		[new URLSearchParams(goodForm(csrf,
+		    { 'dry-run': 'maybe' })).toString(), 'dry-run',
+		    'Dry run: true or false.'],
+		// Twice: not taken as unchecked (off), nor as not sent.
+		[new URLSearchParams([...Object.entries(goodForm(csrf)),
+		    ['dry-run', 'on'], ['dry-run', 'on']]).toString(),
+		    'dry-run', 'Dry run: sent twice, or with a bad escape or ' +
+		    'a NUL byte.'],
+		[new URLSearchParams([...Object.entries(goodForm(csrf)),
+		    ['cut', '30']]).toString(), 'cut', 'Cut: sent twice'],
+		[`${new URLSearchParams(goodForm(csrf))}&dry-run=%00`,
+		    'dry-run', 'Dry run: sent twice'],
+		[`${new URLSearchParams(goodForm(csrf))}&dry-run=%zz`,
+		    'dry-run', 'Dry run: sent twice'],
+	];
+	for (const [body, field, msg] of refusals) {
+		const r = await rawPost(at, body);
+		assert.equal(r.status, 422, `${body}: ${r.text}`);
+		assert.match(r.text, new RegExp(`id="ar-${field}"[^>]* ` +
+		    'aria-invalid="true"'), body);
+		assert.ok(r.text.includes(msg), `${body}: ${msg}`);
+		assert.match(r.text, /Nothing was changed\./);
+		assert.deepEqual(arShow(q.slug), before, body);
+		assert.equal(audits(q.slug).length, n, body);
+	}
+	// No op (or two): no action, not a save of the boxes as off.
+	for (const form of [{ csrf, 'allow-private': 'on' },
+	    [...Object.entries(goodForm(csrf)), ['op', 'save']]]) {
+		const r = await c.post(at, form);
+		assert.equal(r.status, 422, r.text);
+		assert.ok(r.text.includes('id="autorate-error">No action ' +
+		    '(op) was sent, or more than one. Nothing was ' +
+		    'changed.<'), r.text);
+		assert.deepEqual(arShow(q.slug), before);
+		assert.equal(audits(q.slug).length, n);
+	}
+	// A value longer than the field is shown again whole: no
+	// character cut in two.
+	const long = '\u00e9'.repeat(1100);
+	const r = await c.post(at, goodForm(csrf, { rules: long }));
+	assert.equal(r.status, 422);
+	assert.match(r.text, /id="ar-rules"[^>]* aria-invalid="true"/);
+	assert.ok(r.text.includes(`value="${long}"`));
+	assert.ok(!r.text.includes('\ufffd'));
+	assert.deepEqual(arShow(q.slug), before);
+});
+
+test('a save that changes what the test read says so: the test no ' +
+    'longer counts, and auto-rate, if on, was turned off', async () => {
+	// Promise "serving never goes backward": the save only turns
+	// auto-rate off, the admission rate stays where it was (checked
+	// below); no visitor request is touched.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	// Slow polls and a long cool-down: the worker leaves the rate be.
+	const form = (extra) => goodForm(csrf, { interval: '3600',
+	    cooldown: '86400', ...extra });
+	const saved = 'id="autorate-done">The settings were saved.';
+	assert.equal((await c.post(at, form())).status, 200);
+	shop.body = '{"metrics":{"cpuLoad":0.2}}';
+	assert.equal((await c.post(at, { csrf, op: 'test' })).status, 200);
+	// A change of neither keeps the test.
+	let r = await c.post(at, form({ step: '20' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved}</p>`), r.text);
+	assert.notEqual(arShow(q.slug).testedMs, null);
+	r = await c.post(at, form({ rules: 'metrics.cpuLoad < 0.9' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved} The health URL, the rules or ` +
+	    'the private network setting changed, so the last test no ' +
+	    'longer counts: run it again before turning auto-rate on.</p>'),
+	    r.text);
+	assert.equal(arShow(q.slug).testedMs, null);
+	assert.equal((await c.post(at, { csrf, op: 'test' })).status, 200);
+	assert.equal((await c.post(at, { csrf, op: 'enable' })).status, 200);
+	const rate = show(q.slug).ratePerMinute;
+	r = await c.post(at, form({ rules: 'metrics.cpuLoad < 0.7' }));
+	assert.equal(r.status, 200);
+	assert.ok(r.text.includes(`${saved} The health URL, the rules or ` +
+	    'the private network setting changed, so auto-rate was turned ' +
+	    'off: run the test, then turn it on again.</p>'), r.text);
+	assert.match(r.text, /id="autorate-state">Auto-rate is off\./);
+	assert.equal(arShow(q.slug).enabled, false);
+	assert.equal(arShow(q.slug).testedMs, null);
+	assert.equal(show(q.slug).ratePerMinute, rate);
+});
+
+test('the test button pressed many times at once: one test runs, the ' +
+    'others answer 503 with Retry-After and leave nothing', async () => {
+	// Promise "failed leaves nothing" (operator side): a test refused
+	// as busy writes no log row and changes no setting.
+	await loggedIn();
+	const q = createQueue({ rate: 100 });
+	const at = `/admin/queue/${q.slug}/autorate`;
+	const csrf = csrfOf((await c.get(at)).text);
+	assert.equal((await c.post(at, goodForm(csrf))).status, 200);
+	shop.body = '{"metrics":{"cpuLoad":0.2}}';
+	shop.delayMs = 600;
+	let rs;
+	try {
+		rs = await Promise.all(Array.from({ length: 6 }, () =>
+		    c.post(at, { csrf, op: 'test' })));
+	} finally {
+		shop.delayMs = 0;
+	}
+	const ran = rs.filter((r) => r.status === 200);
+	const busy = rs.filter((r) => r.status !== 200);
+	assert.ok(ran.length >= 1, rs.map((r) => r.status).join());
+	assert.ok(busy.length >= 1, rs.map((r) => r.status).join());
+	for (const r of busy) {
+		assert.equal(r.status, 503);
+		assert.ok(['1', '2'].includes(r.h('retry-after')),
+		    String(r.h('retry-after')));
+		assert.ok(r.text.includes('id="autorate-error">Another test ' +
+		    'is running; try again in a moment. Nothing was ' +
+		    'changed.<'));
+	}
+	for (const r of ran)
+		assert.match(r.text, /<dd id="test-passed">passed<\/dd>/);
+	const tests = JSON.parse(ctl('autorate', 'log', q.slug, '--limit',
+	    '100')).filter((e) => e.kind === 'test');
+	assert.equal(tests.length, ran.length);
 });

@@ -242,6 +242,17 @@ test_form(void)
 	ok(!req_form_utf8(&r), "a name that is not UTF-8 is refused");
 	form_req(&r, "a=%zz&b=%C3%A9");
 	ok(req_form_utf8(&r), "a pair that does not decode is not judged");
+	/* Given, whatever req_form() makes of it. */
+	form_req(&r, "a=1&a=2&b=%zz&c=%00&d=&e");
+	ok(req_form_given(&r, "a"), "a field given twice is given");
+	ok(req_form_given(&r, "b"), "a bad escape is given");
+	ok(req_form_given(&r, "c"), "a NUL byte is given");
+	ok(req_form_given(&r, "d"), "d= is given");
+	ok(!req_form_given(&r, "e"), "a name without = is not given");
+	ok(!req_form_given(&r, "f"), "an absent field is not given");
+	ok(!req_form_given(&r, "dd"), "nor a longer name");
+	form_req(&r, NULL);
+	ok(!req_form_given(&r, "a"), "no body, nothing given");
 }
 
 static void
