@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { ctl, createQueue, dbSQL, env, join, postJSON, req, show, status,
@@ -509,6 +510,44 @@ test('auto-rate: settings, refusals, test and log match the document',
 	r = await get(P);
 	checkOp('/api/admin/queue/sites/{id}/autorate', 'get', r);
 	assert.deepEqual([r.json.enabled, r.json.testedMs], [false, null]);
+	// a shop on this machine that answers (the private network is the
+	// operator's to allow: the CLI): the test passes, its evaluation is
+	// the settings' testResult, and enabling is allowed
+	const shop = createServer((_, res) => {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end('{"metrics":{"cpuLoad":0.2}}');
+	});
+	await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
+	try {
+		ctl('autorate', 'set', q.slug, '--allow-private', '1',
+		    '--health-url',
+		    `http://127.0.0.1:${shop.address().port}/health`);
+		r = await send('PATCH', P, { rules: 'metrics.cpuLoad < 0.8' });
+		assert.equal(r.status, 200, r.text);
+		r = await send('POST', `${P}/test`);
+		assert.equal(r.status, 200, r.text);
+		checkOp('/api/admin/queue/sites/{id}/autorate/test', 'post', r);
+		assert.deepEqual([r.json.passed, r.json.state, r.json.httpStatus,
+		    r.json.sample['metrics.cpuLoad']], [true, 'healthy', 200,
+		    0.2], r.text);
+	} finally {
+		shop.closeAllConnections();
+		await new Promise((resolve) => shop.close(resolve));
+	}
+	r = await send('PATCH', P, { enabled: true });
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'patch', r);
+	assert.equal(r.json.enabled, true);
+	assert.equal(r.json.testResult.state, 'healthy', r.text);
+	assert.ok(r.json.testedMs > 0, r.text);
+	r = await send('PATCH', P, { enabled: false });
+	assert.equal(r.json.enabled, false, r.text);
+	// (while it was on, the worker may have polled: dry run, and a poll
+	// entry is no test)
+	r = await get(`${P}/log`);
+	checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	assert.deepEqual(r.json.log.filter((e) => e.kind === 'test')
+	    .map((e) => e.action), ['pass', 'fail'], r.text);
 	for (const l of ['0', '1001', 'x']) {
 		r = await get(`${P}/log?limit=${l}`);
 		assert.deepEqual([r.status, r.json.error], [400,
