@@ -7,10 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { ctl, createQueue, dbSQL, env, join, req, show, status, token,
-    info, verify } from './lib.mjs';
+import { ctl, createQueue, dbSQL, env, join, postJSON, req, show, status,
+    token, info, verify } from './lib.mjs';
 import { Client, addUser } from './console.mjs';
 
 const SITES = '/api/admin/queue/sites';
@@ -35,6 +36,14 @@ function checkOp(path, method, r) {
 	assert.ok(resp, `${method} ${path} documents ${r.status}`);
 	if (resp.$ref)
 		resp = doc.components.responses[resp.$ref.split('/').pop()];
+	// a documented media type, and the body it says
+	if (resp.content !== undefined) {
+		// (a console Client's answer has h(), a req() answer headers)
+		const type = ((r.h ? r.h('content-type') :
+		    r.headers.get('content-type')) ?? '').split(';')[0].trim();
+		assert.ok(type in resp.content, `${method} ${path} ` +
+		    `${r.status}: ${type} is documented`);
+	}
 	const schema = resp.content?.['application/json']?.schema;
 	if (schema === undefined)
 		return;
@@ -366,4 +375,276 @@ test('visitor answers match the document', async () => {
 	r = await token(v.slug, { number, ticket: 'x' });
 	assert.equal(r.status, 403);
 	checkOp('/queue/{slug}/token', 'post', r);
+});
+
+// routes(): every route of fcgi-app/pool/routes.c's table as
+// [path, [methods]], the path in the document's form (":id" -> "{id}").
+// GET stands for GET and HEAD (HEAD is GET without the body).
+function routes() {
+	const src = readFileSync(`${env.root}/fcgi-app/pool/routes.c`, 'utf8');
+	const table = /static const struct route routes\[\] = \{([^]*?)\n\};/
+	    .exec(src)[1].replace(/\/\*[^]*?\*\//g, '');
+	const names = { GH: ['get'], P: ['post'] };
+	const out = [];
+	for (const m of table.matchAll(/\{\s*([A-Z_()|\s]+?),\s*"([^"]+)"/g)) {
+		const methods = m[1].split('|').flatMap((x) => {
+			x = x.trim();
+			const one = /^M\(METHOD_([A-Z]+)\)$/.exec(x);
+			assert.ok(names[x] || one, `method ${x} of ${m[2]}`);
+			return names[x] ?? [one[1].toLowerCase()];
+		});
+		out.push([m[2].replace(/:([a-z]+)/g, '{$1}'), methods]);
+	}
+	// one entry per route: each names who may call it once
+	assert.equal(out.length, table.match(/\bAUTH_[A-Z]+\b/g).length);
+	return out;
+}
+
+// Routes under /api/ and /queue/ deliberately left out of the document,
+// as "method path" with why (none today).  The console's HTML pages
+// under /admin/ and /metrics are out of its scope and not matched.
+const UNDOCUMENTED = new Map([
+]);
+
+test('every /api/ and /queue/ route of routes.c is in the document with ' +
+    'its methods', () => {
+	const all = routes();
+	// the parse sees the whole table (a control: known routes, all
+	// method forms)
+	const seen = new Map(all);
+	assert.deepEqual(seen.get('/queue/{slug}'), ['get']);
+	assert.deepEqual(seen.get('/api/admin/queue/sites'), ['get', 'post']);
+	assert.deepEqual(seen.get('/api/admin/queue/sites/{id}/template'),
+	    ['get', 'put', 'delete']);
+	assert.deepEqual(seen.get('/api/admin/queue/bypass-codes/{id}'),
+	    ['patch', 'delete']);
+	assert.ok(all.length > 60, `${all.length} routes`);
+	const missing = [];
+	let n = 0;
+	for (const [path, methods] of all) {
+		if (!/^\/(api|queue)\//.test(path))
+			continue;
+		for (const m of methods) {
+			if (UNDOCUMENTED.has(`${m} ${path}`))
+				continue;
+			n++;
+			if (doc.paths[path]?.[m] === undefined)
+				missing.push(`${m.toUpperCase()} ${path}`);
+		}
+	}
+	assert.deepEqual(missing, [], 'routes the document lacks');
+	assert.ok(n >= 40, `${n} operations checked`);
+	// and nothing documented that no route answers (but the document
+	// itself, which the web server serves)
+	const table = new Set(all.flatMap(([p, ms]) =>
+	    ms.map((m) => `${m} ${p}`)));
+	for (const [path, item] of Object.entries(doc.paths))
+		for (const m of ['get', 'put', 'post', 'patch', 'delete'])
+			if (item[m] !== undefined)
+				assert.ok(table.has(`${m} ${path}`),
+				    `${m} ${path} has a route`);
+});
+
+// Auto-rate through the API with the queue's key.  Promise at stake:
+// "failed leaves nothing": each refusal below (422, 409, 400) is
+// followed by a read showing the settings as they were.
+test('auto-rate: settings, refusals, test and log match the document',
+    async () => {
+	const P = `${SITES}/${id}/autorate`;
+	const send = (method, path, body) => req(path, { method, headers: {
+	    ...H, 'content-type': 'application/json' },
+	    body: JSON.stringify(body) });
+	let r = await get(P);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'get', r);
+	assert.deepEqual([r.json.slug, r.json.enabled, r.json.intervalSeconds,
+	    r.json.healthUrl, r.json.testedMs, r.json.testResult],
+	    [q.slug, false, 10, '', null, null]);
+	r = await send('PATCH', P, { intervalSeconds: 30, dryRun: true,
+	    rules: ['load < 5', 'p95 <= 800'], nonsense: 1 });
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'patch', r);
+	assert.deepEqual([r.json.intervalSeconds, r.json.dryRun, r.json.rules],
+	    [30, true, 'load < 5, p95 <= 800']);
+	const before = r.json;
+	for (const [body, status, code, field] of [
+	    [{ intervalSeconds: 1 }, 422, 'invalid_value', 'intervalSeconds'],
+	    [{ rules: 'load ~ 5' }, 422, 'invalid_rules', 'rules'],
+	    [{ healthUrl: 'ftp://x/' }, 422, 'invalid_health_url',
+	    'healthUrl'],
+	    [{ enabled: 'yes' }, 422, 'invalid_value', undefined],
+	    [{ enabled: true }, 409, 'test_required', undefined],
+	    [{ allowPrivateNetwork: true }, 403, 'forbidden',
+	    'allowPrivateNetwork']]) {
+		r = await send('PATCH', P, body);
+		assert.deepEqual([r.status, r.json?.error, r.json?.field],
+		    [status, code, field], JSON.stringify(body) + r.text);
+		checkOp('/api/admin/queue/sites/{id}/autorate', 'patch', r);
+	}
+	r = await req(P, { method: 'PATCH', headers: { ...H,
+	    'content-type': 'application/json' }, body: '[1' });
+	assert.deepEqual([r.status, r.json.error], [400, 'invalid_json']);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'patch', r);
+	r = await get(P);
+	assert.deepEqual(r.json, before, 'the refusals changed nothing');
+	// no health URL yet: the test is refused, nothing logged
+	r = await send('POST', `${P}/test`, {});
+	assert.deepEqual([r.status, r.json.error, r.json.field],
+	    [422, 'invalid_health_url', 'healthUrl'], r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate/test', 'post', r);
+	r = await get(`${P}/log`);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	assert.deepEqual(r.json, { log: [] });
+	// a health URL nobody answers: a test that fails (200, passed
+	// false), logged as kind test, action fail; nothing enabled
+	r = await send('PATCH', P, { healthUrl: 'https://health.invalid/' });
+	assert.equal(r.status, 200, r.text);
+	r = await send('POST', `${P}/test`);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate/test', 'post', r);
+	assert.deepEqual([r.json.passed, r.json.state], [false, 'unknown']);
+	r = await get(`${P}/log?limit=5`);
+	checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	assert.deepEqual(r.json.log.map((e) => [e.kind, e.action, e.state]),
+	    [['test', 'fail', 'unknown']], r.text);
+	r = await get(P);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'get', r);
+	assert.deepEqual([r.json.enabled, r.json.testedMs], [false, null]);
+	// a shop on this machine that answers (the private network is the
+	// operator's to allow: the CLI): the test passes, its evaluation is
+	// the settings' testResult, and enabling is allowed
+	const shop = createServer((_, res) => {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end('{"metrics":{"cpuLoad":0.2}}');
+	});
+	await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
+	try {
+		ctl('autorate', 'set', q.slug, '--allow-private', '1',
+		    '--health-url',
+		    `http://127.0.0.1:${shop.address().port}/health`);
+		r = await send('PATCH', P, { rules: 'metrics.cpuLoad < 0.8' });
+		assert.equal(r.status, 200, r.text);
+		r = await send('POST', `${P}/test`);
+		assert.equal(r.status, 200, r.text);
+		checkOp('/api/admin/queue/sites/{id}/autorate/test', 'post', r);
+		assert.deepEqual([r.json.passed, r.json.state, r.json.httpStatus,
+		    r.json.sample['metrics.cpuLoad']], [true, 'healthy', 200,
+		    0.2], r.text);
+	} finally {
+		shop.closeAllConnections();
+		await new Promise((resolve) => shop.close(resolve));
+	}
+	r = await send('PATCH', P, { enabled: true });
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'patch', r);
+	assert.equal(r.json.enabled, true);
+	assert.equal(r.json.testResult.state, 'healthy', r.text);
+	assert.ok(r.json.testedMs > 0, r.text);
+	r = await send('PATCH', P, { enabled: false });
+	assert.equal(r.json.enabled, false, r.text);
+	// (while it was on, the worker may have polled: dry run, and a poll
+	// entry is no test)
+	r = await get(`${P}/log`);
+	checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	assert.deepEqual(r.json.log.filter((e) => e.kind === 'test')
+	    .map((e) => e.action), ['pass', 'fail'], r.text);
+	for (const l of ['0', '1001', 'x']) {
+		r = await get(`${P}/log?limit=${l}`);
+		assert.deepEqual([r.status, r.json.error], [400,
+		    'invalid_limit'], l);
+		checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	}
+	// another queue's id, no credentials, a malformed id
+	r = await get(`${SITES}/${id + 1000}/autorate`);
+	assert.deepEqual([r.status, r.json.error], [403, 'forbidden']);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'get', r);
+	r = await req(`${P}/log`);
+	assert.deepEqual([r.status, r.json.error], [401,
+	    'missing_credentials']);
+	checkOp('/api/admin/queue/sites/{id}/autorate/log', 'get', r);
+	r = await get(`${SITES}/abc/autorate`);
+	assert.deepEqual([r.status, r.json.error], [404, 'queue_not_found']);
+	checkOp('/api/admin/queue/sites/{id}/autorate', 'get', r);
+});
+
+// The fairness report reads only.  Promise at stake: "number issued
+// once": reading the report takes no number (lastNumber unchanged).
+test('the fairness report, JSON and CSV, and invalid_period match the ' +
+    'document', async () => {
+	const F = `${SITES}/${id}/fairness`;
+	const lastNumber = async () => (await get(`${SITES}/${id}`)).json
+	    .lastNumber;
+	const last = await lastNumber();
+	let r = await get(F);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/fairness', 'get', r);
+	assert.deepEqual([r.json.queue, r.json.since, r.json.until],
+	    [q.slug, null, null]);
+	const now = Date.now();
+	r = await get(`${F}?since=${now - 3600000}&until=${now}`);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/fairness', 'get', r);
+	assert.deepEqual([r.json.since, r.json.until], [now - 3600000, now]);
+	r = await get(`${F}.csv?since=&until=${now}`);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/api/admin/queue/sites/{id}/fairness.csv', 'get', r);
+	assert.match(r.text, /^metric,minute,value\r\nserved,,\d+\r\n/);
+	for (const qs of ['since=5&until=5', 'since=9&until=3', 'since=-1',
+	    'until=0', 'since=x', 'since=1&since=2']) {
+		for (const path of [F, `${F}.csv`]) {
+			r = await get(`${path}?${qs}`);
+			assert.deepEqual([r.status, r.json?.error],
+			    [400, 'invalid_period'], `${path}?${qs}`);
+			checkOp(path.replace(String(id), '{id}')
+			    .replace(SITES, '/api/admin/queue/sites'), 'get', r);
+		}
+	}
+	r = await get(`${SITES}/${id + 1000}/fairness.csv`);
+	assert.deepEqual([r.status, r.json.error], [403, 'forbidden']);
+	checkOp('/api/admin/queue/sites/{id}/fairness.csv', 'get', r);
+	assert.equal(await lastNumber(), last);
+});
+
+// The waiting room's own paths.  Promise at stake: "only the visitor's
+// own request takes a number": state.json, embed.js and heartbeats take
+// none (lastNumber stays 1 after the one join).
+test('state.json, embed.js and heartbeat answers match the document',
+    async () => {
+	const v = createQueue({ rate: 1 });
+	let r = await join(v.slug);
+	assert.equal(r.status, 200, r.text);
+	const { number, ticket } = r.json;
+	r = await req(`/queue/${v.slug}/state.json`);
+	assert.equal(r.status, 200, r.text);
+	checkOp('/queue/{slug}/state.json', 'get', r);
+	assert.deepEqual([r.json.queue, r.json.lastNumber, r.json.active],
+	    [v.slug, 1, true]);
+	r = await req('/queue/no-such-queue-x/state.json');
+	assert.equal(r.status, 404);
+	checkOp('/queue/{slug}/state.json', 'get', r);
+	r = await req(`/queue/${v.slug}/embed.js`);
+	assert.equal(r.status, 200);
+	checkOp('/queue/{slug}/embed.js', 'get', r);
+	assert.ok(r.text.length > 100, r.text);
+	r = await req('/queue/no-such-queue-x/embed.js');
+	assert.equal(r.status, 404);
+	checkOp('/queue/{slug}/embed.js', 'get', r);
+	const hb = (slug, body) => postJSON(`/queue/${slug}/heartbeat`, body);
+	for (const body of [{ number, ticket }, { number, ticket: 'x' },
+	    { number }]) {
+		r = await hb(v.slug, body);
+		assert.equal(r.status, 204, JSON.stringify(body) + r.text);
+		checkOp('/queue/{slug}/heartbeat', 'post', r);
+	}
+	for (const body of [{ number: 0, ticket }, { ticket }, '{']) {
+		r = await hb(v.slug, body);
+		assert.equal(r.status, 400, JSON.stringify(body) + r.text);
+		checkOp('/queue/{slug}/heartbeat', 'post', r);
+	}
+	r = await hb('no-such-queue-x', { number, ticket });
+	assert.equal(r.status, 404);
+	checkOp('/queue/{slug}/heartbeat', 'post', r);
+	r = await req(`/queue/${v.slug}/state.json`);
+	assert.equal(r.json.lastNumber, 1, 'no number taken');
 });
