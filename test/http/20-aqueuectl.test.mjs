@@ -47,7 +47,7 @@ commands:
          [--accent #rrggbb] [--json-status 200|202|429]
          [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
          [--abandon on|off] [--abandon-grace S] [--pow on|off]
-         [--pow-bits N]
+         [--pow-bits N] [--method fifo|passthrough|hold]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -237,7 +237,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		headerImageUrl: '', displayName: '', message: '',
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
-		powEnabled: false, powBits: 15,
+		powEnabled: false, powBits: 15, queuingMethod: 'fifo',
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&
