@@ -246,10 +246,13 @@
 			rate = (mine.number - s.serving) * 60 /
 			    s.estimatedWaitSeconds;
 		remember(rate, s.serving);
-		/* No estimate while paused (the server may send null). */
+		/*
+		 * No estimate while paused or on hold (the server may send
+		 * null).
+		 */
 		if (s.admitted)
 			showRange([0, 0]);
-		else if (s.active === false)
+		else if (s.active === false || s.onHold === true)
 			showRange(null);
 		else
 			showRange(range(mine.number - seen,
@@ -270,6 +273,8 @@
 			text('state', msg('paused'));
 		else if (s.admitted)
 			text('state', msg('turn'));
+		else if (s.onHold === true)
+			text('state', msg('hold'));
 		else
 			text('state', msg('queued'));
 		opening(s);
@@ -493,10 +498,10 @@
 	/*
 	 * The polling interval for a computed status, as the server's
 	 * retryAfterSeconds would be (adm_retry_after()): a tenth of the
-	 * wait, 2 to 30 s; 10 s while paused.
+	 * wait, 2 to 30 s; 10 s while paused or on hold.
 	 */
 	function pollEvery(s) {
-		if (s.active === false)
+		if (s.active === false || s.onHold === true)
 			return 10;
 		return Math.min(30, Math.max(2,
 		    Math.floor(s.estimatedWaitSeconds / 10)));
@@ -543,8 +548,10 @@
 				ahead: Math.max(0, left - 1),
 				admitted: left <= 0,
 				active: doc.active,
+				onHold: doc.onHold === true,
 				ratePerMinute: doc.ratePerMinute,
-				estimatedWaitSeconds: doc.active ?
+				estimatedWaitSeconds: doc.active &&
+				    doc.onHold !== true ?
 				    Math.ceil(Math.max(0, left) * 60 /
 				    doc.ratePerMinute) : null
 			};

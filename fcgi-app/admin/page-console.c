@@ -86,6 +86,8 @@ field_control(struct buf *b, const struct fld *f, const char *opt,
     const char *text, int bad)
 {
 	static const char *const statuses[] = { "200", "202", "429" };
+	static const char *const methods[] = { "fifo", "passthrough",
+	    "hold" };
 	char	 num[80];
 	size_t	 i;
 
@@ -117,6 +119,15 @@ field_control(struct buf *b, const struct fld *f, const char *opt,
 		for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
 			option(b, statuses[i], statuses[i],
 			    strcmp(text, statuses[i]) == 0);
+		html_raw(b, "</select>");
+		return;
+	case FLD_CTL_METHOD:
+		html_raw(b, "<select");
+		field_attrs(b, opt, bad);
+		html_raw(b, ">");
+		for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+			option(b, methods[i], methods[i],
+			    strcmp(text, methods[i]) == 0);
 		html_raw(b, "</select>");
 		return;
 	default:

@@ -62,6 +62,7 @@ static const char usage_text[] =
     "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]\n"
     "         [--abandon on|off] [--abandon-grace S] [--pow on|off]\n"
     "         [--pow-bits N] [--session-renewal on|off]\n"
+    "         [--method fifo|passthrough|hold]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"

@@ -79,6 +79,14 @@ grid_ms(const struct adm_queue *q)
 	return w * 1000 + ADM_CLAIM_SLACK_MS;
 }
 
+/* A segment kind from a stored value: ADM_SEG_*.  Can't fail. */
+static int
+seg(int64_t v)
+{
+	return v >= ADM_SEG_PAUSED && v <= ADM_SEG_PASS ? (int)v :
+	    ADM_SEG_FIFO;
+}
+
 /* min and max of two values. */
 static int64_t
 min64(int64_t a, int64_t b)
@@ -124,7 +132,7 @@ apply_change(struct adm_queue *q)
 		q->anchor_time_ms = q->opens_at_ms + ADM_TICK_MS;
 	q->rate_per_minute = clamp_rate(q->pend_rate);
 	q->burst = q->pend_burst;
-	q->active = q->pend_active != 0;
+	q->active = seg(q->pend_active);
 	q->skip = q->pend_skip;
 	q->pend_at_ms = 0;
 	q->pend_rate = q->pend_burst = q->pend_active = 0;
@@ -182,15 +190,15 @@ grown(const struct adm_queue *v, int64_t t)
 {
 	int64_t	 g = v->anchor_number + v->skip;
 
-	if (v->active)
+	if (v->active == ADM_SEG_FIFO)
 		g += rate(v) * elapsed(v->anchor_time_ms, t) / MS_PER_MIN;
 	return g;
 }
 
 /*
  * Returns the serving number at t: the growth term of the segment in
- * effect at t, clamped to the lagged L + burst, never below the floor or
- * 0.  Can't fail.
+ * effect at t, clamped to the lagged L + burst (passthrough: the lagged
+ * L), never below the floor or 0.  Can't fail.
  */
 int64_t
 adm_serving(const struct adm_queue *q, int64_t t)
@@ -199,7 +207,11 @@ adm_serving(const struct adm_queue *q, int64_t t)
 	const struct adm_queue	*v = view(q, t, &buf);
 	int64_t			 s;
 
-	s = min64(grown(v, t), adm_lagged_last(v, t) + adm_burst(v));
+	if (v->active == ADM_SEG_PASS)
+		s = adm_lagged_last(v, t);
+	else
+		s = min64(grown(v, t), adm_lagged_last(v, t) +
+		    adm_burst(v));
 	s = max64(s, v->floor);
 	return s < 0 ? 0 : s;
 }
@@ -218,10 +230,28 @@ adm_held(const struct adm_queue *q, int64_t t)
 	return q->opens_at_ms > 0 && t < q->opens_at_ms + ADM_TICK_MS;
 }
 
+/*
+ * Whether passthrough admits position pos at t: the segment in effect
+ * is ADM_SEG_PASS, pos is issued and above its floor, and, while a
+ * change is scheduled, at or below that change's floor.  Returns 1 or 0.
+ */
+static int
+passed(const struct adm_queue *q, int64_t pos, int64_t t)
+{
+	struct adm_queue	 buf;
+	const struct adm_queue	*v = view(q, t, &buf);
+
+	if (v->active != ADM_SEG_PASS || pos > v->last_number ||
+	    pos <= v->floor)
+		return 0;
+	return v->pend_at_ms <= 0 || pos <= v->pend_floor;
+}
+
 int
 adm_admitted(const struct adm_queue *q, int64_t pos, int64_t t)
 {
-	return pos >= 1 && !adm_held(q, t) && pos <= adm_serving(q, t);
+	return pos >= 1 && !adm_held(q, t) && (pos <= adm_serving(q, t) ||
+	    passed(q, pos, t));
 }
 
 int64_t
@@ -278,8 +308,9 @@ adm_change_init(const struct adm_queue *q, int64_t t, struct adm_change *c)
 
 /*
  * Folds, applies a due change, and schedules c at now + ADM_TICK_MS
- * with the serving number the current segment has there.  Returns 0, or
- * -1 when a change is still scheduled ahead of now.
+ * with the serving number the current segment has there (at least L
+ * after passthrough).  Returns 0, or -1 when a change is still
+ * scheduled ahead of now.
  */
 int
 adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
@@ -291,10 +322,13 @@ adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
 	adm_fold(q, now);
 	(void)adm_materialize(q, now);
 	q->pend_floor = adm_serving(q, at);
+	/* Passthrough admitted every number up to L: start above them. */
+	if (q->active == ADM_SEG_PASS)
+		q->pend_floor = max64(q->pend_floor, q->last_number);
 	q->pend_at_ms = at;
 	q->pend_rate = clamp_rate(c->rate);
 	q->pend_burst = c->burst < 0 ? 0 : min64(c->burst, ADM_BURST_MAX);
-	q->pend_active = c->active != 0;
+	q->pend_active = seg(c->active);
 	q->pend_skip = max64(c->skip, q->skip);
 	return 0;
 }
@@ -333,6 +367,9 @@ adm_join(struct adm_queue *q, int64_t now, int *admitted)
 		q->anchor_number = max64(cap, q->floor) - q->skip;
 		q->anchor_time_ms = now;
 	}
+	/* On hold: past serving, so that nobody new is admitted. */
+	if (q->active == ADM_SEG_HOLD)
+		l = max64(l, adm_serving(q, now));
 	q->last_number = l + 1;
 	*admitted = adm_admitted(q, q->last_number, now);
 	return q->last_number;
@@ -418,11 +455,13 @@ adm_status(const struct adm_queue *q, int64_t number, int64_t t,
 	st->serving = adm_serving(q, t);
 	st->admitted = adm_admitted(q, number, t);
 	/* serving >= 0, so number - serving - 1 cannot overflow here. */
-	st->ahead = number > st->serving ? number - st->serving - 1 : 0;
+	st->ahead = number > st->serving && !st->admitted ?
+	    number - st->serving - 1 : 0;
 	if (st->admitted) {
 		st->wait_s = 0;
 		st->retry_after_s = ADM_RETRY_MIN_S;
-	} else if (!v->active) {
+	} else if (v->active == ADM_SEG_PAUSED ||
+	    v->active == ADM_SEG_HOLD) {
 		st->wait_s = -1;
 		st->retry_after_s = ADM_RETRY_PAUSED_S;
 	} else if (number <= st->serving) {
@@ -550,15 +589,34 @@ adm_settled_rate(const struct adm_queue *q)
 int
 adm_settled_active(const struct adm_queue *q)
 {
-	return q->pend_at_ms > 0 ? q->pend_active != 0 : q->active;
+	return (q->pend_at_ms > 0 ? q->pend_active : q->active) !=
+	    ADM_SEG_PAUSED;
 }
 
 int
 adm_active_at(const struct adm_queue *q, int64_t t)
 {
+	return adm_seg_at(q, t) != ADM_SEG_PAUSED;
+}
+
+int
+adm_seg_at(const struct adm_queue *q, int64_t t)
+{
 	struct adm_queue	 buf;
 
 	return view(q, t, &buf)->active;
+}
+
+int
+adm_seg_kind(int active, const char *method)
+{
+	if (!active)
+		return ADM_SEG_PAUSED;
+	if (method != NULL && strcmp(method, "hold") == 0)
+		return ADM_SEG_HOLD;
+	if (method != NULL && strcmp(method, "passthrough") == 0)
+		return ADM_SEG_PASS;
+	return ADM_SEG_FIFO;
 }
 
 int64_t

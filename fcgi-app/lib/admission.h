@@ -59,6 +59,27 @@
 #define ADM_CLAIM_SLACK_MS 1000
 
 /*
+ * The kind of a segment (struct adm_queue's active and pend_active), from
+ * the operator's pause and the queue's queuing method:
+ *  - ADM_SEG_PAUSED: serving frozen at the floor, joins refused;
+ *  - ADM_SEG_FIFO: serving grows at the rate, capped (the model above);
+ *  - ADM_SEG_HOLD: serving frozen as paused, but joins take numbers:
+ *    each new number lies past serving (the join moves L up to serving
+ *    first: the numbers between are never issued), so nobody new is
+ *    admitted until the hold ends;
+ *  - ADM_SEG_PASS: every number issued above the segment's floor is
+ *    admitted at once (while a change is scheduled, only up to its
+ *    floor, which adm_schedule() raises to L); serving is max(F, L'),
+ *    the lagged L, so that every copy of the row agrees on it.
+ * A change leaving any of them starts at a floor at or above every
+ * number they admitted, so no admitted place is ever taken back.
+ */
+#define ADM_SEG_PAUSED	0
+#define ADM_SEG_FIFO	1
+#define ADM_SEG_HOLD	2
+#define ADM_SEG_PASS	3
+
+/*
  * The admission state of one queue, as stored in its DB row.
  */
 struct adm_queue {
@@ -68,7 +89,7 @@ struct adm_queue {
 	int64_t	 anchor_time_ms;	/* T (may lie ahead: a held opening) */
 	int64_t	 last_number;	/* L: numbers issued so far */
 	int64_t	 skip;		/* abandoned and voided numbers */
-	int	 active;	/* 0 = paused: serving frozen */
+	int	 active;	/* ADM_SEG_*: 0 = paused: serving frozen */
 	int64_t	 floor;		/* F: serving when the segment began */
 	int64_t	 claim_window_s; /* ADM_CLAIM_MIN_S..ADM_CLAIM_MAX_S */
 	/* The lagging cap: L at tick boundaries, kept by the join. */
@@ -109,7 +130,7 @@ struct adm_status {
 struct adm_change {
 	int64_t	 rate;		/* ADM_RATE_MIN..ADM_RATE_MAX */
 	int64_t	 burst;		/* 0..ADM_BURST_MAX, 0 = default */
-	int	 active;	/* 1 active, 0 paused */
+	int	 active;	/* ADM_SEG_*: 0 paused */
 	int64_t	 skip;		/* >= the current skip */
 };
 
@@ -322,8 +343,19 @@ void	 adm_settled(const struct adm_queue *q, struct adm_queue *out);
 int64_t	 adm_settled_rate(const struct adm_queue *q);
 int	 adm_settled_active(const struct adm_queue *q);
 
-/* Whether the segment in effect at t is active (not paused): 1 or 0. */
+/*
+ * Whether the segment in effect at t takes joins (not paused): 1 or 0.
+ * adm_seg_at(): its kind, ADM_SEG_*.
+ */
 int	 adm_active_at(const struct adm_queue *q, int64_t t);
+int	 adm_seg_at(const struct adm_queue *q, int64_t t);
+
+/*
+ * The segment kind of an operator's settings: ADM_SEG_PAUSED when not
+ * active, else that of the queuing method method ("hold", "passthrough";
+ * anything else, "fifo" included, ADM_SEG_FIFO).  Can't fail.
+ */
+int	 adm_seg_kind(int active, const char *method);
 
 /* The rate of the segment in effect at t, visitors per minute. */
 int64_t	 adm_rate_at(const struct adm_queue *q, int64_t t);

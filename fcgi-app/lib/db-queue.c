@@ -199,7 +199,7 @@ queue_fill(struct queue_res *r)
 			goto fail;
 	}
 	q->adm = r->adm;
-	q->adm.active = r->active != 0;
+	q->adm.active = (int)r->active;
 	memcpy(q->secret_sealed, r->secret, r->len[2]);
 	q->secret_sealed_len = r->len[2];
 	memcpy(q->ticket_key_sealed, r->tkey, r->len[3]);
@@ -361,7 +361,7 @@ state_read(struct db *db, enum stmt s, int64_t id, struct adm_queue *adm)
 	if (!has)
 		return APP_NOTFOUND;
 	db_clock_sample(db, t0, dbnow);
-	adm->active = active != 0;
+	adm->active = (int)active;
 	return APP_OK;
 }
 

@@ -37,7 +37,8 @@ enum fld_ctl {
 	FLD_CTL_CHECKBOX,	/* on or off */
 	FLD_CTL_DATETIME,	/* a time, or none */
 	FLD_CTL_COLOR,		/* #rrggbb, or none */
-	FLD_CTL_STATUS		/* one of a few HTTP statuses */
+	FLD_CTL_STATUS,		/* one of a few HTTP statuses */
+	FLD_CTL_METHOD		/* one of the queuing methods */
 };
 
 /* Flags of a row. */

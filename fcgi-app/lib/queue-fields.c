@@ -28,6 +28,7 @@ static int	 valid_message(const char *, int64_t);
 static int	 valid_accent(const char *, int64_t);
 static int	 valid_json_status(const char *, int64_t);
 static int	 valid_json_cookie(const char *, int64_t);
+static int	 valid_method(const char *, int64_t);
 static char	*accent_lower(const char *);
 
 /* Offsets of member m in a change request and in a stored row. */
@@ -193,6 +194,15 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		.rule = "an integer from 8 to 24: leading zero bits of the "
 		    "solution's SHA-256 (each bit doubles the work)",
 		.unit = "bits" },
+	[QOPS_F_METHOD] = {
+		.key = "queuingMethod", .opt = "method",
+		.label = "Queuing method", .ctl = FLD_CTL_METHOD,
+		.type = FLD_TEXT, AT(method), .column = "queuing_method",
+		.max = 16, .def = "fifo", .valid = valid_method,
+		.rule = "fifo (admitted in join order at the rate), "
+		    "passthrough (everyone admitted at once) or hold "
+		    "(numbers taken, nobody new admitted); random is not "
+		    "supported yet" },
 	[QOPS_F_ACTIVE] = {
 		.key = "active", .opt = "active", .label = "Admitting",
 		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(active),
@@ -408,6 +418,13 @@ qops_json_cookie_valid(const char *s)
 	return 1;
 }
 
+int
+qops_method_valid(const char *s)
+{
+	return s != NULL && (strcmp(s, "fifo") == 0 ||
+	    strcmp(s, "passthrough") == 0 || strcmp(s, "hold") == 0);
+}
+
 /* The stored form of a valid accent colour: lower case.  As norm. */
 static char *
 accent_lower(const char *text)
@@ -483,6 +500,13 @@ valid_json_cookie(const char *text, int64_t v)
 	return qops_json_cookie_valid(text);
 }
 
+static int
+valid_method(const char *text, int64_t v)
+{
+	(void)v;
+	return qops_method_valid(text);
+}
+
 const struct fld *
 qops_field(enum qops_field f)
 {
@@ -539,7 +563,7 @@ qops_view(struct queue *q)
 	q->burst = st.burst;
 	q->claim_window_s = st.claim_window_s;
 	q->opens_at_ms = st.opens_at_ms;
-	q->active = st.active;
+	q->active = st.active != ADM_SEG_PAUSED;
 }
 
 int

@@ -83,6 +83,7 @@ struct queue {
 	int64_t		 abandon_grace_s;	/* its grace period */
 	int64_t		 pow_enabled;		/* proof of work on (1) */
 	int64_t		 pow_bits;		/* its difficulty (pow.h) */
+	char		*method;		/* queuing method: "fifo" ... */
 	/*
 	 * The admission settings as an operator sees them (the queue field
 	 * table, queue-fields.h): adm with its scheduled change applied
@@ -115,6 +116,7 @@ enum qops_field {
 	QOPS_F_ABANDON_GRACE,	/* its grace period, seconds */
 	QOPS_F_POW,		/* proof of work before a join (1) or not */
 	QOPS_F_POW_BITS,	/* its difficulty, leading zero bits */
+	QOPS_F_METHOD,		/* queuing method: fifo, passthrough, hold */
 	QOPS_F_ACTIVE,		/* admitting (1) or paused (0) */
 	QOPS_F__MAX
 };
@@ -146,6 +148,7 @@ struct qops_spec {
 	int64_t		 abandon_grace_s;
 	int64_t		 pow_enabled;
 	int64_t		 pow_bits;
+	const char	*method;
 	int64_t		 active;
 };
 
@@ -252,6 +255,13 @@ int		 qops_json_status_valid(int64_t status);
  * (a cookie name token of RFC 6265, section 4.1.1).  Returns 1 or 0.
  */
 int		 qops_json_cookie_valid(const char *suffix);
+
+/*
+ * qops_method_valid: a queuing method this version supports: "fifo",
+ * "passthrough" or "hold" ("random" is refused: not supported yet).
+ * Returns 1 or 0.
+ */
+int		 qops_method_valid(const char *method);
 
 /*
  * The shop domains list in its normal form: entries as parsed by

@@ -364,7 +364,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		adm_init(&q.adm, full.rate, full.burst, now);
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
 		adm_set_claim_window(&q.adm, now, full.claim_window_s);
-	q.adm.active = full.active != 0;
+	q.adm.active = adm_seg_kind(full.active != 0, full.method);
 	qops_view(&q);
 	warn_check(&q, err);
 	if (new_ticket_key(c, &q) == -1 ||
@@ -400,13 +400,16 @@ out:
 /*
  * The admission change spec asks of the locked row q at now (the
  * settings in effect after any change already scheduled): rate, burst
- * and the paused state.  *any: 1 when it differs from those settings.
+ * and the segment's kind, from the paused state and the queuing method
+ * (adm_seg_kind()).  *any: 1 when it differs from those settings.
  */
 static void
 spec_change(const struct queue *q, const struct qops_spec *spec,
     int64_t now, struct adm_change *ch, int *any)
 {
 	struct adm_queue	 st;
+	const char		*method;
+	int			 active;
 
 	adm_settled(&q->adm, &st);
 	adm_change_init(&st, now, ch);
@@ -414,8 +417,13 @@ spec_change(const struct queue *q, const struct qops_spec *spec,
 		ch->rate = spec->rate;
 	if (spec->set & QOPS_BIT(QOPS_F_BURST))
 		ch->burst = spec->burst;
+	active = st.active != ADM_SEG_PAUSED;
+	method = q->method;
 	if (spec->set & QOPS_BIT(QOPS_F_ACTIVE))
-		ch->active = spec->active != 0;
+		active = spec->active != 0;
+	if (spec->set & QOPS_BIT(QOPS_F_METHOD))
+		method = spec->method;
+	ch->active = adm_seg_kind(active, method);
 	*any = ch->active != st.active || ch->rate != st.rate_per_minute ||
 	    ch->burst != st.burst;
 }

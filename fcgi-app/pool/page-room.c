@@ -509,9 +509,14 @@ room_json(struct req *r)
 	    json_object_new_string(fmt));
 	json_object_object_add(wr, "queueIsFull",
 	    json_object_new_boolean(0));
+	/* Everyone new waits: paused or on hold. */
 	json_object_object_add(wr, "queueAll",
-	    json_object_new_boolean(!adm_active_at(&e->q->adm,
-	    r->now_ms)));
+	    json_object_new_boolean(adm_seg_at(&e->q->adm, r->now_ms) ==
+	    ADM_SEG_PAUSED || adm_seg_at(&e->q->adm, r->now_ms) ==
+	    ADM_SEG_HOLD));
+	if (adm_seg_at(&e->q->adm, r->now_ms) == ADM_SEG_HOLD)
+		json_object_object_add(wr, "onHold",
+		    json_object_new_boolean(1));
 	json_object_object_add(wr, "lastUpdated",
 	    json_object_new_string(when));
 	json_object_object_add(wr, "refreshIntervalSeconds",

@@ -31,6 +31,10 @@ statedoc_new(const struct queue *q, int64_t issued, int64_t now)
 	json_object_object_add(o, "queue", json_object_new_string(q->slug));
 	json_object_object_add(o, "active",
 	    json_object_new_boolean(adm_active_at(&q->adm, now)));
+	/* Only on hold: numbers taken, nobody new admitted. */
+	if (adm_seg_at(&q->adm, now) == ADM_SEG_HOLD)
+		json_object_object_add(o, "onHold",
+		    json_object_new_boolean(1));
 	json_object_object_add(o, "serving", json_object_new_int64(serving));
 	json_object_object_add(o, "ratePerMinute",
 	    json_object_new_int64(adm_rate_at(&q->adm, now)));

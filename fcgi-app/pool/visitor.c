@@ -39,7 +39,9 @@ visitor_waiting(const struct qentry *e, int64_t number, int64_t now)
 {
 	int64_t	 pos = visitor_position(e, number, now);
 
-	return pos < 0 || pos > adm_serving(&e->q->adm, now);
+	/* Passthrough admits above serving (admission.h). */
+	return pos < 0 || (pos > adm_serving(&e->q->adm, now) &&
+	    !adm_admitted(&e->q->adm, pos, now));
 }
 
 int64_t
@@ -82,7 +84,10 @@ visitor_status_as(const struct qentry *e, int64_t number, int64_t now,
 	 */
 	if (decided == 1 && !st->admitted) {
 		st->admitted = 1;
-		st->serving = st->serving > number ? st->serving : number;
+		/* Passthrough admits above serving, which stays as it is. */
+		if (adm_seg_at(&e->q->adm, now) != ADM_SEG_PASS)
+			st->serving = st->serving > number ? st->serving :
+			    number;
 		st->ahead = 0;
 		st->wait_s = 0;
 		st->retry_after_s = ADM_RETRY_MIN_S;
@@ -112,6 +117,10 @@ visitor_status_fill(struct json_object *o, const struct qentry *e,
 	if (with_active)
 		json_object_object_add(o, "active",
 		    json_object_new_boolean(adm_active_at(&e->q->adm, now)));
+	/* Only on hold: numbers taken, nobody new admitted. */
+	if (adm_seg_at(&e->q->adm, now) == ADM_SEG_HOLD)
+		json_object_object_add(o, "onHold",
+		    json_object_new_boolean(1));
 	json_object_object_add(o, "number", json_object_new_int64(number));
 	json_object_object_add(o, "serving",
 	    json_object_new_int64(st.serving));

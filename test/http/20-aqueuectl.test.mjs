@@ -48,6 +48,7 @@ commands:
          [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
          [--abandon on|off] [--abandon-grace S] [--pow on|off]
          [--pow-bits N] [--session-renewal on|off]
+         [--method fifo|passthrough|hold]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -238,6 +239,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
 		powEnabled: false, powBits: 15, sessionRenewal: false,
+		queuingMethod: 'fifo',
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&

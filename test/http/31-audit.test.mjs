@@ -69,7 +69,7 @@ test('CLI changes: create, update, set-rate, pause, resume, rotation, ' +
 	    message: '', accentColor: '', jsonQueuedStatus: 200,
 	    jsonCookieSuffix: '', opensAt: null, abandonment: false,
 	    abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
-	    sessionRenewal: false,
+	    sessionRenewal: false, queuingMethod: 'fifo',
 	    active: true });
 	assert.deepEqual(r[1].before, { name: q.name, tokenTtlSeconds: 600 });
 	assert.deepEqual(r[1].after, { name: 'Renamed', tokenTtlSeconds: 900 });

@@ -115,7 +115,7 @@ test('GET /sites and /sites/<id>: the site object', async () => {
 		message: '', accentColor: '', jsonQueuedStatus: 200,
 		jsonCookieSuffix: '', opensAt: null, abandonment: false,
 		abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
-		sessionRenewal: false,
+		sessionRenewal: false, queuingMethod: 'fifo',
 		active: true, createdAt: 0,
 		updatedAt: 0, serving: s.serving, lastNumber: 0, waiting: 0 });
 	assert.ok(s.createdAt > Date.now() - 600000, `${s.createdAt}`);

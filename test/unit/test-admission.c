@@ -401,6 +401,9 @@ test_copies_agree(void)
 {
 	static struct adm_queue	 snap[20000];
 	static int64_t		 snap_t[20000];
+	static char		 ever[40000];
+	int64_t			 p, revoked = 0, bad_adm = 0;
+	int			 a;
 	struct adm_queue	 q;
 	struct adm_change	 c;
 	uint64_t		 seed = 0x51ed2701u;
@@ -423,7 +426,8 @@ test_copies_agree(void)
 				c.rate = 1 + rnd_below(&seed, 6000);
 				break;
 			case 1:
-				c.active = !c.active;
+				/* Paused, fifo, hold or passthrough. */
+				c.active = (int)rnd_below(&seed, 4);
 				break;
 			case 2:
 				c.skip += rnd_below(&seed, 30);
@@ -462,6 +466,20 @@ test_copies_agree(void)
 		if (s < prev)
 			back++;
 		prev = s;
+		/* An admitted place stays admitted, whatever the method. */
+		for (p = 1 + rnd_below(&seed, 7);
+		    p <= snap[j - 1].last_number &&
+		    p < (int64_t)sizeof(ever); p += 1 + rnd_below(&seed, 13)) {
+			a = adm_admitted(&snap[j - 1], p, x);
+			if (ever[p] && !a)
+				revoked++;
+			ever[p] |= (char)a;
+			for (i = j - 1; i > 0 && snap_t[i] > x - ADM_TICK_MS;
+			    i--)
+				if (p <= snap[i - 1].last_number &&
+				    adm_admitted(&snap[i - 1], p, x) != a)
+					bad_adm++;
+		}
 		/*
 		 * The copies a read in (x - ADM_TICK_MS, x] can hold: the
 		 * latest state, and every one still current somewhere in
@@ -478,6 +496,10 @@ test_copies_agree(void)
 	is_int(back, 0, "the row's serving never went backward");
 	is_int(bad, 0, "every copy less than ADM_TICK_MS old agreed with "
 	    "the row (%lld comparisons)", (long long)checks);
+	is_int(revoked, 0, "no admitted place was taken back (paused, "
+	    "fifo, hold, passthrough)");
+	is_int(bad_adm, 0, "every copy less than ADM_TICK_MS old agreed on "
+	    "admission");
 }
 
 /* A log of the states a queue went through: state k held from t[k]. */
@@ -721,7 +743,8 @@ test_claim_random(void)
 				if (k == 0)
 					c.rate = 1 + rnd_below(&seed, 3000);
 				else if (k == 1)
-					c.active = !c.active;
+					c.active = (int)rnd_below(&seed,
+					    4);
 				else if (k == 2)
 					c.skip += 1 + rnd_below(&seed, 20);
 				else

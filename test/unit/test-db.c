@@ -105,6 +105,7 @@ insert(struct db *db, struct queue *q, char *slug, const char *name)
 	q->json_queued_status = 200;
 	q->abandon_grace_s = 180;
 	q->pow_bits = 15;
+	q->method = (char *)(uintptr_t)"fifo";
 	adm_init(&q->adm, 60, 0, 1000000);
 	memset(q->secret_sealed, 1, 71);
 	q->secret_sealed_len = 71;
@@ -130,7 +131,8 @@ random_state(struct adm_queue *a, int64_t *now)
 	a->skip = pick(0, 3) == 0 ? pick(0, a->last_number) : 0;
 	a->anchor_number = a->last_number + pick(-5000, 600) - a->skip;
 	a->anchor_time_ms = base + pick(0, 100000);
-	a->active = pick(0, 9) != 0;
+	/* Paused, fifo, or (queuing methods) hold or passthrough. */
+	a->active = pick(0, 9) == 0 ? ADM_SEG_PAUSED : (int)pick(1, 3);
 	/* A floor above the clamp (after a rate cut), or none. */
 	a->floor = pick(0, 2) == 0 ? a->last_number +
 	    pick(0, 2 * adm_burst(a)) : pick(0, 1) ? 0 :
@@ -176,7 +178,7 @@ random_state(struct adm_queue *a, int64_t *now)
 		    -pick(0, 100));
 		a->pend_rate = pick(1, 1000000);
 		a->pend_burst = pick(0, 1) ? 0 : pick(1, 500);
-		a->pend_active = pick(0, 1);
+		a->pend_active = pick(0, 3);
 		a->pend_skip = a->skip + pick(0, 3);
 		a->pend_floor = pick(0, a->last_number + 10);
 	}

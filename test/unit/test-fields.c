@@ -372,25 +372,57 @@ test_engine(void)
 	    "not found: -1");
 }
 
+/*
+ * The queuing method: fifo, passthrough and hold are taken, random (not
+ * supported yet) and anything else refused; the default is fifo.
+ */
+static void
+test_method(void)
+{
+	const struct fld	*f = &queue_fields[QOPS_F_METHOD];
+	struct qops_spec	 spec;
+
+	is_str(f->key, "queuingMethod", "API member");
+	is_str(f->opt, "method", "CLI option");
+	is_str(f->def, "fifo", "default fifo");
+	ok(qops_method_valid("fifo") && qops_method_valid("passthrough") &&
+	    qops_method_valid("hold"), "fifo, passthrough, hold taken");
+	ok(!qops_method_valid("random") && !qops_method_valid("FIFO") &&
+	    !qops_method_valid("") && !qops_method_valid(NULL),
+	    "random, FIFO, empty, NULL refused");
+	memset(&spec, 0, sizeof(spec));
+	is_int(fld_parse(f, &spec, "hold"), FLD_OK, "parse hold");
+	is_str(spec.method, "hold", "spec has hold");
+	is_int(fld_parse(f, &spec, "random"), FLD_INVALID,
+	    "parse random: invalid");
+	ok(strstr(f->rule, "random is not supported yet") != NULL,
+	    "the rule says random is not supported yet");
+	is_int(adm_seg_kind(1, "fifo"), ADM_SEG_FIFO, "fifo segment");
+	is_int(adm_seg_kind(1, "hold"), ADM_SEG_HOLD, "hold segment");
+	is_int(adm_seg_kind(1, "passthrough"), ADM_SEG_PASS,
+	    "passthrough segment");
+	is_int(adm_seg_kind(0, "hold"), ADM_SEG_PAUSED, "paused wins");
+}
+
 /* The generated SQL of the queue statements: exactly the table's. */
 static void
 test_sql(void)
 {
 	char	 buf[1024];
 
-	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 15,
-	    "15 settings stored by column");
+	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 16,
+	    "16 settings stored by column");
 	is_str(buf, "name, target_url, shop_domains, token_ttl_s, "
 	    "session_renewal, header_image_url, display_name, message, "
 	    "accent_color, json_queued_status, json_cookie, abandon, "
-	    "abandon_grace_s, pow_enabled, pow_bits",
+	    "abandon_grace_s, pow_enabled, pow_bits, queuing_method",
 	    "their columns, in table order");
-	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 15, "SET: 15");
+	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 16, "SET: 16");
 	ok(strncmp(buf, "name = ?, target_url = ?, ", 26) == 0 &&
-	    strcmp(buf + strlen(buf) - 12, "pow_bits = ?") == 0,
+	    strcmp(buf + strlen(buf) - 18, "queuing_method = ?") == 0,
 	    "SET: col = ? each: %s", buf);
-	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 15, "marks: 15");
-	is_int((long long)strlen(buf), 15 * 3 - 2, "?, ... of 15");
+	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 16, "marks: 16");
+	is_int((long long)strlen(buf), 16 * 3 - 2, "?, ... of 16");
 	is_int(qops_sql(QOPS_SQL_COLS, buf, 20), -1, "too small: -1");
 }
 
@@ -404,6 +436,7 @@ main(void)
 	test_queue_docs();
 	test_engine();
 	test_sql();
+	test_method();
 	if (conf == NULL || *conf == '\0') {
 		printf("# the schema is checked with AQ_TEST_CONF (test/run)"
 		    "\n");
