@@ -217,7 +217,7 @@ function live(el, first, apply) {
 		text('wait', durationText(d.estimatedWaitSeconds));
 		text('serving', d.serving);
 		text('issued', d.issued);
-		text('state', d.active ? 'Running' : 'Paused');
+		text('state', d.stateText);
 		draw(d.series);
 		instanceTables(d.instances, d.nowMs);
 		autorateLog(d.autorateLog);

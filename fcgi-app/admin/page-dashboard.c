@@ -39,6 +39,29 @@ est_wait_s(int64_t waiting, int64_t rate, int active)
 }
 
 /*
+ * The admission state of q as it will stand once a scheduled change is
+ * in effect, in words: paused, or the queuing method's state.  Returns
+ * a static string.
+ */
+static const char *
+state_text(const struct queue *q)
+{
+	struct adm_queue	 s;
+
+	adm_settled(&q->adm, &s);
+	switch (s.active) {
+	case ADM_SEG_PAUSED:
+		return "Paused";
+	case ADM_SEG_HOLD:
+		return "On hold: joins wait, nobody new is admitted";
+	case ADM_SEG_PASS:
+		return "Passthrough: everyone is admitted at once";
+	default:
+		return "Running";
+	}
+}
+
+/*
  * The live figures of queue q as JSON: the newest sample, the series
  * (time in seconds, waiting, inflow) of the last SERIES_MS, the live
  * instances, the database's now (nowMs, for their ages), the newest
@@ -84,6 +107,8 @@ live_json(struct req *r, const struct queue *q, enum app_err *er)
 	    json_object_new_int64(last->sampled_ms) : NULL);
 	json_object_object_add(o, "active", json_object_new_boolean(
 	    last != NULL ? last->active != 0 : adm_settled_active(&q->adm)));
+	json_object_object_add(o, "stateText",
+	    json_object_new_string(state_text(q)));
 	json_object_object_add(o, "ratePerMinute", json_object_new_int64(
 	    last != NULL ? last->rate_per_minute : adm_settled_rate(&q->adm)));
 	json_object_object_add(o, "rateCap", has_ar && ar.enabled ?
@@ -218,7 +243,7 @@ console_queue(struct req *r)
 	html_raw(&b, " <small>(");
 	html_text(&b, q->slug);
 	html_raw(&b, ")</small></h2><p id=\"state\" role=\"status\">");
-	html_text(&b, adm_settled_active(&q->adm) ? "Running" : "Paused");
+	html_text(&b, state_text(q));
 	html_raw(&b, "</p><dl class=\"figures\">");
 	json_object_object_get_ex(o, "waiting", &v);
 	figure(&b, "waiting", "Waiting", v, "people");

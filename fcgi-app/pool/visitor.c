@@ -200,6 +200,16 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 		if (er != APP_OK)
 			return ERR_DB_DOWN;
 	}
+	/*
+	 * Passthrough admits a number by the row that knows it was issued
+	 * there (admission.h): a number this process issued since it read
+	 * the row is looked up too, else its answer here would say
+	 * "waiting" after its join said "admitted" (promise 2).  Only as
+	 * well as the database answers: else the answer is from the copy.
+	 */
+	if (number <= qcache_issued(e) && number > e->q->adm.last_number &&
+	    adm_seg_at(&e->q->adm, r->now_ms) == ADM_SEG_PASS)
+		(void)qcache_refresh(r, e, !trusted, &done);
 	if (number > qcache_issued(e)) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY)

@@ -28,6 +28,7 @@ import {
 	createQueue, ctl, join, status, token, req, show, waitFor, sleep,
 	CACHE_MS,
 } from './lib.mjs';
+import { Client, addUser } from './console.mjs';
 
 const SITES = '/api/admin/queue/sites';
 
@@ -325,4 +326,51 @@ test('every switch with people waiting and admitted places unclaimed',
 	await claimPlaces(t, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
 	await early(t, 10);
 	assert.equal(show(q.slug).lastNumber, 10, 'each number issued once');
+});
+
+// The console's dashboard names the state the method gives (its page
+// and its live JSON): read-only, it changes nothing (promise 4).
+test('the dashboard says on hold, passthrough, running or paused',
+    async () => {
+	const u = addUser();
+	const c = new Client();
+	assert.equal((await c.login(u.name, u.password)).status, 303);
+	const q = createQueue({ rate: 60 });
+	const states = [
+		[['--method', 'hold'], 'On hold: joins wait, nobody new is ' +
+		    'admitted'],
+		[['--method', 'passthrough'], 'Passthrough: everyone is ' +
+		    'admitted at once'],
+		[['--method', 'fifo'], 'Running'],
+	];
+	for (const [args, text] of states) {
+		ctl('update', q.slug, ...args);
+		const page = await c.request('GET', `/admin/queue/${q.slug}`);
+		assert.equal(page.status, 200);
+		assert.match(page.text,
+		    new RegExp(`<p id="state" role="status">${text}</p>`));
+		const live = await c.request('GET',
+		    `/admin/queue/${q.slug}/live`);
+		assert.equal(live.json.stateText, text);
+	}
+	ctl('pause', q.slug);
+	const live = await c.request('GET', `/admin/queue/${q.slug}/live`);
+	assert.equal(live.json.stateText, 'Paused');
+});
+
+// Promise 2 under passthrough: a number its join admitted is admitted in
+// every answer after it, whichever worker answers and however old its
+// copy of the row (a worker that issued the number itself looks the row
+// up again before it says so).
+test('passthrough: admitted at the join, admitted in every status after',
+    async () => {
+	const q = createQueue({ rate: 1, burst: 1 });
+	const t = tracker(q.slug);
+	await take(t, { number: 1, admitted: true });
+	await method(t, 'passthrough');
+	for (let n = 2; n <= 41; n++) {
+		await take(t, { number: n, admitted: true });
+		const s = await look(t, n);
+		assert.equal(s.admitted, true, `${n} right after its join`);
+	}
 });
