@@ -112,17 +112,10 @@ console_autorate_log_table(struct buf *b, struct json_object *log)
 static void
 failed(struct req *r, const struct ar_err *err)
 {
-	struct buf	 b = { NULL, 0, 0 };
-
-	if (err->status == 503) {
+	if (err->status == 503)
 		http_app_err(r, ERR_DB_DOWN);
-		return;
-	}
-	html_raw(&b, "<p class=\"error\" role=\"alert\">");
-	html_text(&b, err->message);
-	html_raw(&b, "</p><p><a href=\"/admin/\">Back to the queues</a></p>");
-	console_page(r, err->status, "Not done", NULL, &b);
-	buf_free(&b);
+	else
+		console_refusal(r, err->status, "Not done", err->message);
 }
 
 /*
@@ -284,16 +277,7 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 		    "<p class=\"field check\">" : "<p class=\"field\">");
 		if (f->ctl == FLD_CTL_CHECKBOX)
 			control(b, f, val, i == bad);
-		html_raw(b, "<label for=\"ar-");
-		html_attr(b, f->opt);
-		html_raw(b, "\">");
-		html_text(b, f->label);
-		if (f->unit != NULL) {
-			html_raw(b, " (");
-			html_text(b, f->unit);
-			html_raw(b, ")");
-		}
-		html_raw(b, "</label>");
+		console_field_label(b, "ar-", f);
 		if (f->ctl != FLD_CTL_CHECKBOX)
 			control(b, f, val, i == bad);
 		html_raw(b, "<small id=\"h-ar-");

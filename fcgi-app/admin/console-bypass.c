@@ -25,17 +25,10 @@
 static void
 failed(struct req *r, const struct bypass_err *err)
 {
-	struct buf	 b = { NULL, 0, 0 };
-
-	if (err->status == 503) {
+	if (err->status == 503)
 		http_app_err(r, ERR_DB_DOWN);
-		return;
-	}
-	html_raw(&b, "<p class=\"error\" role=\"alert\">");
-	html_text(&b, err->message);
-	html_raw(&b, "</p><p><a href=\"/admin/\">Back to the queues</a></p>");
-	console_page(r, err->status, "Not done", NULL, &b);
-	buf_free(&b);
+	else
+		console_refusal(r, err->status, "Not done", err->message);
 }
 
 /* One row of the codes' table, with its actions. */

@@ -280,13 +280,7 @@ console_queue_fairness(struct req *r)
 		http_app_err(r, http_err_of(er));
 		return;
 	}
-	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/uPlot.min.css\"><script defer src=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/uPlot.iife.min.js\"></script><script defer src=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/console.js\"></script>");
+	console_chart_head(&head, r);
 	html_raw(&b, "<section id=\"fairness\" aria-labelledby=\"fair-h\">"
 	    "<h2 id=\"fair-h\">Fairness report: ");
 	html_text_auto(&b, q->name);

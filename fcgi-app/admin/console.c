@@ -74,18 +74,26 @@ wants_json(const struct req *r)
 static void
 console_fail(struct req *r, enum http_err err, const char *text)
 {
-	struct buf	 b = { NULL, 0, 0 };
-	int		 status = http_err_status(err);
+	int	 status = http_err_status(err);
 
 	if (wants_json(r)) {
 		http_app_errf(r, err, "%s", text);
 		return;
 	}
+	console_refusal(r, status, status == 403 ? "Refused" : "Error",
+	    text);
+}
+
+void
+console_refusal(struct req *r, int status, const char *title,
+    const char *text)
+{
+	struct buf	 b = { NULL, 0, 0 };
+
 	html_raw(&b, "<p class=\"error\" role=\"alert\">");
 	html_text(&b, text);
 	html_raw(&b, "</p><p><a href=\"/admin/\">Back to the queues</a></p>");
-	console_page(r, status, status == 403 ? "Refused" : "Error", NULL,
-	    &b);
+	console_page(r, status, title, NULL, &b);
 	buf_free(&b);
 }
 

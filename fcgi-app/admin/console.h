@@ -40,6 +40,14 @@ void	 console_page(struct req *r, int status, const char *title,
 	    const char *head, const struct buf *body);
 
 /*
+ * A short page of status saying text (escaped) as an alert, with a link
+ * back to the queues, titled title ("Not done" for a refused change).
+ * Can't fail (a page that cannot be built is answered 500).
+ */
+void	 console_refusal(struct req *r, int status, const char *title,
+	    const char *text);
+
+/*
  * Answer 303 See Other to path, a console path from the root (e.g.
  * "/admin/queue/sale"), under the install's URL prefix.
  */

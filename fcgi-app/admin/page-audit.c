@@ -15,6 +15,7 @@
 #include "console.h"
 #include "db-console.h"
 #include "extern.h"
+#include "fields.h"
 #include "log.h"
 #include "page-console.h"
 #include "queue-ops.h"
@@ -28,6 +29,34 @@ console_utc_text(int64_t ms, char *buf, size_t n)
 	if (ms <= 0 || gmtime_r(&t, &tm) == NULL ||
 	    strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
 		snprintf(buf, n, "-");
+}
+
+void
+console_chart_head(struct buf *head, struct req *r)
+{
+	html_raw(head, "<link rel=\"stylesheet\" href=\"");
+	req_static_url(head, r);
+	html_raw(head, "/uPlot.min.css\"><script defer src=\"");
+	req_static_url(head, r);
+	html_raw(head, "/uPlot.iife.min.js\"></script><script defer src=\"");
+	req_static_url(head, r);
+	html_raw(head, "/console.js\"></script>");
+}
+
+void
+console_field_label(struct buf *b, const char *prefix, const struct fld *f)
+{
+	html_raw(b, "<label for=\"");
+	html_attr(b, prefix);
+	html_attr(b, f->opt);
+	html_raw(b, "\">");
+	html_text(b, f->label);
+	if (f->unit != NULL) {
+		html_raw(b, " (");
+		html_text(b, f->unit);
+		html_raw(b, ")");
+	}
+	html_raw(b, "</label>");
 }
 
 /* The keys page of queue q, with a key just made shown once. */

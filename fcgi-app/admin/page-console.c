@@ -178,16 +178,8 @@ field_inputs(struct buf *b, const struct queue *q, int bad,
 			    sizeof(text));
 		else if (f->def != NULL && f->type != FLD_TIME)
 			snprintf(text, sizeof(text), "%s", f->def);
-		html_raw(b, "<p class=\"field\"><label for=\"f-");
-		html_attr(b, f->opt);
-		html_raw(b, "\">");
-		html_text(b, f->label);
-		if (f->unit != NULL) {
-			html_raw(b, " (");
-			html_text(b, f->unit);
-			html_raw(b, ")");
-		}
-		html_raw(b, "</label>");
+		html_raw(b, "<p class=\"field\">");
+		console_field_label(b, "f-", f);
 		field_control(b, f, f->opt, text, (int)i == bad);
 		html_raw(b, "<small id=\"h-");
 		html_attr(b, f->opt);

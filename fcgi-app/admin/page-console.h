@@ -16,6 +16,8 @@
 
 struct qops_err;
 struct queue;
+struct buf;
+struct fld;
 struct req;
 
 /* A table that may scroll sideways: reachable by keyboard (WCAG 2.1.1). */
@@ -35,6 +37,19 @@ struct queue	*console_route_queue(struct req *);
 
 /* Unix ms as "YYYY-MM-DD HH:MM:SS UTC" into buf (n >= 32); "-" for 0. */
 void		 console_utc_text(int64_t ms, char *buf, size_t n);
+
+/*
+ * The head markup of a page with a chart: uPlot's style sheet and
+ * script and console.js, from the install's static URL, into head.
+ */
+void		 console_chart_head(struct buf *head, struct req *r);
+
+/*
+ * A form control's label: <label for="PREFIXopt">label (unit)</label>
+ * for field f of a field table (fields.h), escaped, into b.
+ */
+void		 console_field_label(struct buf *b, const char *prefix,
+		    const struct fld *f);
 
 
 void	 console_home(struct req *);		/* GET /admin/ */

@@ -228,13 +228,7 @@ console_queue(struct req *r)
 		http_app_err(r, ERR_DB_DOWN);
 		return;
 	}
-	html_raw(&head, "<link rel=\"stylesheet\" href=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/uPlot.min.css\"><script defer src=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/uPlot.iife.min.js\"></script><script defer src=\"");
-	req_static_url(&head, r);
-	html_raw(&head, "/console.js\"></script>");
+	console_chart_head(&head, r);
 
 	html_raw(&b, "<section id=\"dashboard\" data-live=\"/admin/queue/");
 	html_url_arg(&b, q->slug);
