@@ -55,7 +55,7 @@ state_text(const struct queue *q)
 	case ADM_SEG_HOLD:
 		return "On hold: joins wait, nobody new is admitted";
 	case ADM_SEG_PASS:
-		return "Passthrough: everyone is admitted at once";
+		return "Passthrough: everyone is admitted as they join";
 	default:
 		return "Running";
 	}

@@ -192,13 +192,15 @@ grown(const struct adm_queue *v, int64_t t)
 
 	if (v->active == ADM_SEG_FIFO)
 		g += rate(v) * elapsed(v->anchor_time_ms, t) / MS_PER_MIN;
+	else if (v->active == ADM_SEG_PASS && t >= v->anchor_time_ms)
+		g += ADM_PASS_CREDIT;
 	return g;
 }
 
 /*
  * Returns the serving number at t: the growth term of the segment in
- * effect at t, clamped to the lagged L + burst (passthrough: the lagged
- * L), never below the floor or 0.  Can't fail.
+ * effect at t, clamped to the lagged L + burst, never below the floor or
+ * 0.  Can't fail.
  */
 int64_t
 adm_serving(const struct adm_queue *q, int64_t t)
@@ -207,11 +209,7 @@ adm_serving(const struct adm_queue *q, int64_t t)
 	const struct adm_queue	*v = view(q, t, &buf);
 	int64_t			 s;
 
-	if (v->active == ADM_SEG_PASS)
-		s = adm_lagged_last(v, t);
-	else
-		s = min64(grown(v, t), adm_lagged_last(v, t) +
-		    adm_burst(v));
+	s = min64(grown(v, t), adm_lagged_last(v, t) + adm_burst(v));
 	s = max64(s, v->floor);
 	return s < 0 ? 0 : s;
 }
@@ -230,28 +228,10 @@ adm_held(const struct adm_queue *q, int64_t t)
 	return q->opens_at_ms > 0 && t < q->opens_at_ms + ADM_TICK_MS;
 }
 
-/*
- * Whether passthrough admits position pos at t: the segment in effect
- * is ADM_SEG_PASS, pos is issued and above its floor, and, while a
- * change is scheduled, at or below that change's floor.  Returns 1 or 0.
- */
-static int
-passed(const struct adm_queue *q, int64_t pos, int64_t t)
-{
-	struct adm_queue	 buf;
-	const struct adm_queue	*v = view(q, t, &buf);
-
-	if (v->active != ADM_SEG_PASS || pos > v->last_number ||
-	    pos <= v->floor)
-		return 0;
-	return v->pend_at_ms <= 0 || pos <= v->pend_floor;
-}
-
 int
 adm_admitted(const struct adm_queue *q, int64_t pos, int64_t t)
 {
-	return pos >= 1 && !adm_held(q, t) && (pos <= adm_serving(q, t) ||
-	    passed(q, pos, t));
+	return pos >= 1 && !adm_held(q, t) && pos <= adm_serving(q, t);
 }
 
 int64_t
@@ -308,9 +288,8 @@ adm_change_init(const struct adm_queue *q, int64_t t, struct adm_change *c)
 
 /*
  * Folds, applies a due change, and schedules c at now + ADM_TICK_MS
- * with the serving number the current segment has there (at least L
- * after passthrough).  Returns 0, or -1 when a change is still
- * scheduled ahead of now.
+ * with the serving number the current segment has there.  Returns 0, or
+ * -1 when a change is still scheduled ahead of now.
  */
 int
 adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
@@ -322,9 +301,6 @@ adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
 	adm_fold(q, now);
 	(void)adm_materialize(q, now);
 	q->pend_floor = adm_serving(q, at);
-	/* Passthrough admitted every number up to L: start above them. */
-	if (q->active == ADM_SEG_PASS)
-		q->pend_floor = max64(q->pend_floor, q->last_number);
 	q->pend_at_ms = at;
 	q->pend_rate = clamp_rate(c->rate);
 	q->pend_burst = c->burst < 0 ? 0 : min64(c->burst, ADM_BURST_MAX);

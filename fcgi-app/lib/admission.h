@@ -67,17 +67,22 @@
  *    each new number lies past serving (the join moves L up to serving
  *    first: the numbers between are never issued), so nobody new is
  *    admitted until the hold ends;
- *  - ADM_SEG_PASS: every number issued above the segment's floor is
- *    admitted at once (while a change is scheduled, only up to its
- *    floor, which adm_schedule() raises to L); serving is max(F, L'),
- *    the lagged L, so that every copy of the row agrees on it.
- * A change leaving any of them starts at a floor at or above every
- * number they admitted, so no admitted place is ever taken back.
+ *  - ADM_SEG_PASS: fifo without a rate: from the segment's start on,
+ *    the growth term is unbounded (ADM_PASS_CREDIT), so serving is
+ *    max(F, L' + burst), the lagged cap: every number issued is
+ *    admitted within two ticks (at once within the burst), by the same
+ *    rule as fifo (position <= serving), so every copy of the row, the
+ *    join statement and the poll document agree, and before a held
+ *    opening it is frozen as fifo is.
+ * A change leaving any of them starts at the serving number of its
+ * moment, so no admitted place is ever taken back.
  */
 #define ADM_SEG_PAUSED	0
 #define ADM_SEG_FIFO	1
 #define ADM_SEG_HOLD	2
 #define ADM_SEG_PASS	3
+/* The growth term's credit in a passthrough segment: beyond any number. */
+#define ADM_PASS_CREDIT	1099511627776LL	/* 2^40 */
 
 /*
  * The admission state of one queue, as stored in its DB row.

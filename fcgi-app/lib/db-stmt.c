@@ -92,14 +92,15 @@
 /* grown(): A + skip + floor(r * clamp(t - T) / 60000) while active. */
 #define GROWN_SQL(t) "(anchor_number + skip_count + IF(active = 1, " \
 	"(rate_per_minute * LEAST(GREATEST((" t ") - anchor_time_ms, 0), " \
-	"1000000000000)) DIV 60000, 0))"
+	"1000000000000)) DIV 60000, IF(active = 3 AND (" t ") >= " \
+	"anchor_time_ms, 1099511627776, 0)))"
 /*
  * adm_serving() at t (no change due: the join's WHERE sees to it);
- * active is the segment's kind (admission.h: 3 passthrough).
+ * active is the segment's kind (admission.h: 1 fifo, 3 passthrough,
+ * whose growth is ADM_PASS_CREDIT from its start on).
  */
-#define SERVING_SQL(t) "GREATEST(serving_floor, 0, IF(active = 3, " \
-	LAG_SQL(t) ", LEAST(" GROWN_SQL(t) ", " LAG_SQL(t) " + " BURST_SQL \
-	")))"
+#define SERVING_SQL(t) "GREATEST(serving_floor, 0, LEAST(" GROWN_SQL(t) \
+	", " LAG_SQL(t) " + " BURST_SQL "))"
 /* adm_held() at t. */
 #define HELD_SQL(t) "(COALESCE(opens_at_ms, 0) > 0 AND (" t ") < " \
 	"opens_at_ms + 250)"
@@ -181,9 +182,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * 5. issue L + 1 (on hold, active 2: GREATEST(L, serving) + 1,
 	 *    past serving, never admitted) and return it through
 	 *    LAST_INSERT_ID() as number * 2 + admitted (adm_admitted() on
-	 *    the new state, with passthrough's rule for active 3), so that
-	 *    the caller needs no second round trip.  Numbers stay below
-	 *    2^40.
+	 *    the new state), so that the caller needs no second round
+	 *    trip.  Numbers stay below 2^40.
 	 * Refused (no row) while paused and when a scheduled change is due:
 	 * the caller applies it (db_queue_materialize) and joins again.
 	 * And only until the caller's deadline (the last parameter, Unix ms
@@ -224,10 +224,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "last_number = LAST_INSERT_ID((IF(active = 2, GREATEST("
 	    "last_number, " SERVING_SQL("state_ms") "), last_number) + 1) "
 	    "* 2 + (active <> 2 AND NOT " HELD_SQL("state_ms") " AND "
-	    "(last_number + 1 <= "
-	    SERVING_SQL("state_ms") " OR (active = 3 AND last_number + 1 > "
-	    "serving_floor AND (pend_at_ms = 0 OR last_number + 1 <= "
-	    "pend_floor))))) DIV 2 "
+	    "last_number + 1 <= " SERVING_SQL("state_ms") ")) DIV 2 "
 	    "WHERE id = ? AND active >= 1 AND (pend_at_ms = 0 OR "
 	    "pend_at_ms > " NOW_SQL ") AND " SYSNOW_SQL " <= ?" },
 	/*

@@ -39,9 +39,7 @@ visitor_waiting(const struct qentry *e, int64_t number, int64_t now)
 {
 	int64_t	 pos = visitor_position(e, number, now);
 
-	/* Passthrough admits above serving (admission.h). */
-	return pos < 0 || (pos > adm_serving(&e->q->adm, now) &&
-	    !adm_admitted(&e->q->adm, pos, now));
+	return pos < 0 || pos > adm_serving(&e->q->adm, now);
 }
 
 int64_t
@@ -84,10 +82,7 @@ visitor_status_as(const struct qentry *e, int64_t number, int64_t now,
 	 */
 	if (decided == 1 && !st->admitted) {
 		st->admitted = 1;
-		/* Passthrough admits above serving, which stays as it is. */
-		if (adm_seg_at(&e->q->adm, now) != ADM_SEG_PASS)
-			st->serving = st->serving > number ? st->serving :
-			    number;
+		st->serving = st->serving > number ? st->serving : number;
 		st->ahead = 0;
 		st->wait_s = 0;
 		st->retry_after_s = ADM_RETRY_MIN_S;
@@ -200,16 +195,6 @@ visitor_admitted(struct req *r, int64_t number, int trusted, int *admitted)
 		if (er != APP_OK)
 			return ERR_DB_DOWN;
 	}
-	/*
-	 * Passthrough admits a number by the row that knows it was issued
-	 * there (admission.h): a number this process issued since it read
-	 * the row is looked up too, else its answer here would say
-	 * "waiting" after its join said "admitted" (promise 2).  Only as
-	 * well as the database answers: else the answer is from the copy.
-	 */
-	if (number <= qcache_issued(e) && number > e->q->adm.last_number &&
-	    adm_seg_at(&e->q->adm, r->now_ms) == ADM_SEG_PASS)
-		(void)qcache_refresh(r, e, !trusted, &done);
 	if (number > qcache_issued(e)) {
 		er = qcache_refresh(r, e, !trusted, &done);
 		if (er == APP_BUSY)

@@ -1,5 +1,6 @@
 // The queuing method per queue (SPEC section 8): fifo (the default),
-// passthrough (everyone admitted at once, tokens still issued), hold
+// passthrough (fifo without a rate: everyone admitted as they join,
+// tokens still issued), hold
 // (numbers taken, nobody new admitted); random is refused, not supported
 // yet.  Each method's behaviour with exact numbers, and every switch on a
 // queue with people waiting and some admitted but not yet claimed.
@@ -91,8 +92,11 @@ async function lookAll(t) {
 }
 
 // method(t, m): switch the queuing method with the CLI and wait until it
-// is in effect.
+// is in effect.  It waits two ticks first, so that the lagged last number
+// (admission.h) is the last number at the switch: the serving number the
+// new segment starts at is then exact.
 async function method(t, m) {
+	await sleep(600);
 	assert.match(ctl('update', t.slug, '--method', m), /ok/);
 	assert.equal(show(t.slug).queuingMethod, m);
 	await settle();
@@ -240,13 +244,16 @@ test('hold skips the burst headroom: nobody new passes', async () => {
 	await claimPlaces(t, [6]);
 });
 
-test('passthrough: everyone admitted at once; back to fifo keeps them',
+test('passthrough: everyone admitted as they join; back to fifo keeps them',
     async () => {
-	const q = createQueue({ rate: 1, burst: 2 });
+	// Passthrough is fifo without a rate: serving is the lagged last
+	// number plus the burst (3), so joins within the burst's headroom
+	// are admitted at once, their token in the answer.
+	const q = createQueue({ rate: 1, burst: 3 });
 	const t = tracker(q.slug);
 	await take(t, { number: 1, admitted: true });
 	await take(t, { number: 2, admitted: true });
-	await take(t, { number: 3, admitted: false });
+	await take(t, { number: 3, admitted: true });
 	await take(t, { number: 4, admitted: false });
 	await take(t, { number: 5, admitted: false });
 	await method(t, 'passthrough');
@@ -254,25 +261,26 @@ test('passthrough: everyone admitted at once; back to fifo keeps them',
 	const st = await lookAll(t);
 	for (const n of [1, 2, 3, 4, 5])
 		assert.equal(st.get(n).admitted, true, `${n} admitted`);
-	// Every new join is admitted at once, its token in the answer.
+	assert.equal(st.get(5).serving, 8, 'the last number plus the burst');
+	// New joins are admitted at once, their token in the answer.
 	await take(t, { number: 6, admitted: true });
 	await take(t, { number: 7, admitted: true });
 	await take(t, { number: 8, admitted: true });
-	// Serving is the last number as of two ticks ago: 8 soon.
-	await waitFor(async () => (await look(t, 8)).serving === 8, 5000,
-	    100, 'serving 8');
-	// Back to fifo: the next segment starts at 8, nothing taken back.
+	// Back to fifo: the segment starts at the serving number of its
+	// moment (8 + 3), nothing is taken back; 9-11 pass by that
+	// headroom, 12 waits, next in line (promise 6).
 	await method(t, 'fifo');
-	await take(t, { number: 9, admitted: false });
-	await take(t, { number: 10, admitted: false });
+	await take(t, { number: 9, admitted: true });
+	await take(t, { number: 10, admitted: true });
+	await take(t, { number: 11, admitted: true });
+	await take(t, { number: 12, admitted: false });
 	const after = await lookAll(t);
-	for (let n = 1; n <= 8; n++)
+	for (let n = 1; n <= 11; n++)
 		assert.equal(after.get(n).admitted, true, `${n} kept`);
-	assert.equal(after.get(9).serving, 8);
-	assert.equal(after.get(9).ahead, 0, '9 is next (join order)');
-	assert.equal(after.get(10).ahead, 1);
-	await early(t, 9);
-	await claimPlaces(t, [3, 4, 5, 6, 7, 8]);
+	assert.equal(after.get(12).serving, 11);
+	assert.equal(after.get(12).ahead, 0, '12 is next (join order)');
+	await early(t, 12);
+	await claimPlaces(t, [4, 5, 6, 7, 8, 9, 10, 11]);
 });
 
 test('every switch with people waiting and admitted places unclaimed',
@@ -295,37 +303,45 @@ test('every switch with people waiting and admitted places unclaimed',
 	await take(t, { number: 5, admitted: false });
 	s = await lookAll(t);
 	assert.equal(s.get(5).ahead, 3, '2, 3, 4 ahead of 5');
-	// fifo -> passthrough: everyone waiting passes.
+	// fifo -> passthrough: everyone waiting passes (serving is the
+	// last number plus the burst: 5 + 1).
 	await method(t, 'passthrough');
 	s = await lookAll(t);
 	assert.ok([...s.values()].every((x) => x.admitted), 'all admitted');
+	assert.equal(t.serving, 6);
 	await take(t, { number: 6, admitted: true });
-	// passthrough -> hold: the hold starts above everything admitted.
+	// passthrough -> hold: the hold starts at the serving number of its
+	// moment, 6 + 1; the join moves past it (7 is never issued) and
+	// waits.
 	await method(t, 'hold');
-	await take(t, { number: 7, admitted: false, onHold: true });
+	await take(t, { number: 8, admitted: false, onHold: true });
 	s = await lookAll(t);
 	for (let n = 1; n <= 6; n++)
 		assert.equal(s.get(n).admitted, true, `${n} kept`);
-	assert.equal(s.get(7).serving, 6, 'frozen at the last admitted');
-	assert.equal(s.get(7).ahead, 0);
-	await early(t, 7);
-	// hold -> passthrough: 7 passes, and so does every new one.
+	assert.equal(s.get(8).serving, 7, 'frozen where passthrough was');
+	assert.equal(s.get(8).ahead, 0);
+	await early(t, 8);
+	// hold -> passthrough: 8 passes, and so does every new one.
 	await method(t, 'passthrough');
-	assert.equal((await look(t, 7)).admitted, true);
-	await take(t, { number: 8, admitted: true });
-	// passthrough -> fifo: 9 waits, next in line.
+	assert.equal((await look(t, 8)).admitted, true);
+	await take(t, { number: 9, admitted: true });
+	// passthrough -> fifo: serving starts at 9 + 1, so 10 passes by the
+	// burst's headroom and 11 waits, next in line.
 	await method(t, 'fifo');
-	const n9 = await take(t, { number: 9, admitted: false });
-	assert.equal(n9.ahead, 0);
+	await take(t, { number: 10, admitted: true });
+	const n11 = await take(t, { number: 11, admitted: false });
+	assert.equal(n11.ahead, 0);
 	// fifo -> passthrough -> fifo once more, back to back.
 	await method(t, 'passthrough');
-	assert.equal((await look(t, 9)).admitted, true);
+	assert.equal((await look(t, 11)).admitted, true);
 	await method(t, 'fifo');
-	await take(t, { number: 10, admitted: false });
+	await take(t, { number: 12, admitted: true });
+	await take(t, { number: 13, admitted: false });
 	// Every place admitted on the way still claims (promise 2).
-	await claimPlaces(t, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-	await early(t, 10);
-	assert.equal(show(q.slug).lastNumber, 10, 'each number issued once');
+	await claimPlaces(t, [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]);
+	await early(t, 13);
+	assert.equal(show(q.slug).lastNumber, 13, 'each number issued once ' +
+	    '(7 skipped by the hold, never issued)');
 });
 
 // The console's dashboard names the state the method gives (its page
@@ -340,7 +356,7 @@ test('the dashboard says on hold, passthrough, running or paused',
 		[['--method', 'hold'], 'On hold: joins wait, nobody new is ' +
 		    'admitted'],
 		[['--method', 'passthrough'], 'Passthrough: everyone is ' +
-		    'admitted at once'],
+		    'admitted as they join'],
 		[['--method', 'fifo'], 'Running'],
 	];
 	for (const [args, text] of states) {
@@ -360,17 +376,31 @@ test('the dashboard says on hold, passthrough, running or paused',
 
 // Promise 2 under passthrough: a number its join admitted is admitted in
 // every answer after it, whichever worker answers and however old its
-// copy of the row (a worker that issued the number itself looks the row
-// up again before it says so).
+// copy of the row; a number beyond the burst's headroom waits at most two
+// ticks (the lagged last number), and its status never says admitted
+// before its answer could.
 test('passthrough: admitted at the join, admitted in every status after',
     async () => {
-	const q = createQueue({ rate: 1, burst: 1 });
+	const q = createQueue({ rate: 1, burst: 3 });
 	const t = tracker(q.slug);
 	await take(t, { number: 1, admitted: true });
 	await method(t, 'passthrough');
 	for (let n = 2; n <= 41; n++) {
-		await take(t, { number: n, admitted: true });
-		const s = await look(t, n);
-		assert.equal(s.admitted, true, `${n} right after its join`);
+		const j = await join(t.slug);
+		assert.equal(j.status, 200, j.text);
+		assert.equal(j.json.number, n, 'the exact next number');
+		note(t, `join ${n}`, j.json.serving);
+		t.tickets.set(n, j.json.ticket);
+		assert.equal(j.json.admitted, n <= j.json.serving,
+		    'admitted exactly when within serving');
+		if (j.json.admitted)
+			t.admitted.add(n);
+		await look(t, n);
 	}
+	// Within two ticks every number is admitted.
+	await sleep(600);
+	const all = await lookAll(t);
+	for (const [n, x] of all)
+		assert.equal(x.admitted, true, `${n} admitted`);
+	await claimPlaces(t, [...all.keys()]);
 });
