@@ -216,6 +216,7 @@ enum http_err {
 	ERR_INVALID_TEMPLATE,	/* 422 invalid_template (reason, line) */
 	ERR_TEMPLATE_NOT_FOUND,	/* 404 template_not_found */
 	ERR_RENEWAL_OFF,	/* 403 renewal_disabled (session renewal) */
+	ERR_BYPASS_NO_RENEW,	/* 403 bypass_not_renewed */
 	ERR__MAX
 };
 

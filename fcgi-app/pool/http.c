@@ -315,6 +315,9 @@ static const struct {
 	    0, 0 },
 	[ERR_RENEWAL_OFF] = { 403, "renewal_disabled", "This waiting room "
 	    "does not renew sessions: a token ends at its expiry.", 0, 0 },
+	[ERR_BYPASS_NO_RENEW] = { 403, "bypass_not_renewed", "A bypass pass "
+	    "ends at its expiry: its code's limits are checked when it is "
+	    "redeemed, so the pass is not renewed.", 0, 0 },
 };
 
 /* err, or ERR_INTERNAL for ERR_OK and values out of range. */

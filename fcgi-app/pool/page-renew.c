@@ -105,16 +105,20 @@ page_renew(struct req *r)
 	}
 	why = token_verify(tok, len, e->q->slug, e->secret, SECRET_LEN,
 	    now_s, r->cfg->token_leeway_s, &cl);
-	/* A bypass token keeps its own jti (token_sign_bypass()). */
-	if (why == TOKEN_VALID && cl.bypass && cl.jti[0] == '\0')
-		why = TOKEN_MALFORMED_CLAIM;
 	if (why != TOKEN_VALID) {
 		renew_refused(r, token_reason_str(why));
 		goto out;
 	}
-	fresh = cl.bypass ? token_sign_bypass(e->q->slug, e->secret,
-	    SECRET_LEN, now_s, e->q->token_ttl_s, cl.jti) :
-	    token_sign(e->q->slug, e->secret, SECRET_LEN, cl.qnr, now_s,
+	/*
+	 * A bypass code's limits (uses, expiry, disabling) hold when it is
+	 * redeemed, and its pass does not name it: renewing the pass would
+	 * outlive them, so it ends at its time (redeem again).
+	 */
+	if (cl.bypass) {
+		http_app_err(r, ERR_BYPASS_NO_RENEW);
+		goto out;
+	}
+	fresh = token_sign(e->q->slug, e->secret, SECRET_LEN, cl.qnr, now_s,
 	    e->q->token_ttl_s, 0);
 	if (fresh == NULL) {
 		http_app_err(r, ERR_INTERNAL);
@@ -129,9 +133,6 @@ page_renew(struct req *r)
 	    json_object_new_int64(e->q->token_ttl_s));
 	json_object_object_add(o, "expiresAt",
 	    json_object_new_int64(now_s + e->q->token_ttl_s));
-	if (cl.bypass)
-		json_object_object_add(o, "bypass",
-		    json_object_new_boolean(1));
 	http_header(r, "Cache-Control", "no-store");
 	http_json(r, 200, o);
 	json_object_put(o);

@@ -127,20 +127,26 @@ test('renew: a later exp, the same sub, aud, qnr, jti; valid at /verify',
 	assert.equal(decodeJWTPayload(b.json.token).qnr, t.number);
 });
 
-test('a bypass token renews as a bypass token with its own jti',
-    async () => {
+// A bypass code's limits (uses, expiry, disabling) hold when it is
+// redeemed and its pass does not name the code: the pass is not renewed
+// (it would outlive a disabled or expired code), and nothing changes.
+test('a bypass pass is not renewed: 403 bypass_not_renewed', async () => {
 	const out = ctl('bypass', 'create', on.slug, '--label', 'renew');
 	const code = /^code: (\S+)$/m.exec(out)[1];
 	const b = await postJSON(`/queue/${on.slug}/bypass`, { code });
 	assert.equal(b.status, 200, b.text);
-	const old = decodeJWTPayload(b.json.token);
-	const r = await renewBearer(on.slug, b.json.token);
-	assert.equal(r.status, 200, r.text);
-	checkOp(r);
-	const c = decodeJWTPayload(r.json.token);
-	assert.deepEqual([c.bypass, c.jti, c.qnr, c.aud],
-	    [true, old.jti, 0, on.slug]);
-	assert.equal(r.json.bypass, true);
+	const before = show(on.slug);
+	for (const r of [await renewBearer(on.slug, b.json.token),
+	    await renewBody(on.slug, { token: b.json.token })]) {
+		assert.equal(r.status, 403, r.text);
+		assert.deepEqual(r.json, { error: 'bypass_not_renewed',
+		    message: 'A bypass pass ends at its expiry: its code\'s ' +
+		    'limits are checked when it is redeemed, so the pass is ' +
+		    'not renewed.' });
+	}
+	const after = show(on.slug);
+	assert.deepEqual([after.lastNumber, after.serving],
+	    [before.lastNumber, before.serving]);
 });
 
 test('renewal off: 403 renewal_disabled, whatever the token', async () => {
