@@ -133,7 +133,8 @@ test('a TCP listen on 127.0.0.1 answers raw FastCGI', async () => {
 		    params: fcgiParams('GET', `/queue/${q.slug}/info`) });
 		assert.equal(r.status, 200, r.body);
 		assert.deepEqual(r.json, { queue: q.slug, name: q.name,
-		    active: true, serving: 100, waiting: 0 });
+		    active: true, serving: 100, waiting: 0,
+		    sessionRenewal: false });
 	} finally {
 		const how = await pool.stop();
 		assert.deepEqual(how, { code: 0, sig: null });
