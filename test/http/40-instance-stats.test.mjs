@@ -73,9 +73,14 @@ test('one sampler: queue_stats gets exact waiting, serving, issued; old ' +
 	const q = createQueue({ rate: 1, burst: 1 });
 	const qid = Number(dbSQL(`SELECT id FROM queue WHERE slug = ` +
 	    `'${q.slug}'`)[0][0]);
+	// Two earlier samples: one older than the retention (the sampling
+	// pass deletes it, perhaps a pass already under way), and one two
+	// minutes back, within it, from which the inflow is counted.
 	dbSQL('INSERT INTO queue_stats (queue_id, sampled_ms, waiting, ' +
 	    'inflow_per_min, rate_per_minute, serving, issued, active) ' +
-	    `VALUES (${qid}, 1000, 0, 0, 1, 0, 0, 1)`);
+	    `VALUES (${qid}, 1000, 0, 0, 1, 0, 0, 1), (${qid}, ` +
+	    'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) - 120000, 0, 0, 1, ' +
+	    '0, 0, 1)');
 	for (let i = 1; i <= 5; i++) {
 		const r = await join(q.slug);
 		assert.equal(r.status, 200, r.text);
@@ -94,8 +99,9 @@ test('one sampler: queue_stats gets exact waiting, serving, issued; old ' +
 	const [waiting, serving, issued, rate, active, inflow] = s;
 	assert.deepEqual([waiting, serving, issued, rate, active],
 	    [4, 1, 5, 1, 1]);
-	// The only earlier sample (issued 0) is days old: 5 numbers since.
-	assert.ok(inflow > 0, `inflow ${inflow}`);
+	// The sample two minutes back had issued 0: 5 numbers in a little
+	// over two minutes.
+	assert.ok(inflow > 2 && inflow <= 2.5, `inflow ${inflow}`);
 	// The same sampling pass deletes it once every queue is sampled.
 	const gone = await waitFor(() => dbSQL('SELECT COUNT(*) FROM ' +
 	    `queue_stats WHERE queue_id = ${qid} AND sampled_ms = 1000`)
