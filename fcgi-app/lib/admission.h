@@ -374,8 +374,9 @@ int	 adm_prequeue(const struct adm_queue *q, int64_t t);
 /*
  * P, the size of q's pre-queue as it stands at t: draw_count once the
  * pre-queue is closed; L when it still collects in the row but t is at
- * or after the opening (no join has come since: P is L); -1 before the
- * opening (not known yet); 0 without an opening.
+ * or after the end of the opening's hold (opening + ADM_TICK_MS: no join
+ * has come since, P is L); -1 before that (not known yet); 0 without an
+ * opening.
  */
 int64_t	 adm_prequeue_size(const struct adm_queue *q, int64_t t);
 

@@ -805,8 +805,10 @@ test_opening(void)
 	n = adm_join(&q, NOW0 + 1000, &adm);
 	ok(n == 1 && !adm, "a pre-queue number is not admitted");
 	adm_join(&q, NOW0 + 2000, &adm);
-	is_int(adm_prequeue_size(&q, o), 2,
-	    "at the opening, with no join since: P = L = 2");
+	is_int(adm_prequeue_size(&q, o), -1,
+	    "at the opening, while it holds: P not known from this copy");
+	is_int(adm_prequeue_size(&q, o + ADM_TICK_MS), 2,
+	    "once the hold is over, with no join since: P = L = 2");
 	is_int(adm_serving(&q, o + ADM_TICK_MS), 0,
 	    "serving grows from the opening + ADM_TICK_MS");
 	is_int(adm_serving(&q, o + ADM_TICK_MS + 100), 1, "100 ms later: 1");

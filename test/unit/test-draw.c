@@ -185,9 +185,12 @@ test_queue_position(void)
 	    "collecting: 5 has no place yet");
 	is_int(draw_queue_position(&q, seed, 1, 6, t), 6,
 	    "collecting: 6 (not issued) is 6");
+	is_int(draw_queue_position(&q, seed, 1, 5, t + 1000), -1,
+	    "at the opening, while it holds: no place from this copy yet");
 	for (n = 1; n <= 5; n++)
-		sum += draw_queue_position(&q, seed, 1, n, t + 1000);
-	is_int(sum, 15, "at the opening, no join since: P = L = 5, the "
+		sum += draw_queue_position(&q, seed, 1, n,
+		    t + 1000 + ADM_TICK_MS);
+	is_int(sum, 15, "the hold over, no join since: P = L = 5, the "
 	    "places 1..5 drawn");
 	q.draw_open = 0;
 	q.draw_count = 5;
