@@ -292,19 +292,6 @@ settings_form(struct req *r, struct buf *b, const struct ar_settings *s,
 	    "Save settings</button></p></form>");
 }
 
-/* One figure: <div><dt>label</dt><dd id=id>text</dd></div>. */
-static void
-figure(struct buf *b, const char *id, const char *label, const char *text)
-{
-	html_raw(b, "<div><dt>");
-	html_text(b, label);
-	html_raw(b, "</dt><dd id=\"");
-	html_attr(b, id);
-	html_raw(b, "\">");
-	html_text(b, text);
-	html_raw(b, "</dd></div>");
-}
-
 /* The result of the test just run: status, time taken, metrics read. */
 static void
 test_result(struct buf *b, const struct ar_eval *ev)
@@ -314,24 +301,24 @@ test_result(struct buf *b, const struct ar_eval *ev)
 
 	html_raw(b, "<section id=\"test-result\" aria-labelledby=\"test-h\">"
 	    "<h2 id=\"test-h\">Test result</h2><dl class=\"figures\">");
-	figure(b, "test-passed", "Result", ev->state != AR_UNKNOWN ?
-	    "passed" : "failed");
+	console_figure(b, "test-passed", "Result", ev->state != AR_UNKNOWN ?
+	    "passed" : "failed", NULL);
 	snprintf(num, sizeof(num), "%s (%s)", ar_state_name(ev->state),
 	    ev->reason);
-	figure(b, "test-state", "State", num);
+	console_figure(b, "test-state", "State", num, NULL);
 	if (ev->http_status > 0)
 		snprintf(num, sizeof(num), "%d", ev->http_status);
 	else
 		snprintf(num, sizeof(num), "no answer");
-	figure(b, "test-status", "HTTP status", num);
+	console_figure(b, "test-status", "HTTP status", num, NULL);
 	if (ev->response_ms >= 0)
 		snprintf(num, sizeof(num), "%lld ms",
 		    (long long)ev->response_ms);
 	else
 		snprintf(num, sizeof(num), "-");
-	figure(b, "test-time", "Time taken", num);
-	figure(b, "test-rule", "Deciding rule", ev->rule[0] != '\0' ?
-	    ev->rule : "-");
+	console_figure(b, "test-time", "Time taken", num, NULL);
+	console_figure(b, "test-rule", "Deciding rule", ev->rule[0] != '\0' ?
+	    ev->rule : "-", NULL);
 	html_raw(b, "</dl><div class=\"scroll\" " SCROLL("Metrics read")
 	    "><table id=\"test-metrics\"><caption>Metrics read</caption>"
 	    "<thead><tr><th scope=\"col\">Metric</th><th scope=\"col\" "

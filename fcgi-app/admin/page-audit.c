@@ -32,6 +32,25 @@ console_utc_text(int64_t ms, char *buf, size_t n)
 }
 
 void
+console_figure(struct buf *b, const char *id, const char *label,
+    const char *text, const char *unit)
+{
+	html_raw(b, "<div><dt>");
+	html_text(b, label);
+	html_raw(b, "</dt><dd id=\"");
+	html_attr(b, id);
+	html_raw(b, "\">");
+	html_text(b, text);
+	html_raw(b, "</dd>");
+	if (unit != NULL) {
+		html_raw(b, "<dd class=\"unit\">");
+		html_text(b, unit);
+		html_raw(b, "</dd>");
+	}
+	html_raw(b, "</div>");
+}
+
+void
 console_chart_head(struct buf *head, struct req *r)
 {
 	html_raw(head, "<link rel=\"stylesheet\" href=\"");

@@ -39,6 +39,14 @@ struct queue	*console_route_queue(struct req *);
 void		 console_utc_text(int64_t ms, char *buf, size_t n);
 
 /*
+ * One figure of a page's <dl>: <div><dt>label</dt><dd id="id">text</dd>
+ * (and <dd class="unit">unit</dd> unless unit is NULL)</div>, every
+ * value escaped, into b.
+ */
+void		 console_figure(struct buf *b, const char *id,
+		    const char *label, const char *text, const char *unit);
+
+/*
  * The head markup of a page with a chart: uPlot's style sheet and
  * script and console.js, from the install's static URL, into head.
  */

@@ -171,32 +171,12 @@ console_queue_live(struct req *r)
 	qops_queue_free(q);
 }
 
-/* One figure of the dashboard: <div><dt>label</dt><dd id=...>text. */
-static void
-figure_text(struct buf *b, const char *id, const char *label,
-    const char *text, const char *unit)
-{
-	html_raw(b, "<div><dt>");
-	html_text(b, label);
-	html_raw(b, "</dt><dd id=\"");
-	html_attr(b, id);
-	html_raw(b, "\">");
-	html_text(b, text);
-	html_raw(b, "</dd>");
-	if (unit != NULL) {
-		html_raw(b, "<dd class=\"unit\">");
-		html_text(b, unit);
-		html_raw(b, "</dd>");
-	}
-	html_raw(b, "</div>");
-}
-
 /* A figure of JSON value v ("-" for null). */
 static void
 figure(struct buf *b, const char *id, const char *label,
     struct json_object *v, const char *unit)
 {
-	figure_text(b, id, label, v != NULL ? json_object_to_json_string(v) :
+	console_figure(b, id, label, v != NULL ? json_object_to_json_string(v) :
 	    "-", unit);
 }
 
@@ -251,7 +231,7 @@ console_queue(struct req *r)
 	json_object_object_get_ex(o, "estimatedWaitSeconds", &v);
 	iso_duration_text(v != NULL ? json_object_get_int64(v) : -1, wait,
 	    sizeof(wait));
-	figure_text(&b, "wait", "Estimated wait for a newcomer", wait, NULL);
+	console_figure(&b, "wait", "Estimated wait for a newcomer", wait, NULL);
 	json_object_object_get_ex(o, "serving", &v);
 	figure(&b, "serving", "Serving", v, NULL);
 	json_object_object_get_ex(o, "issued", &v);

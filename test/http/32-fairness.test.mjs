@@ -8,6 +8,7 @@ import {
 	createQueue, ctl, dbSQL, env, join, joinMany, show, sleep, token,
 	waitFor,
 } from './lib.mjs';
+import { fairnessRecords } from './fairness.mjs';
 
 // A past window that no live sample of the test's new queue falls into
 // (it did not exist then), yet within stats-retention (48 h), so that
@@ -21,19 +22,7 @@ test('report: inversions, wait percentiles, admissions per minute vs ' +
     'the rate, as JSON and CSV', () => {
 	const q = createQueue({ rate: 30 });
 	const id = show(q.slug).id;
-	// 60 numbers joined evenly over the first minute (number n at
-	// n s), admitted 30 a minute (n <= 30 at 2n s, then 60 + 2(n-30)
-	// s): every number waits exactly n seconds.
-	for (const [dt, issued, serving] of [[0, 0, 0], [60000, 60, 30],
-	    [120000, 60, 60]])
-		dbSQL('INSERT INTO queue_stats (queue_id, sampled_ms, waiting, ' +
-		    'inflow_per_min, rate_per_minute, serving, issued, active) ' +
-		    `VALUES (${id}, ${T0 + dt}, ${issued - serving}, 0, 30, ` +
-		    `${serving}, ${issued}, 1)`);
-	// Served (first tokens) in the order 1, 3, 2, 5, 4: two inversions.
-	[1, 3, 2, 5, 4].forEach((n, i) => dbSQL('INSERT INTO queue_served ' +
-	    `(queue_id, number, served_ms) VALUES (${id}, ${n}, ` +
-	    `${T0 + 5000 + i * 1000})`));
+	fairnessRecords(id, T0);
 	const r = JSON.parse(ctl('report', q.slug, '--json', '--since', T0,
 	    '--until', T0 + 120000));
 	assert.deepEqual(r, {

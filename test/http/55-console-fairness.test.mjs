@@ -14,6 +14,7 @@ import {
 	createQueue, ctl, dbSQL, env, info, join, show, status, uniqueSlug,
 	waitFor,
 } from './lib.mjs';
+import { fairnessRecords } from './fairness.mjs';
 import { Client, addUser } from './console.mjs';
 
 const u = addUser();
@@ -44,15 +45,7 @@ const T0 = Math.floor((Date.now() - 6 * 3600000) / 3600000) * 3600000;
 function scripted(name) {
 	const q = createQueue({ rate: 30, name });
 	const id = show(q.slug).id;
-	for (const [dt, issued, serving] of [[0, 0, 0], [60000, 60, 30],
-	    [120000, 60, 60]])
-		dbSQL('INSERT INTO queue_stats (queue_id, sampled_ms, waiting, ' +
-		    'inflow_per_min, rate_per_minute, serving, issued, active) ' +
-		    `VALUES (${id}, ${T0 + dt}, ${issued - serving}, 0, 30, ` +
-		    `${serving}, ${issued}, 1)`);
-	[1, 3, 2, 5, 4].forEach((n, i) => dbSQL('INSERT INTO queue_served ' +
-	    `(queue_id, number, served_ms) VALUES (${id}, ${n}, ` +
-	    `${T0 + 5000 + i * 1000})`));
+	fairnessRecords(id, T0);
 	return { slug: q.slug, id };
 }
 
