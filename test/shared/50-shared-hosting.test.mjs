@@ -542,22 +542,34 @@ test('idle: the statements per second do not grow with the processes',
 	const count = (a) => fcgiProcesses().filter((p) => p.user === a.name)
 	    .length;
 	const procs = { a: count(A), b: count(B) };
-	const t0 = Date.now();
-	const n0 = { a: statements(A.db), b: statements(B.db) };
-	await sleep(6000);
-	const dt = (Date.now() - t0) / 1000;
-	const rate = { a: (statements(A.db) - n0.a) / dt,
-	    b: (statements(B.db) - n0.b) / dt };
+	// Three windows of the sampler's period (stats-interval-ms, 5 s), the
+	// least rate of each account compared: a cost per process is paid in
+	// every window; the leader's jobs come in bursts (a sampling pass,
+	// B's abandonment after its burst) that one window catches and
+	// another does not.
+	const windows = [];
+	let n0 = { a: statements(A.db), b: statements(B.db) };
+	let t0 = Date.now();
+	for (let i = 0; i < 3; i++) {
+		await sleep(5000);
+		const n1 = { a: statements(A.db), b: statements(B.db) };
+		const t1 = Date.now();
+		const dt = (t1 - t0) / 1000;
+		windows.push({ a: (n1.a - n0.a) / dt, b: (n1.b - n0.b) / dt });
+		[n0, t0] = [n1, t1];
+	}
+	const rate = { a: Math.min(...windows.map((w) => w.a)),
+	    b: Math.min(...windows.map((w) => w.b)) };
 	console.log(`idle: ${procs.a} processes ${rate.a.toFixed(1)} ` +
 	    `statements/s, ${procs.b} processes ${rate.b.toFixed(1)} ` +
-	    'statements/s');
+	    `statements/s (windows ${JSON.stringify(windows)})`);
 	assert.ok(procs.b > 20 && procs.b >= 5 * procs.a,
 	    JSON.stringify(procs));
 	// One leader and one writer of the poll documents: a fixed handful
 	// per second per installation, whatever the number of processes (a
 	// statement every 5 s per process would add 8 per second here).
-	assert.ok(rate.b < rate.a + 4, JSON.stringify(rate));
-	assert.ok(rate.b < 20, JSON.stringify(rate));
+	assert.ok(rate.b < rate.a + 4, JSON.stringify(windows));
+	assert.ok(rate.b < 20, JSON.stringify(windows));
 	assert.ok(connections(B.db) <= 3,
 	    `${connections(B.db)} connections while idle`);
 });
