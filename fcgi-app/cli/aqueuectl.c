@@ -62,7 +62,7 @@ static const char usage_text[] =
     "         [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]\n"
     "         [--abandon on|off] [--abandon-grace S] [--pow on|off]\n"
     "         [--pow-bits N] [--session-renewal on|off]\n"
-    "         [--method fifo|passthrough|hold]\n"
+    "         [--method fifo|passthrough|hold] [--total-active-users N]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"
@@ -331,6 +331,7 @@ cmd_state(struct db *db, const struct cfg *c, const char *slug,
 	}
 	if (er != APP_OK)
 		return report(&err, slug);
+	warnings(&err);
 	if (secret != NULL) {
 		printf("new signing secret of %s (tokens signed with the old "
 		    "one no longer verify):\n", slug);

@@ -596,6 +596,43 @@ adm_seg_kind(int active, const char *method)
 }
 
 int64_t
+adm_cap_min(int64_t session_s)
+{
+	return 2 * ((max64(session_s, 1) + 59) / 60) + 2;
+}
+
+int
+adm_cap_limit(int64_t cap, int64_t session_s, struct adm_change *c)
+{
+	struct adm_queue	 v;
+	int64_t			 b, bmax, rmax;
+	int			 lowered = 0;
+
+	if (cap <= 0 || c->active == ADM_SEG_PAUSED ||
+	    c->active == ADM_SEG_HOLD)
+		return 0;
+	session_s = max64(session_s, 1);
+	cap = max64(cap, adm_cap_min(session_s));
+	memset(&v, 0, sizeof(v));
+	v.rate_per_minute = c->rate;
+	v.burst = c->burst;
+	b = adm_burst(&v);
+	bmax = max64(1, (cap - 1) / 2);
+	rmax = clamp_rate((cap - 1 - min64(b, bmax)) * 60 / session_s);
+	if (c->active == ADM_SEG_PASS || c->rate > rmax) {
+		c->active = ADM_SEG_FIFO;
+		c->rate = rmax;
+		lowered = 1;
+	}
+	/* Explicit once lowered: the default would follow the new rate. */
+	if (b > bmax || (lowered && c->burst == 0)) {
+		c->burst = min64(b, bmax);
+		lowered |= b > bmax;
+	}
+	return lowered;
+}
+
+int64_t
 adm_rate_at(const struct adm_queue *q, int64_t t)
 {
 	struct adm_queue	 buf;

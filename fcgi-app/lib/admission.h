@@ -362,6 +362,34 @@ int	 adm_seg_at(const struct adm_queue *q, int64_t t);
  */
 int	 adm_seg_kind(int active, const char *method);
 
+/*
+ * The total-active-users cap (ESA's "total active users"): admissions
+ * within any session duration never exceed cap.  The model is a token
+ * bucket (at most floor(r * w / 60000) + burst + 1 admissions in any
+ * window of w ms: test-admission's bound), so the cap is kept by the
+ * segment's values: with b the effective burst of the change (its
+ * burst, or rate / 6 for 0) and D = session_s * 1000,
+ *   burst' = min(b, max(1, (cap - 1) / 2)),
+ *   rate'  = min(rate, floor((cap - 1 - burst') * 60 / session_s)),
+ * so that floor(rate' * D / 60000) + burst' + 1 <= cap.  A passthrough
+ * segment becomes fifo at the greatest such rate (everyone at once would
+ * exceed any cap).  Once the rate is lowered, the burst is set to
+ * burst' (a default burst would shrink with the rate).  Abandoned and
+ * voided numbers (skip) are nobody's session and do not count.  A
+ * segment that began before the cap was set may leave its larger
+ * allowance (the floor) for one session duration more.  A cap that is
+ * removed leaves the lowered rate as it is.
+ *
+ * adm_cap_limit(): limits c (rate, burst, kind) for cap (0: none;
+ * otherwise at least adm_cap_min(session_s)) and session_s (1..86400).
+ * Returns 1 when it lowered anything, else 0.  Can't fail.
+ * adm_cap_min(): the least cap for session_s that leaves a rate of at
+ * least ADM_RATE_MIN: 2 * ceil(session_s / 60) + 2.
+ */
+#define ADM_CAP_MAX	10000000	/* visitors */
+int	 adm_cap_limit(int64_t cap, int64_t session_s, struct adm_change *c);
+int64_t	 adm_cap_min(int64_t session_s);
+
 /* The rate of the segment in effect at t, visitors per minute. */
 int64_t	 adm_rate_at(const struct adm_queue *q, int64_t t);
 

@@ -56,6 +56,7 @@ enum msg {
 	MSG_OPENS,		/* before a scheduled opening: "Opens in" */
 	MSG_HOLD,		/* queuing method hold: nobody admitted */
 	MSG_FULL,		/* the waiting room takes no more visitors */
+	MSG_CAP,		/* active users cap: "{n}", "{minutes}" */
 	MSG__MAX
 };
 

@@ -73,6 +73,7 @@ const char *
 qops_warning_code(unsigned int bit)
 {
 	return bit == QOPS_W_TARGET_OUTSIDE ? "target_outside_domains" :
+	    bit == QOPS_W_RATE_LIMITED ? "rate_limited_by_total_active_users" :
 	    "unknown";
 }
 
@@ -80,7 +81,10 @@ const char *
 qops_warning_text(unsigned int bit)
 {
 	return bit == QOPS_W_TARGET_OUTSIDE ? "the target URL is not on one "
-	    "of the shop domains" : "unknown warning";
+	    "of the shop domains" : bit == QOPS_W_RATE_LIMITED ? "the "
+	    "admission rate or burst was lowered (or passthrough paced) so "
+	    "that admissions within a session duration stay within "
+	    "totalActiveUsers" : "unknown warning";
 }
 
 void

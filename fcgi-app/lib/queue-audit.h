@@ -35,6 +35,7 @@ enum qops_reason {
 
 /* Things that are allowed but probably not meant (bits of warnings). */
 #define QOPS_W_TARGET_OUTSIDE	0x1u	/* target host not a shop domain */
+#define QOPS_W_RATE_LIMITED	0x2u	/* the cap on active users lowered it */
 
 /* The outcome of an operation besides its enum app_err. */
 struct qops_err {

@@ -89,6 +89,16 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		    "holds a valid token may exchange it for one valid for "
 		    "another session duration (POST /queue/<slug>/renew; "
 		    "embed.js does it while the visitor is active)" },
+	[QOPS_F_TOTAL_ACTIVE] = {
+		.key = "totalActiveUsers", .opt = "total-active-users",
+		.label = "Total active users", .ctl = FLD_CTL_NUMBER,
+		.type = FLD_INT, AT(total_active_users),
+		.column = "total_active_users", .min = 0, .max = ADM_CAP_MAX,
+		.def = "0",
+		.rule = "0 for no cap, or an integer up to 10000000, at least "
+		    "2 * ceil(session duration / 60 s) + 2: visitors admitted "
+		    "within any session duration, at most (the rate and burst "
+		    "are lowered to keep it)", .unit = "visitors" },
 	[QOPS_F_CLAIM_WINDOW] = {
 		.key = "claimWindowSeconds", .opt = "claim-window",
 		.label = "Claim window", .ctl = FLD_CTL_NUMBER,

@@ -63,6 +63,7 @@ struct queue {
 	char		*shop_domains;	/* the list as configured */
 	int64_t		 token_ttl_s;		/* the session duration */
 	int64_t		 session_renewal;	/* POST /renew on (1) */
+	int64_t		 total_active_users;	/* cap; 0 = none */
 	struct adm_queue adm;		/* the admission state */
 	uint8_t		 secret_sealed[SEALED_MAX];
 	size_t		 secret_sealed_len;
@@ -104,6 +105,7 @@ enum qops_field {
 	QOPS_F_BURST,		/* burst allowance; 0 = default */
 	QOPS_F_TOKEN_TTL,	/* session duration (token lifetime), s */
 	QOPS_F_SESSION_RENEWAL,	/* an active visitor renews the token (1) */
+	QOPS_F_TOTAL_ACTIVE,	/* admissions per session duration; 0 none */
 	QOPS_F_CLAIM_WINDOW,	/* claim window after admission, seconds */
 	QOPS_F_HEADER_IMAGE,	/* waiting room header image (https); "" none */
 	QOPS_F_DISPLAY_NAME,	/* shown to visitors; "" = the name */
@@ -136,6 +138,7 @@ struct qops_spec {
 	int64_t		 burst;
 	int64_t		 token_ttl_s;
 	int64_t		 session_renewal;
+	int64_t		 total_active_users;
 	int64_t		 claim_window_s;
 	const char	*header_image_url;
 	const char	*display_name;

@@ -200,6 +200,39 @@ warn_check(const struct queue *q, struct qops_err *err)
 }
 
 /*
+ * The total-active-users cap and the session duration q has once spec
+ * is applied.
+ */
+static void
+spec_cap(const struct queue *q, const struct qops_spec *spec, int64_t *cap,
+    int64_t *session_s)
+{
+	*cap = (spec->set & QOPS_BIT(QOPS_F_TOTAL_ACTIVE)) ?
+	    spec->total_active_users : q->total_active_users;
+	*session_s = (spec->set & QOPS_BIT(QOPS_F_TOKEN_TTL)) ?
+	    spec->token_ttl_s : q->token_ttl_s;
+}
+
+/*
+ * Refuse a cap below what its session duration needs (adm_cap_min()),
+ * naming the field spec changes (the cap, else the session duration).
+ * Returns APP_OK or APP_INVALID with err set.
+ */
+static enum app_err
+cap_check(const struct queue *q, const struct qops_spec *spec,
+    struct qops_err *err)
+{
+	int64_t	 cap, session_s;
+
+	spec_cap(q, spec, &cap, &session_s);
+	if (cap == 0 || cap >= adm_cap_min(session_s))
+		return APP_OK;
+	return qops_refuse(err, APP_INVALID, QOPS_R_INVALID,
+	    (spec->set & QOPS_BIT(QOPS_F_TOTAL_ACTIVE)) ?
+	    QOPS_F_TOTAL_ACTIVE : QOPS_F_TOKEN_TTL);
+}
+
+/*
  * Make a new signing secret for q: 32 random bytes as base64url text
  * (the HMAC key is that text, so any JWT library takes it as a string),
  * sealed under the master key bound to the slug.  Returns the secret
@@ -326,6 +359,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 {
 	struct queue	 q;
 	struct qops_spec full;
+	struct adm_change ch;
 	enum app_err	 er;
 	int64_t		 now;
 	int		 f;
@@ -346,6 +380,16 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		qops_failed(err, er);
 		goto out;
 	}
+	if ((er = cap_check(&q, &full, err)) != APP_OK)
+		goto out;
+	memset(&ch, 0, sizeof(ch));
+	ch.rate = full.rate;
+	ch.burst = full.burst;
+	ch.active = adm_seg_kind(full.active != 0, full.method);
+	if (adm_cap_limit(full.total_active_users, full.token_ttl_s, &ch))
+		err->warnings |= QOPS_W_RATE_LIMITED;
+	full.rate = ch.rate;
+	full.burst = ch.burst;
 	now = qops_now(db);
 	/* An opening at creation: serving 0 until it (SPEC section 3). */
 	if (full.opens_at_ms != 0) {
@@ -364,7 +408,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		adm_init(&q.adm, full.rate, full.burst, now);
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
 		adm_set_claim_window(&q.adm, now, full.claim_window_s);
-	q.adm.active = adm_seg_kind(full.active != 0, full.method);
+	q.adm.active = ch.active;
 	qops_view(&q);
 	warn_check(&q, err);
 	if (new_ticket_key(c, &q) == -1 ||
@@ -401,12 +445,15 @@ out:
  * The admission change spec asks of the locked row q at now (the
  * settings in effect after any change already scheduled): rate, burst
  * and the segment's kind, from the paused state and the queuing method
- * (adm_seg_kind()).  *any: 1 when it differs from those settings.
+ * (adm_seg_kind()), limited by the total-active-users cap
+ * (adm_cap_limit(); then err gets QOPS_W_RATE_LIMITED).  *any: 1 when
+ * it differs from those settings.
  */
 static void
 spec_change(const struct queue *q, const struct qops_spec *spec,
-    int64_t now, struct adm_change *ch, int *any)
+    int64_t now, struct adm_change *ch, int *any, struct qops_err *err)
 {
+	int64_t			 cap, session_s;
 	struct adm_queue	 st;
 	const char		*method;
 	int			 active;
@@ -424,6 +471,9 @@ spec_change(const struct queue *q, const struct qops_spec *spec,
 	if (spec->set & QOPS_BIT(QOPS_F_METHOD))
 		method = spec->method;
 	ch->active = adm_seg_kind(active, method);
+	spec_cap(q, spec, &cap, &session_s);
+	if (adm_cap_limit(cap, session_s, ch))
+		err->warnings |= QOPS_W_RATE_LIMITED;
 	*any = ch->active != st.active || ch->rate != st.rate_per_minute ||
 	    ch->burst != st.burst;
 }
@@ -446,7 +496,9 @@ apply_spec(const struct cfg *c, struct queue *q, const struct qops_spec *spec,
 	int			 any;
 
 	*arm = *scheduled = 0;
-	spec_change(q, spec, now, &ch, &any);
+	if ((er = cap_check(q, spec, err)) != APP_OK)
+		return er;
+	spec_change(q, spec, now, &ch, &any, err);
 	if (any && q->adm.pend_at_ms > now)
 		return APP_BUSY;
 	adm_fold(&q->adm, now);

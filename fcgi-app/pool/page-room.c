@@ -55,6 +55,7 @@ enum key {
 	KEY_POW,
 	KEY_POW_NOSCRIPT,
 	KEY_CUSTOM,
+	KEY_CAP,
 	KEY__MSG,	/* KEY__MSG + m is message m */
 	KEY__MAX = KEY__MSG + MSG__MAX
 };
@@ -79,6 +80,7 @@ static const char *const keys[KEY__MAX] = {
 	"pow",		/* KEY_POW: the proof of work's bits, "" when off */
 	"pow_noscript",	/* KEY_POW_NOSCRIPT */
 	"custom",	/* KEY_CUSTOM: the queue's template, filled */
+	"cap",		/* KEY_CAP: the total-active-users note */
 	"m_room",	/* MSG_ROOM */
 	"m_taking",	/* MSG_TAKING */
 	"m_your_number",	/* MSG_YOUR_NUMBER */
@@ -117,6 +119,7 @@ static const char *const keys[KEY__MAX] = {
 	"m_opens",	/* MSG_OPENS */
 	"m_hold",	/* MSG_HOLD */
 	"m_full",	/* MSG_FULL */
+	"m_cap",	/* MSG_CAP */
 };
 
 struct room {
@@ -190,6 +193,43 @@ unknown_text(struct buf *out, const struct room *rm)
 	buf_free(&pre);
 }
 
+/*
+ * The note of a queue with a total-active-users cap: how many visitors
+ * the shop serves within a session duration, and that places open as
+ * earlier sessions end ({n} and {minutes} of MSG_CAP filled, escaped).
+ */
+static void
+cap_note(struct buf *out, const struct room *rm, const struct queue *q)
+{
+	const char	*t = lang_msg(rm->lang, MSG_CAP), *h;
+	struct buf	 text = { NULL, 0, 0 };
+	char		 num[32];
+	size_t		 n;
+
+	while ((h = strchr(t, '{')) != NULL) {
+		buf_add(&text, t, (size_t)(h - t));
+		n = 1;
+		num[0] = '{';
+		num[1] = '\0';
+		if (strncmp(h, "{n}", 3) == 0) {
+			n = 3;
+			snprintf(num, sizeof(num), "%lld",
+			    (long long)q->total_active_users);
+		} else if (strncmp(h, "{minutes}", 9) == 0) {
+			n = 9;
+			snprintf(num, sizeof(num), "%lld",
+			    (long long)((q->token_ttl_s + 59) / 60));
+		}
+		buf_add(&text, num, strlen(num));
+		t = h + n;
+	}
+	buf_add(&text, t, strlen(t) + 1);
+	html_raw(out, "<p class=\"note\" id=\"cap\">");
+	html_text(out, text.p);
+	html_raw(out, "</p>\n");
+	buf_free(&text);
+}
+
 /* The branding holes of queue q: banner image, message, way back. */
 static void
 fill_look(struct buf *out, size_t k, const struct room *rm,
@@ -216,6 +256,10 @@ fill_look(struct buf *out, size_t k, const struct room *rm,
 		    "dir=\"auto\">");
 		html_text(out, q->message);
 		html_raw(out, "</p>\n");
+		break;
+	case KEY_CAP:
+		if (q->total_active_users > 0)
+			cap_note(out, rm, q);
 		break;
 	case KEY_BACK:
 		back = rm->ret != NULL ? rm->ret : q->target_url;
@@ -247,7 +291,7 @@ fill(struct buf *out, size_t k, void *arg)
 	/* Without the queue (unavailable page) its holes stay empty. */
 	if (q == NULL && (k == KEY_NAME || k == KEY_SERVING ||
 	    k == KEY_ACTIVE || k == KEY_ACCENT || k == KEY_BANNER ||
-	    k == KEY_MESSAGE || k == KEY_BACK || k == KEY_POW ||
+	    k == KEY_MESSAGE || k == KEY_BACK || k == KEY_CAP || k == KEY_POW ||
 	    k == KEY_POW_NOSCRIPT))
 		return;
 	switch ((enum key)k) {
@@ -255,6 +299,7 @@ fill(struct buf *out, size_t k, void *arg)
 	case KEY_BANNER:
 	case KEY_MESSAGE:
 	case KEY_BACK:
+	case KEY_CAP:
 		fill_look(out, k, rm, q);
 		break;
 	case KEY_DIR:

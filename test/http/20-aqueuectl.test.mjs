@@ -48,7 +48,7 @@ commands:
          [--json-cookie SUFFIX] [--opens-at MS|ISO-8601|none]
          [--abandon on|off] [--abandon-grace S] [--pow on|off]
          [--pow-bits N] [--session-renewal on|off]
-         [--method fifo|passthrough|hold]
+         [--method fifo|passthrough|hold] [--total-active-users N]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -239,6 +239,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		accentColor: '', jsonQueuedStatus: 200, jsonCookieSuffix: '',
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
 		powEnabled: false, powBits: 15, sessionRenewal: false,
+		totalActiveUsers: 0,
 		queuingMethod: 'fifo',
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});

@@ -1311,6 +1311,81 @@ report_sim(const struct sim *sm)
 static struct sim	 sm;
 
 /*
+ * The total-active-users cap (adm_cap_limit()).  Exact values for the
+ * README's example and the edges, then for many random settings: the
+ * limited segment keeps floor(r * D / 60000) + burst + 1 <= cap (the
+ * token bucket's bound), lowers nothing it need not, and leaves a rate
+ * of at least 1 whenever cap >= adm_cap_min().
+ */
+static void
+test_cap(void)
+{
+	struct adm_change	 c;
+	struct adm_queue	 v;
+	uint64_t		 seed = 0x7c0ffee5eed5ULL;
+	int64_t			 cap, s, b, r0, bad = 0, i;
+	int			 lo;
+
+	is_int(adm_cap_min(600), 22, "cap_min(600 s) = 2 * 10 + 2");
+	is_int(adm_cap_min(61), 6, "cap_min(61 s) = 2 * 2 + 2");
+	is_int(adm_cap_min(1), 4, "cap_min(1 s) = 4");
+	c = (struct adm_change){ .rate = 500, .burst = 0,
+	    .active = ADM_SEG_FIFO };
+	lo = adm_cap_limit(1000, 600, &c);
+	ok(lo == 1 && c.rate == 91 && c.burst == 83 &&
+	    c.active == ADM_SEG_FIFO, "cap 1000, 600 s, rate 500: rate 91, "
+	    "burst 83 (the default of 500) kept explicit (got %d %lld %lld)",
+	    lo, (long long)c.rate, (long long)c.burst);
+	c = (struct adm_change){ .rate = 60, .burst = 0,
+	    .active = ADM_SEG_FIFO };
+	ok(adm_cap_limit(1000, 600, &c) == 0 && c.rate == 60 &&
+	    c.burst == 0, "a rate within the cap is left as it is");
+	c = (struct adm_change){ .rate = 600, .burst = 5000,
+	    .active = ADM_SEG_FIFO };
+	lo = adm_cap_limit(22, 600, &c);
+	ok(lo == 1 && c.burst == 10 && c.rate == 1, "the least cap for 600 "
+	    "s: burst 10, rate 1 (got %lld %lld)", (long long)c.burst,
+	    (long long)c.rate);
+	c = (struct adm_change){ .rate = 600, .burst = 0,
+	    .active = ADM_SEG_PASS };
+	lo = adm_cap_limit(300, 120, &c);
+	ok(lo == 1 && c.active == ADM_SEG_FIFO && c.rate == 99 &&
+	    c.burst == 100, "passthrough under a cap of 300 per 120 s: fifo "
+	    "at 99 a minute, burst 100 (got %d %lld %lld)", c.active,
+	    (long long)c.rate, (long long)c.burst);
+	c = (struct adm_change){ .rate = 600, .burst = 0,
+	    .active = ADM_SEG_HOLD };
+	ok(adm_cap_limit(300, 120, &c) == 0 && c.rate == 600 &&
+	    c.active == ADM_SEG_HOLD, "hold (and paused) admit nobody: "
+	    "unchanged");
+	c = (struct adm_change){ .rate = 600, .burst = 0,
+	    .active = ADM_SEG_FIFO };
+	ok(adm_cap_limit(0, 120, &c) == 0 && c.rate == 600, "cap 0: none");
+	for (i = 0; i < 200000; i++) {
+		s = 1 + (int64_t)(rnd(&seed) % 86400);
+		cap = adm_cap_min(s) + (int64_t)(rnd(&seed) %
+		    (uint64_t)(i % 2 ? 100 : ADM_CAP_MAX - adm_cap_min(s) + 1));
+		r0 = 1 + (int64_t)(rnd(&seed) % ADM_RATE_MAX);
+		c.rate = r0;
+		c.burst = (int64_t)(rnd(&seed) % 3) == 0 ? 0 :
+		    (int64_t)(rnd(&seed) % ADM_BURST_MAX);
+		c.active = ADM_SEG_FIFO;
+		memset(&v, 0, sizeof(v));
+		v.rate_per_minute = c.rate;
+		v.burst = c.burst;
+		b = adm_burst(&v);
+		(void)adm_cap_limit(cap, s, &c);
+		v.rate_per_minute = c.rate;
+		v.burst = c.burst;
+		if (c.rate < 1 || c.rate > r0 || adm_burst(&v) > b ||
+		    c.rate * s / 60 + adm_burst(&v) + 1 > cap)
+			bad++;
+	}
+	is_int(bad, 0, "200000 random caps: floor(r * D / 60000) + burst + "
+	    "1 <= cap, rate >= 1, nothing raised");
+}
+
+/*
  * (a) Steady Poisson arrivals of 5/s (300/min) at r=600/min for 2 h:
  * nobody waits.
  */
@@ -1511,6 +1586,37 @@ sim_idle_cuts(void)
 	    sm.name, (long long)(first - 1));
 }
 
+/*
+ * (f) A total-active-users cap of 300 per session of 120 s on a queue
+ * of r=600 (adm_cap_limit(): r=99, burst 100): a spike of 5,000 and a
+ * background of 0.5/s; no 120 s window holds more than 300 admissions,
+ * and the busiest comes close (the cap binds, not the rate).
+ */
+static void
+sim_cap(void)
+{
+	struct adm_change	 c = { .rate = 600, .burst = 0,
+	    .active = ADM_SEG_FIFO };
+	struct wstat		 ws;
+	uint64_t		 seed = 0x5e55109e0ca9ULL;
+
+	(void)adm_cap_limit(300, 120, &c);
+	memset(&sm, 0, sizeof(sm));
+	sm.name = "a cap of 300 per 120 s at r=600";
+	sm.rate = c.rate;
+	sm.burst = c.burst;
+	sm.end = 7200000;
+	gen_spike(&sm, &seed, 0, 10000, 5000);
+	/* e^-0.5 */
+	gen_poisson(&sm, &seed, 0, 3600000, 0.6065306597126334);
+	run_sim(&sm);
+	report_sim(&sm);
+	check_windows(&sm, min64(sm.issued, SIM_MAXN), 120000, &ws);
+	ok(ws.maxcount <= 300 && ws.maxcount >= 290, "%s: at most %lld "
+	    "admissions in a 120 s window (cap 300)", sm.name,
+	    (long long)ws.maxcount);
+}
+
 int
 main(void)
 {
@@ -1526,10 +1632,12 @@ main(void)
 	test_claim_random();
 	test_claim_window_change();
 	test_opening();
+	test_cap();
 	sim_steady();
 	sim_spikes();
 	sim_rates();
 	sim_pauses();
 	sim_idle_cuts();
+	sim_cap();
 	return done_testing();
 }
