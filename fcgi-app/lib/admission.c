@@ -651,16 +651,16 @@ adm_prequeue_size(const struct adm_queue *q, int64_t t)
 {
 	if (q->opens_at_ms <= 0)
 		return 0;
-	if (!q->draw_open)
-		return q->draw_count;
+	(void)t;
 	/*
-	 * "No join since the opening" holds for a copy read after it in
-	 * the database's time; a copy read just before it, used by a
-	 * process whose estimate of that clock runs ahead, would count a
-	 * pre-queue short (a CI run saw a join answered a place the draw
-	 * did not give it).  So only once the opening's hold is over:
-	 * until then no place is admitted anyway (adm_held()), and every
-	 * copy read since knows the closed pre-queue.
+	 * Counting L as P in a copy that still collects is right only if
+	 * no pre-queue join can land after the copy was read, and a join's
+	 * time is the sending process's estimate of the database's clock:
+	 * a copy read before the opening, or one read after it while a
+	 * join timed before it still waited for the row lock, counts P
+	 * short (CI runs saw a join answered a place the draw did not give
+	 * it).  The worker's opening job closes the pre-queue at the
+	 * opening, within the hold, so waiting for the row costs nothing.
 	 */
-	return t >= q->opens_at_ms + ADM_TICK_MS ? q->last_number : -1;
+	return q->draw_open ? -1 : q->draw_count;
 }

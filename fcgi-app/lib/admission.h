@@ -375,10 +375,11 @@ int	 adm_seg_kind(int active, const char *method);
  * segment becomes fifo at the greatest such rate (everyone at once would
  * exceed any cap).  Once the rate is lowered, the burst is set to
  * burst' (a default burst would shrink with the rate).  Abandoned and
- * voided numbers (skip) are nobody's session and do not count.  A
- * segment that began before the cap was set may leave its larger
- * allowance (the floor) for one session duration more.  A cap that is
- * removed leaves the lowered rate as it is.
+ * voided numbers (skip) are nobody's session and do not count.  The
+ * places admitted when a capped segment begins (its floor, which may run
+ * a former burst ahead of L) stay admitted, serving never going back:
+ * the joins that fill them come on top, once.  A cap that is removed
+ * leaves the lowered rate as it is.
  *
  * adm_cap_limit(): limits c (rate, burst, kind) for cap (0: none;
  * otherwise at least adm_cap_min(session_s)) and session_s (1..86400).
@@ -400,11 +401,13 @@ int64_t	 adm_rate_at(const struct adm_queue *q, int64_t t);
 int	 adm_prequeue(const struct adm_queue *q, int64_t t);
 
 /*
- * P, the size of q's pre-queue as it stands at t: draw_count once the
- * pre-queue is closed; L when it still collects in the row but t is at
- * or after the end of the opening's hold (opening + ADM_TICK_MS: no join
- * has come since, P is L); -1 before that (not known yet); 0 without an
- * opening.
+ * P, the size of q's pre-queue: draw_count once the pre-queue is closed
+ * in the row (by the first join at or after the opening, or by the
+ * worker's opening job at the opening, both under the row lock); -1
+ * while the row still collects (not known yet, whatever t: a join whose
+ * time, the estimate of the process that sent it, lies before the
+ * opening may still land in the pre-queue after this copy was read, up
+ * to its deadline); 0 without an opening.  t is kept for the callers.
  */
 int64_t	 adm_prequeue_size(const struct adm_queue *q, int64_t t);
 

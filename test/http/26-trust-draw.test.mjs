@@ -1,8 +1,9 @@
 // Promise 6 (and 2) at a scheduled opening with the worker stopped: the
-// seed's hash is published when the opening is armed, the pool knows the
-// pre-queue from the opening on, no later number is admitted before the
-// whole pre-queue, and a drawn number's claim window starts when it is
-// admitted.
+// seed's hash is published when the opening is armed, the first join
+// after the opening closes the pre-queue in the row (the worker's
+// opening job would do it otherwise), no later number is admitted before
+// the whole pre-queue, and a drawn number's claim window starts when it
+// is admitted.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
