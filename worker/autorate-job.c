@@ -98,6 +98,11 @@ decide_one(struct worker_ctx *w, struct ar_item *it, struct ar_eval *ev)
 		    it->slug, (long long)nr, qops_reason_code(qerr.reason));
 		action = "failed";
 		nr = rate;
+	} else if (nr != rate && !s->dry_run &&
+	    db_queue_get(w->db, it->slug, &q) == APP_OK) {
+		/* The rate in effect: a total-active-users cap may lower it. */
+		nr = adm_settled_rate(&q->adm);
+		db_queue_free(q);
 	}
 	s->poll_ms = now;
 	if ((er = db_ar_state(w->db, s)) != APP_OK)

@@ -40,7 +40,7 @@ static const char *const names[MSG__MAX] = {
 	"languages", "back", "minutes", "minute_less", "unknown_title",
 	"unknown", "minute_one", "unknown_named", "pow_working",
 	"pow_insecure", "pow_failed", "noscript_pow", "opens", "hold",
-	"full", "cap",
+	"full", "cap", "second_one",
 };
 
 #define CATALOG_LINE_MAX	1024

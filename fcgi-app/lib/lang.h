@@ -56,7 +56,8 @@ enum msg {
 	MSG_OPENS,		/* before a scheduled opening: "Opens in" */
 	MSG_HOLD,		/* queuing method hold: nobody admitted */
 	MSG_FULL,		/* the waiting room takes no more visitors */
-	MSG_CAP,		/* active users cap: "{n}", "{minutes}" */
+	MSG_CAP,		/* active users cap: "{n}", "{duration}" */
+	MSG_SECOND_ONE,		/* a duration of "{n} s" */
 	MSG__MAX
 };
 

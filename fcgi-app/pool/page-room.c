@@ -120,6 +120,7 @@ static const char *const keys[KEY__MAX] = {
 	"m_hold",	/* MSG_HOLD */
 	"m_full",	/* MSG_FULL */
 	"m_cap",	/* MSG_CAP */
+	"m_second_one",	/* MSG_SECOND_ONE */
 };
 
 struct room {
@@ -194,39 +195,60 @@ unknown_text(struct buf *out, const struct room *rm)
 }
 
 /*
+ * Text t with "{n}" replaced by n and "{duration}" by duration (NULL:
+ * left), any other brace kept, appended to text (raw; the caller
+ * escapes).
+ */
+static void
+fill_text(struct buf *text, const char *t, int64_t n, const char *duration)
+{
+	const char	*h;
+	char		 num[32];
+
+	while ((h = strchr(t, '{')) != NULL) {
+		buf_add(text, t, (size_t)(h - t));
+		if (strncmp(h, "{n}", 3) == 0) {
+			snprintf(num, sizeof(num), "%lld", (long long)n);
+			buf_add(text, num, strlen(num));
+			t = h + 3;
+		} else if (duration != NULL &&
+		    strncmp(h, "{duration}", 10) == 0) {
+			buf_add(text, duration, strlen(duration));
+			t = h + 10;
+		} else {
+			buf_add(text, "{", 1);
+			t = h + 1;
+		}
+	}
+	buf_add(text, t, strlen(t));
+}
+
+/*
  * The note of a queue with a total-active-users cap: how many visitors
- * the shop serves within a session duration, and that places open as
- * earlier sessions end ({n} and {minutes} of MSG_CAP filled, escaped).
+ * the shop lets in within any session duration S, said as whole minutes
+ * (rounded down: the cap holds within any shorter window too) or, below
+ * a minute, seconds; escaped.
  */
 static void
 cap_note(struct buf *out, const struct room *rm, const struct queue *q)
 {
-	const char	*t = lang_msg(rm->lang, MSG_CAP), *h;
-	struct buf	 text = { NULL, 0, 0 };
-	char		 num[32];
-	size_t		 n;
+	struct buf	 duration = { NULL, 0, 0 }, text = { NULL, 0, 0 };
+	int64_t		 s = q->token_ttl_s;
 
-	while ((h = strchr(t, '{')) != NULL) {
-		buf_add(&text, t, (size_t)(h - t));
-		n = 1;
-		num[0] = '{';
-		num[1] = '\0';
-		if (strncmp(h, "{n}", 3) == 0) {
-			n = 3;
-			snprintf(num, sizeof(num), "%lld",
-			    (long long)q->total_active_users);
-		} else if (strncmp(h, "{minutes}", 9) == 0) {
-			n = 9;
-			snprintf(num, sizeof(num), "%lld",
-			    (long long)((q->token_ttl_s + 59) / 60));
-		}
-		buf_add(&text, num, strlen(num));
-		t = h + n;
-	}
-	buf_add(&text, t, strlen(t) + 1);
+	if (s >= 60)
+		fill_text(&duration, lang_msg(rm->lang, MSG_MINUTE_ONE), s / 60,
+		    NULL);
+	else
+		fill_text(&duration, lang_msg(rm->lang, MSG_SECOND_ONE), s,
+		    NULL);
+	buf_add(&duration, "", 1);
+	fill_text(&text, lang_msg(rm->lang, MSG_CAP), q->total_active_users,
+	    duration.p);
+	buf_add(&text, "", 1);
 	html_raw(out, "<p class=\"note\" id=\"cap\">");
 	html_text(out, text.p);
 	html_raw(out, "</p>\n");
+	buf_free(&duration);
 	buf_free(&text);
 }
 
