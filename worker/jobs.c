@@ -332,6 +332,44 @@ job_changes_next(struct worker_ctx *w)
 	return w->now_ms + (changes_more ? 0 : 1000);
 }
 
+/* The last queue id job_seal() looked at: the next step goes on after. */
+static int64_t	 seal_after;
+
+/*
+ * The random order: seal every block whose visitors would otherwise
+ * wait for others to join (db_queue_seal_one(), adm_seal_due()), up to
+ * QUEUE_DUE_MAX a step (embedded one), going on by id where the last
+ * step stopped.  Returns APP_OK or the database's error.
+ */
+enum app_err
+job_seal(struct worker_ctx *w)
+{
+	int64_t		 ids[QUEUE_DUE_MAX], to;
+	size_t		 n, i, max = w->embedded ? 1 : QUEUE_DUE_MAX;
+	enum app_err	 er;
+
+	if ((er = db_queue_sealable(w->db, seal_after, ids, max, &n)) !=
+	    APP_OK)
+		return er;
+	seal_after = n < max ? 0 : ids[n - 1];
+	for (i = 0; i < n; i++) {
+		if ((er = db_queue_seal_one(w->db, ids[i], &to)) != APP_OK &&
+		    er != APP_NOTFOUND)
+			return er;
+		if (to > 0)
+			log_debug("queue %lld: random block sealed at %lld",
+			    (long long)ids[i], (long long)to);
+	}
+	return APP_OK;
+}
+
+/* Every half second; at once while a step left queues to look at. */
+int64_t
+job_seal_next(struct worker_ctx *w)
+{
+	return w->now_ms + (seal_after != 0 ? 0 : 500);
+}
+
 const struct worker_job worker_jobs[] = {
 	{ "instance", 0, 0, job_instance_next, job_instance },
 	{ "draw", JOB_LEADER, 0, job_draw_next, job_draw },
@@ -341,6 +379,7 @@ const struct worker_job worker_jobs[] = {
 	{ "retention", JOB_LEADER, 0, job_autorate_retention_next,
 	    job_autorate_retention },
 	{ "changes", JOB_LEADER, 0, job_changes_next, job_changes },
+	{ "seal", JOB_LEADER, 0, job_seal_next, job_seal },
 };
 
 const size_t worker_njobs = sizeof(worker_jobs) / sizeof(worker_jobs[0]);

@@ -83,7 +83,7 @@ grid_ms(const struct adm_queue *q)
 static int
 seg(int64_t v)
 {
-	return v >= ADM_SEG_PAUSED && v <= ADM_SEG_PASS ? (int)v :
+	return v >= ADM_SEG_PAUSED && v <= ADM_SEG_RANDOM ? (int)v :
 	    ADM_SEG_FIFO;
 }
 
@@ -190,17 +190,72 @@ grown(const struct adm_queue *v, int64_t t)
 {
 	int64_t	 g = v->anchor_number + v->skip;
 
-	if (v->active == ADM_SEG_FIFO)
+	if (v->active == ADM_SEG_FIFO || v->active == ADM_SEG_RANDOM)
 		g += rate(v) * elapsed(v->anchor_time_ms, t) / MS_PER_MIN;
 	else if (v->active == ADM_SEG_PASS && t >= v->anchor_time_ms)
 		g += ADM_PASS_CREDIT;
 	return g;
 }
 
+/* The size of q's random blocks, at least 1.  Can't fail. */
+static int64_t
+block(const struct adm_queue *q)
+{
+	return q->rand_block < 1 ? 1 : q->rand_block;
+}
+
+int64_t
+adm_block_size(int64_t r)
+{
+	r = clamp_rate(r);
+	return min64(max64((r + 5) / 6, 2), ADM_BURST_MAX);
+}
+
+int
+adm_order_block(const struct adm_queue *q, int64_t n, int64_t *start,
+    int64_t *size)
+{
+	int64_t	 b = block(q);
+
+	if (q->rand_from <= 0 || n < q->rand_from ||
+	    (q->rand_to > 0 && n >= q->rand_to))
+		return 0;
+	*start = q->rand_from + (n - q->rand_from) / b * b;
+	*size = b;
+	return 1;
+}
+
+int64_t
+adm_issued_front(const struct adm_queue *q, int64_t x)
+{
+	int64_t	 b = block(q);
+
+	if (q->rand_from <= 0 || x < q->rand_from - 1 ||
+	    (q->rand_to > 0 && x >= q->rand_to - 1))
+		return x;
+	return q->rand_from - 1 + (x - q->rand_from + 1) / b * b;
+}
+
+/*
+ * The cap of serving for the lagged L x (adm_serving()): x + burst,
+ * but never into a random block not all issued.  Can't fail.
+ */
+static int64_t
+cap_of(const struct adm_queue *v, int64_t x)
+{
+	int64_t	 b = adm_burst(v);
+
+	if (v->rand_from <= 0 || (v->rand_to > 0 && x >= v->rand_to - 1))
+		return x + b;
+	if (x < v->rand_from - 1)
+		return min64(x + b, v->rand_from - 1);
+	return adm_issued_front(v, x);
+}
+
 /*
  * Returns the serving number at t: the growth term of the segment in
- * effect at t, clamped to the lagged L + burst, never below the floor or
- * 0.  Can't fail.
+ * effect at t, clamped to the cap of the lagged L, never below the
+ * floor or 0.  Can't fail.
  */
 int64_t
 adm_serving(const struct adm_queue *q, int64_t t)
@@ -209,7 +264,7 @@ adm_serving(const struct adm_queue *q, int64_t t)
 	const struct adm_queue	*v = view(q, t, &buf);
 	int64_t			 s;
 
-	s = min64(grown(v, t), adm_lagged_last(v, t) + adm_burst(v));
+	s = min64(grown(v, t), cap_of(v, adm_lagged_last(v, t)));
 	s = max64(s, v->floor);
 	return s < 0 ? 0 : s;
 }
@@ -239,7 +294,7 @@ adm_frontier(const struct adm_queue *q, int64_t t)
 {
 	if (adm_held(q, t))
 		return 0;
-	return min64(adm_serving(q, t), q->last_number);
+	return min64(adm_serving(q, t), adm_issued_front(q, q->last_number));
 }
 
 /*
@@ -286,6 +341,65 @@ adm_change_init(const struct adm_queue *q, int64_t t, struct adm_change *c)
 	c->skip = v->skip;
 }
 
+int
+adm_order_free(const struct adm_queue *q, int64_t now)
+{
+	if (q->rand_from <= 0 || q->rand_to == 0 ||
+	    (q->rand_to == q->rand_from &&
+	    q->last_number < q->rand_from - 1))
+		return 1;
+	return adm_lagged_last(q, now) >= q->rand_to - 1 &&
+	    adm_claim_expired(q, q->rand_to - 1, now);
+}
+
+/*
+ * adm_order_change() with f, the serving number at now + ADM_TICK_MS.
+ * Returns 0 or -1 (q unchanged).
+ */
+static int
+order_change(struct adm_queue *q, int64_t now, int kind, int64_t r,
+    int64_t f)
+{
+	int64_t	 l = q->last_number, e = q->rand_from, b = block(q);
+
+	if (kind == ADM_SEG_RANDOM) {
+		if (e > 0 && q->rand_to == 0)
+			return 0;
+		/*
+		 * An ended order no number reached: it goes on again where
+		 * it was (every copy's cap, min(L' + burst, e - 1), stays).
+		 */
+		if (e > 0 && q->rand_to == e && l < e - 1) {
+			q->rand_to = 0;
+			q->rand_block = adm_block_size(r);
+			return 0;
+		}
+		if (!adm_order_free(q, now))
+			return -1;
+		q->rand_from = max64(l + adm_burst_at(q, now), f) + 1;
+		q->rand_to = 0;
+		q->rand_block = adm_block_size(r);
+		return 0;
+	}
+	if (kind == ADM_SEG_PAUSED || e <= 0 || q->rand_to != 0)
+		return 0;
+	/*
+	 * The copies read before now saw the order go on: their cap at
+	 * any L' <= L inside it is the new row's too, with the order ending
+	 * at the end of the block that holds L + 1 (so L' = L at a block's
+	 * end still lies inside; none issued: at e).
+	 */
+	q->rand_to = l < e - 1 ? e : e + ((l - e + 1) / b + 1) * b;
+	return 0;
+}
+
+int
+adm_order_change(struct adm_queue *q, int64_t now, int kind, int64_t r)
+{
+	return order_change(q, now, kind, r, adm_serving(q, now +
+	    ADM_TICK_MS));
+}
+
 /*
  * Folds, applies a due change, and schedules c at now + ADM_TICK_MS
  * with the serving number the current segment has there.  Returns 0, or
@@ -294,19 +408,62 @@ adm_change_init(const struct adm_queue *q, int64_t t, struct adm_change *c)
 int
 adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
 {
-	int64_t	 at = now + ADM_TICK_MS;
+	int64_t	 at = now + ADM_TICK_MS, f;
 
 	if (q->pend_at_ms > now)
 		return -1;
 	adm_fold(q, now);
 	(void)adm_materialize(q, now);
-	q->pend_floor = adm_serving(q, at);
+	f = adm_serving(q, at);
+	if (order_change(q, now, seg(c->active), c->rate, f) == -1)
+		return -1;
+	q->pend_floor = f;
 	q->pend_at_ms = at;
 	q->pend_rate = clamp_rate(c->rate);
 	q->pend_burst = c->burst < 0 ? 0 : min64(c->burst, ADM_BURST_MAX);
 	q->pend_active = seg(c->active);
 	q->pend_skip = max64(c->skip, q->skip);
 	return 0;
+}
+
+/*
+ * Moves the tick ring of q on to now's tick: L at every boundary since
+ * the last join's tick is L.  Can't fail.
+ */
+static void
+ring_move(struct adm_queue *q, int64_t now)
+{
+	int64_t	 k = floor_div(now, ADM_TICK_MS), l = q->last_number;
+
+	if (k <= q->tick)
+		return;
+	q->l_tick2 = k == q->tick + 1 ? q->l_tick1 :
+	    k == q->tick + 2 ? q->l_tick : l;
+	q->l_tick1 = k == q->tick + 1 ? q->l_tick : l;
+	q->l_tick = l;
+	q->tick = k;
+}
+
+int64_t
+adm_seal_due(const struct adm_queue *q, int64_t now)
+{
+	int64_t	 s0, b;
+	int	 k = adm_seg_at(q, now);
+
+	if (!adm_order_block(q, q->last_number, &s0, &b) ||
+	    q->last_number == s0 + b - 1 || k == ADM_SEG_PAUSED ||
+	    k == ADM_SEG_HOLD || adm_held(q, now) ||
+	    adm_serving(q, now) < s0 - 1)
+		return 0;
+	return s0 + b - 1;
+}
+
+void
+adm_seal(struct adm_queue *q, int64_t now, int64_t to)
+{
+	ring_move(q, now);
+	if (to > q->last_number)
+		q->last_number = to;
 }
 
 /*
@@ -317,7 +474,7 @@ adm_schedule(struct adm_queue *q, int64_t now, const struct adm_change *c)
 int64_t
 adm_join(struct adm_queue *q, int64_t now, int *admitted)
 {
-	int64_t	 k, cap, l;
+	int64_t	 cap, l;
 
 	*admitted = 0;
 	if (q->pend_at_ms > 0 && q->pend_at_ms <= now)
@@ -330,14 +487,7 @@ adm_join(struct adm_queue *q, int64_t now, int *admitted)
 		q->draw_count = l;
 		q->draw_open = 0;
 	}
-	k = floor_div(now, ADM_TICK_MS);
-	if (k > q->tick) {
-		q->l_tick2 = k == q->tick + 1 ? q->l_tick1 :
-		    k == q->tick + 2 ? q->l_tick : l;
-		q->l_tick1 = k == q->tick + 1 ? q->l_tick : l;
-		q->l_tick = l;
-		q->tick = k;
-	}
+	ring_move(q, now);
 	cap = l + adm_burst(q);
 	if (q->anchor_time_ms <= now && grown(q, now) >= cap) {
 		q->anchor_number = max64(cap, q->floor) - q->skip;
@@ -592,6 +742,8 @@ adm_seg_kind(int active, const char *method)
 		return ADM_SEG_HOLD;
 	if (method != NULL && strcmp(method, "passthrough") == 0)
 		return ADM_SEG_PASS;
+	if (method != NULL && strcmp(method, "random") == 0)
+		return ADM_SEG_RANDOM;
 	return ADM_SEG_FIFO;
 }
 

@@ -74,6 +74,13 @@
  *    rule as fifo (position <= serving), so every copy of the row, the
  *    join statement and the poll document agree, and before a held
  *    opening it is frozen as fifo is.
+ *  - ADM_SEG_RANDOM: fifo over positions instead of numbers: the
+ *    numbers from rand_from on form blocks of rand_block, each block's
+ *    positions a keyed permutation of its numbers (draw.h,
+ *    draw_order_position()); serving only enters a block once all its
+ *    numbers are issued (the cap of adm_serving()), so the positions it
+ *    admits are always taken.  A block that would keep its visitors waiting for
+ *    others to join is sealed by the worker (adm_seal_due()).
  * A change leaving any of them starts at the serving number of its
  * moment, so no admitted place is ever taken back.
  */
@@ -81,6 +88,7 @@
 #define ADM_SEG_FIFO	1
 #define ADM_SEG_HOLD	2
 #define ADM_SEG_PASS	3
+#define ADM_SEG_RANDOM	4
 /* The growth term's credit in a passthrough segment: beyond any number. */
 #define ADM_PASS_CREDIT	1099511627776LL	/* 2^40 */
 
@@ -118,6 +126,10 @@ struct adm_queue {
 	int64_t	 opens_at_ms;	/* the opening; 0 = none */
 	int64_t	 draw_open;	/* 1: the pre-queue still collects */
 	int64_t	 draw_count;	/* P: pre-queue numbers, once closed */
+	/* The random order (ADM_SEG_RANDOM; adm_order_change()): */
+	int64_t	 rand_from;	/* its first number; 0 = none */
+	int64_t	 rand_to;	/* the number after it; 0 = goes on */
+	int64_t	 rand_block;	/* numbers per block, >= 1 */
 };
 
 /* What a visitor holding a number is told (status, join). */
@@ -158,9 +170,12 @@ int64_t	 adm_lagged_last(const struct adm_queue *q, int64_t t);
 /*
  * Serving number at t, of the segment in effect at t (a scheduled change
  * applies from its time on):
- *   active:  max(F, min(A + floor(r * (t - T) / 60000) + skip, L' + burst))
- *   paused:  max(F, min(A + skip, L' + burst))  (frozen)
- * with L' = adm_lagged_last(q, t); t - T clamped to [0, ADM_DT_MAX_MS].
+ *   active:  max(F, min(A + floor(r * (t - T) / 60000) + skip, C))
+ *   paused:  max(F, min(A + skip, C))  (frozen)
+ * with L' = adm_lagged_last(q, t), t - T clamped to [0, ADM_DT_MAX_MS],
+ * and the cap C = L' + burst, except by a random order (see below): L'
+ * inside one of its blocks, adm_issued_front(L'); L' before it,
+ * min(L' + burst, rand_from - 1).
  * Never below 0.  Can't fail.
  *
  * Serving never goes backward: for one state it grows with t; a join
@@ -193,7 +208,8 @@ int	 adm_admitted(const struct adm_queue *q, int64_t pos, int64_t t);
 
 /*
  * The admitted frontier at t: every position up to it is issued and
- * admitted (min(serving, L); 0 while adm_held()).  Can't fail.
+ * admitted (min(serving, adm_issued_front(L)); 0 while adm_held()).
+ * Can't fail.
  */
 int64_t	 adm_frontier(const struct adm_queue *q, int64_t t);
 
@@ -220,9 +236,12 @@ int	 adm_materialize(struct adm_queue *q, int64_t now);
 /*
  * Schedule a change at now on the locked row q: the segment of c begins
  * at now + ADM_TICK_MS at the serving number the current state gives
- * there.  Folds the history and applies a due change first.  Returns 0,
- * or -1 when another change is still scheduled ahead of now (the caller
- * waits until q->pend_at_ms and tries again); then q is unchanged.
+ * there; the random order changes at once (adm_order_change()).  Folds
+ * the history and applies a due change first.  Returns 0, or -1 when
+ * another change is still scheduled ahead of now (the caller waits
+ * until q->pend_at_ms and tries again) or when random may not begin yet
+ * (the caller checks adm_order_free() first); then q's segment and
+ * order are unchanged.
  */
 int	 adm_schedule(struct adm_queue *q, int64_t now,
 	    const struct adm_change *c);
@@ -410,5 +429,64 @@ int	 adm_prequeue(const struct adm_queue *q, int64_t t);
  * to its deadline); 0 without an opening.  t is kept for the callers.
  */
 int64_t	 adm_prequeue_size(const struct adm_queue *q, int64_t t);
+
+/*
+ * The random order (queuing method random; ADM_SEG_RANDOM).  From
+ * rand_from on (up to rand_to, or on while it is 0), the numbers form
+ * blocks of B = rand_block: block k holds rand_from + k * B to
+ * rand_from + k * B + B - 1, and its positions are the same range in a
+ * keyed random order (draw_order_position()).  Serving enters a block
+ * only once all its numbers are issued, so a position serving admits
+ * is always someone's (the cap of adm_serving(): the last full block
+ * instead of the lagged L + burst while L lies inside a block).
+ *
+ * adm_block_size(): the block size of a random order begun at rate r:
+ * the admissions of 10 s (ceil(r / 6)), 2 to ADM_BURST_MAX.
+ *
+ * adm_order_block(): whether number n lies in a block of q's random
+ * order; then *start gets the block's first number and *size its size.
+ * Returns 1 or 0.
+ *
+ * adm_issued_front(): the largest position p such that every position
+ * up to p is one of the numbers up to x: x, or before a block of the
+ * random order that x does not fill, the number before that block.
+ *
+ * adm_order_change(): what a change to segment kind kind (rate r) at
+ * now does to the random order of the locked row q, at once (every
+ * copy of the row read before computes the same serving number until
+ * now + ADM_TICK_MS): random begins one (unless one goes on) at
+ * max(L + burst, serving at now + ADM_TICK_MS) + 1, past every place
+ * already promised (the burst's numbers keep their order), or where an
+ * ended order that no number reached began; any kind but random and
+ * paused ends a random order that goes on, at the end of the block
+ * that holds L + 1 (its numbers stay in it; none issued: at its start).
+ * adm_schedule() calls it; a new queue calls it once.  Returns 0, or -1
+ * (q unchanged) when random would begin while an ended random order is
+ * not free (adm_order_free()).
+ *
+ * adm_order_free(): whether a new random order may begin at now: none
+ * has ended, none of its numbers is issued yet, or all of them are
+ * issued (as the lagging cap sees it) and past their claim window.
+ * Returns 1 or 0.
+ *
+ * adm_seal_due(): the number L becomes when the worker seals q at now,
+ * or 0: L lies inside a block whose numbers are not all issued, serving
+ * has reached the number before that block, and the segment admits
+ * (not paused, held or before an opening); then the block's last
+ * number.  adm_seal(): on the locked row (after adm_fold() and
+ * adm_materialize()), L := to as joins move it: the tick ring moves on
+ * to now's tick first; the numbers up to to are never issued (their
+ * positions are nobody's, and serving passes them at the rate).
+ * Can't fail.
+ */
+int64_t	 adm_block_size(int64_t rate);
+int	 adm_order_block(const struct adm_queue *q, int64_t n,
+	    int64_t *start, int64_t *size);
+int64_t	 adm_issued_front(const struct adm_queue *q, int64_t x);
+int	 adm_order_change(struct adm_queue *q, int64_t now, int kind,
+	    int64_t rate);
+int	 adm_order_free(const struct adm_queue *q, int64_t now);
+int64_t	 adm_seal_due(const struct adm_queue *q, int64_t now);
+void	 adm_seal(struct adm_queue *q, int64_t now, int64_t to);
 
 #endif /* ADMISSION_H */

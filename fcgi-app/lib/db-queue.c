@@ -38,7 +38,7 @@ db_queue_slug_valid(const char *s)
 }
 
 /* Result columns of the admission state (STATE_COLS in db-stmt.c). */
-#define STATE_NCOLS	27
+#define STATE_NCOLS	30
 
 /* Bind the admission state and the database's now, from r[0]. */
 static void
@@ -53,7 +53,8 @@ state_bind(MYSQL_BIND *r, struct adm_queue *a, int64_t *active,
 		&a->pend_burst, &a->pend_active, &a->pend_skip,
 		&a->pend_floor, &a->claim_grid, &a->claim_front,
 		&a->claim_front1, &a->claim_dead, dbnow, &a->opens_at_ms,
-		&a->draw_open, &a->draw_count
+		&a->draw_open, &a->draw_count, &a->rand_from, &a->rand_to,
+		&a->rand_block
 	};
 	size_t	 i;
 
@@ -430,6 +431,65 @@ db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
 }
 
 enum app_err
+db_queue_sealable(struct db *db, int64_t after, int64_t *ids, size_t max,
+    size_t *n)
+{
+	struct due	 d;
+	MYSQL_BIND	 p[1], r[1];
+	enum app_err	 er;
+
+	memset(&d, 0, sizeof(d));
+	d.ids = ids;
+	d.max = max;
+	db_bind_int(&p[0], &after);
+	db_bind_int(&r[0], &d.id);
+	*n = 0;
+	if ((er = db_run_each(db, STMT_QUEUE_SEALABLE, p, r, due_row,
+	    &d)) != APP_OK)
+		return er;
+	*n = d.n;
+	return APP_OK;
+}
+
+enum app_err
+db_queue_seal_one(struct db *db, int64_t id, int64_t *to)
+{
+	struct queue	 q;
+	int64_t		 now;
+	enum app_err	 er;
+
+	*to = 0;
+	memset(&q, 0, sizeof(q));
+	q.id = id;
+	/* Locked only when a plain read finds the seal due. */
+	if ((er = db_queue_state(db, id, &q.adm)) != APP_OK ||
+	    (er = db_now_ms(db, &now)) != APP_OK)
+		return er;
+	if (adm_seal_due(&q.adm, now) == 0)
+		return APP_OK;
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = db_queue_state_locked(db, id, &q.adm)) != APP_OK ||
+	    (er = db_now_ms(db, &now)) != APP_OK) {
+		db_rollback(db);
+		return er;
+	}
+	adm_fold(&q.adm, now);
+	(void)adm_materialize(&q.adm, now);
+	if ((*to = adm_seal_due(&q.adm, now)) == 0) {
+		db_rollback(db);
+		return APP_OK;
+	}
+	adm_seal(&q.adm, now, *to);
+	if ((er = db_queue_seal(db, &q)) != APP_OK) {
+		db_rollback(db);
+		*to = 0;
+		return er;
+	}
+	return db_commit(db);
+}
+
+enum app_err
 db_queue_materialize(struct db *db, int64_t id)
 {
 	struct queue	 q;
@@ -516,7 +576,7 @@ db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
  * the admission state a, into p.  active holds a's active flag as
  * int64_t.  Can't fail.
  */
-#define ADM_WRITE_NCOLS	18
+#define ADM_WRITE_NCOLS	21
 static void
 adm_write_bind(MYSQL_BIND *p, struct adm_queue *a, int64_t *active)
 {
@@ -526,7 +586,7 @@ adm_write_bind(MYSQL_BIND *p, struct adm_queue *a, int64_t *active)
 		&a->skip, &a->pend_at_ms, &a->pend_rate, &a->pend_burst,
 		&a->pend_active, &a->pend_skip, &a->pend_floor,
 		&a->claim_grid, &a->claim_front, &a->claim_front1,
-		&a->claim_dead
+		&a->claim_dead, &a->rand_from, &a->rand_to, &a->rand_block
 	};
 	size_t	 i;
 
@@ -612,6 +672,23 @@ db_queue_set_state(struct db *db, const struct queue *q)
 	adm_write_bind(p, &a, &active);
 	db_bind_int(&p[ADM_WRITE_NCOLS], &id);
 	return db_run(db, STMT_QUEUE_SET_STATE, p, NULL, NULL);
+}
+
+enum app_err
+db_queue_seal(struct db *db, const struct queue *q)
+{
+	MYSQL_BIND	 p[ADM_WRITE_NCOLS + 5 + 1];
+	int64_t		 active = q->adm.active, id = q->id;
+	struct adm_queue a = q->adm;
+	int64_t		*ring[5] = { &a.last_number, &a.tick, &a.l_tick,
+			    &a.l_tick1, &a.l_tick2 };
+	size_t		 i;
+
+	adm_write_bind(p, &a, &active);
+	for (i = 0; i < 5; i++)
+		db_bind_int(&p[ADM_WRITE_NCOLS + i], ring[i]);
+	db_bind_int(&p[ADM_WRITE_NCOLS + 5], &id);
+	return db_run(db, STMT_QUEUE_SEAL, p, NULL, NULL);
 }
 
 enum app_err

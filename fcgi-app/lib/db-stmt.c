@@ -48,7 +48,8 @@
 	"claim_window_s, tick, l_tick, l_tick1, l_tick2, pend_at_ms, " \
 	"pend_rate, pend_burst, pend_active, pend_skip, pend_floor, " \
 	"claim_grid, claim_front, claim_front1, claim_dead, " \
-	DBNOW_US_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count"
+	DBNOW_US_SQL ", COALESCE(opens_at_ms, 0), draw_open, draw_count, " \
+	"rand_from, rand_to, rand_block"
 
 /*
  * A whole queue row (db-queue.c reads it in this order): "@cols@" is
@@ -69,7 +70,8 @@
 	"claim_window_s = ?, skip_count = ?, pend_at_ms = ?, " \
 	"pend_rate = ?, pend_burst = ?, pend_active = ?, pend_skip = ?, " \
 	"pend_floor = ?, claim_grid = ?, claim_front = ?, " \
-	"claim_front1 = ?, claim_dead = ?"
+	"claim_front1 = ?, claim_dead = ?, rand_from = ?, rand_to = ?, " \
+	"rand_block = ?"
 
 /* The opening's columns of a whole row's write (db-queue.c's order). */
 #define DRAW_SET_SQL "opens_at_ms = NULLIF(?, 0), draw_open = ?, " \
@@ -90,23 +92,36 @@
 	"last_number WHEN (" t ") DIV 250 - 1 = tick THEN l_tick WHEN " \
 	"(" t ") DIV 250 - 1 = tick - 1 THEN l_tick1 ELSE l_tick2 END)"
 /* grown(): A + skip + floor(r * clamp(t - T) / 60000) while active. */
-#define GROWN_SQL(t) "(anchor_number + skip_count + IF(active = 1, " \
+#define GROWN_SQL(t) "(anchor_number + skip_count + IF(active IN (1, 4), " \
 	"(rate_per_minute * LEAST(GREATEST((" t ") - anchor_time_ms, 0), " \
 	"1000000000000)) DIV 60000, IF(active = 3 AND (" t ") >= " \
 	"anchor_time_ms, 1099511627776, 0)))"
 /*
+ * adm_issued_front(x): x, or inside a block of the random order that x
+ * does not fill, the number before that block (rand_block is CHECKed
+ * to be at least 1).
+ */
+#define ISSUED_SQL(x) "IF(rand_from > 0 AND (" x ") >= rand_from - 1 " \
+	"AND (rand_to = 0 OR (" x ") < rand_to - 1), rand_from - 1 + " \
+	"((" x ") - rand_from + 1) DIV rand_block * rand_block, (" x "))"
+/* cap_of() in admission.c: the cap of serving for the lagged L x. */
+#define CAP_SQL(x) "(CASE WHEN rand_from = 0 OR (rand_to > 0 AND (" x \
+	") >= rand_to - 1) THEN (" x ") + " BURST_SQL " WHEN (" x ") < " \
+	"rand_from - 1 THEN LEAST((" x ") + " BURST_SQL ", rand_from - 1) " \
+	"ELSE " ISSUED_SQL(x) " END)"
+/*
  * adm_serving() at t (no change due: the join's WHERE sees to it);
  * active is the segment's kind (admission.h: 1 fifo, 3 passthrough,
- * whose growth is ADM_PASS_CREDIT from its start on).
+ * whose growth is ADM_PASS_CREDIT from its start on, 4 random).
  */
 #define SERVING_SQL(t) "GREATEST(serving_floor, 0, LEAST(" GROWN_SQL(t) \
-	", " LAG_SQL(t) " + " BURST_SQL "))"
+	", " CAP_SQL(LAG_SQL(t)) "))"
 /* adm_held() at t. */
 #define HELD_SQL(t) "(COALESCE(opens_at_ms, 0) > 0 AND (" t ") < " \
 	"opens_at_ms + 250)"
 /* adm_frontier() at t. */
 #define FRONT_SQL(t) "IF(" HELD_SQL(t) ", 0, LEAST(" SERVING_SQL(t) \
-	", last_number))"
+	", " ISSUED_SQL("last_number") "))"
 /* The claim grid's spacing (claim_window_s is CHECKed to 1..86400). */
 #define GRID_SQL "(claim_window_s * 1000 + 1000)"
 /* The grid point of the join's now, and its tick. */
@@ -165,6 +180,17 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_QUEUE_DUE] = { 0, 1,
 	    "SELECT id FROM queue WHERE pend_at_ms > 0 AND pend_at_ms <= "
 	    DBNOW_SQL " LIMIT 64" },
+	/*
+	 * STMT_QUEUE_SEALABLE: a plain read, locking nothing: the queues
+	 * whose L lies inside a block of their random order that it does
+	 * not fill (adm_seal_due() decides under the row lock).
+	 */
+	[STMT_QUEUE_SEALABLE] = { 1, 1,
+	    "SELECT id FROM queue WHERE id > ? AND rand_from > 0 AND "
+	    "last_number >= rand_from AND (rand_to = 0 OR last_number < "
+	    "rand_to - 1) AND (last_number - rand_from + 1) MOD rand_block "
+	    "<> 0 AND (active NOT IN (0, 2) OR pend_at_ms > 0) ORDER BY id "
+	    "LIMIT 64" },
 	/*
 	 * STMT_QUEUE_JOIN: the only write on the visitor path, exactly
 	 * adm_join().  Assignments run left to right and see earlier ones
@@ -232,7 +258,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * STMT_QUEUE_WRITE (the slug and the keys first, last_number and
 	 * the tick ring after the admission state).
 	 */
-	[STMT_QUEUE_INSERT] = { 3 + 18 + 5 + 6, 0,
+	[STMT_QUEUE_INSERT] = { 3 + 21 + 5 + 6, 0,
 	    "INSERT INTO queue SET slug = ?, secret_sealed = ?, "
 	    "ticket_key_sealed = ?, @set@, " ADM_SET_SQL ", last_number = ?, "
 	    "tick = ?, l_tick = ?, l_tick1 = ?, l_tick2 = ?, " DRAW_SET_SQL
@@ -243,8 +269,17 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * locked the row); last_number and the tick ring belong to the join
 	 * and are never written here.
 	 */
-	[STMT_QUEUE_SET_STATE] = { 18 + 1, 0,
+	[STMT_QUEUE_SET_STATE] = { 21 + 1, 0,
 	    "UPDATE queue SET " ADM_SET_SQL ", state_ms = " DBNOW_SQL
+	    " WHERE id = ?" },
+	/*
+	 * STMT_QUEUE_SEAL: the worker seals a block of the random order
+	 * (adm_seal()) inside the transaction that locked the row: the
+	 * admission state, then L and the tick ring as a join moves them.
+	 */
+	[STMT_QUEUE_SEAL] = { 21 + 5 + 1, 0,
+	    "UPDATE queue SET " ADM_SET_SQL ", last_number = ?, tick = ?, "
+	    "l_tick = ?, l_tick1 = ?, l_tick2 = ?, state_ms = " DBNOW_SQL
 	    " WHERE id = ?" },
 	[STMT_QUEUE_SET_SECRET] = { 2, 0,
 	    "UPDATE queue SET secret_sealed = ? WHERE id = ?" },
@@ -261,7 +296,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * transaction that locked the row: the settings of the field table,
 	 * the admission state, the opening (an arming adds 1 to draw_arm).
 	 */
-	[STMT_QUEUE_WRITE] = { 18 + 6 + 1, 0,
+	[STMT_QUEUE_WRITE] = { 21 + 6 + 1, 0,
 	    "UPDATE queue SET @set@, " ADM_SET_SQL ", " DRAW_SET_SQL ", "
 	    "state_ms = " DBNOW_SQL " WHERE id = ?" },
 	/* STMT_MIGRATION_TABLE: before the first migration runs. */
@@ -406,7 +441,7 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    ", seen_ms)" },
 	[STMT_ABANDON_QUEUES] = { 0, 1,
 	    "SELECT slug FROM queue WHERE abandon = 1 AND "
-	    "active = 1 AND draw_open = 0 ORDER BY slug" },
+	    "active IN (1, 4) AND draw_open = 0 ORDER BY slug" },
 	[STMT_ABANDON_MARKS] = { 1, 0,
 	    "SELECT abandon_grace_s, abandon_done, abandon_total "
 	    "FROM queue WHERE id = ? FOR UPDATE" },

@@ -303,6 +303,28 @@ enum app_err db_queue_insert(struct db *, struct queue *q);
 enum app_err db_queue_set_state(struct db *, const struct queue *q);
 
 /*
+ * Write what the worker's seal of a random block changes (adm_seal()):
+ * the admission state as db_queue_set_state() writes it, and L with the
+ * join's tick ring.  Use inside the transaction that locked the row.
+ * Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_seal(struct db *, const struct queue *q);
+
+/*
+ * The ids above after, in order, of up to max (<= 64) queues whose last
+ * number lies inside a block of their random order that it does not
+ * fill, and that admit (or have a change scheduled), into ids; *n their
+ * count.  db_queue_seal_one(): when adm_seal_due() says so at the
+ * database's now (a plain read first), in a transaction of its own,
+ * lock queue id's row and seal that block; *to gets the new L, or 0
+ * when nothing was sealed.
+ * Both return APP_OK, APP_DB or APP_DB_DOWN (APP_NOTFOUND: no row).
+ */
+enum app_err db_queue_sealable(struct db *, int64_t after, int64_t *ids,
+		    size_t max, size_t *n);
+enum app_err db_queue_seal_one(struct db *, int64_t id, int64_t *to);
+
+/*
  * Apply queue id's scheduled change once it is due, in a transaction of
  * its own (the join statement refuses to run while one is due: it
  * calls this and joins again): the claim history is folded in, then the

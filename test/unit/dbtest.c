@@ -21,24 +21,25 @@ dbtest_set_state(MYSQL *my, int64_t id, const struct adm_queue *a)
 	    "l_tick2 = ?, pend_at_ms = ?, pend_rate = ?, pend_burst = ?, "
 	    "pend_active = ?, pend_skip = ?, pend_floor = ?, claim_grid = ?, "
 	    "claim_front = ?, claim_front1 = ?, claim_dead = ?, "
-	    "opens_at_ms = NULLIF(?, 0), draw_open = ?, draw_count = ? "
-	    "WHERE id = ?";
+	    "opens_at_ms = NULLIF(?, 0), draw_open = ?, draw_count = ?, "
+	    "rand_from = ?, rand_to = ?, rand_block = ? WHERE id = ?";
 	MYSQL_STMT	*st = mysql_stmt_init(my);
-	MYSQL_BIND	 b[27];
-	int64_t		 v[27] = {
+	MYSQL_BIND	 b[30];
+	int64_t		 v[30] = {
 		a->rate_per_minute, a->burst, a->anchor_number,
 		a->anchor_time_ms, a->last_number, a->skip, a->active,
 		a->floor, a->claim_window_s, a->tick, a->l_tick, a->l_tick1,
 		a->l_tick2, a->pend_at_ms, a->pend_rate, a->pend_burst,
 		a->pend_active, a->pend_skip, a->pend_floor, a->claim_grid,
 		a->claim_front, a->claim_front1, a->claim_dead,
-		a->opens_at_ms, a->draw_open, a->draw_count, id
+		a->opens_at_ms, a->draw_open, a->draw_count, a->rand_from,
+		a->rand_to, a->rand_block < 1 ? 1 : a->rand_block, id
 	};
 	size_t		 i;
 	int		 rc;
 
 	memset(b, 0, sizeof(b));
-	for (i = 0; i < 27; i++) {
+	for (i = 0; i < 30; i++) {
 		b[i].buffer_type = MYSQL_TYPE_LONGLONG;
 		b[i].buffer = &v[i];
 	}

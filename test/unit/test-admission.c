@@ -396,8 +396,88 @@ test_schedule(void)
  * a random life of a queue (joins in bursts and trickles, rate changes,
  * pauses, resumes, skips, burst changes), every write logged.
  */
+/*
+ * The random order step by step (queuing method random), at 600 a
+ * minute (10 a second, burst and block 100).  Promises it could break:
+ * 1 (serving backward when a block fills or is sealed), 2 (a position
+ * admitted before its number is issued), 6 (order outside the blocks).
+ */
 static void
-test_copies_agree(void)
+test_random(void)
+{
+	struct adm_queue	 q;
+	struct adm_change	 c;
+	int64_t			 t = NOW0, i, n = 0, st, sz;
+	int			 adm, adm100 = 0, adm101 = 1;
+
+	is_int(adm_block_size(600), 100, "block: 10 s of admissions");
+	is_int(adm_block_size(1), 2, "block: at least 2");
+	is_int(adm_block_size(ADM_RATE_MAX), 166667, "block: ceil(r / 6)");
+	adm_init(&q, 600, 0, t);
+	q.active = ADM_SEG_RANDOM;
+	is_int(adm_order_change(&q, t, ADM_SEG_RANDOM, 600), 0, "begins");
+	is_int(q.rand_from, 101, "past the burst's 100 places");
+	is_int(q.rand_block, 100, "block of 100");
+	for (i = 0; i < 101; i++) {
+		n = adm_join(&q, t, &adm);
+		if (n == 100)
+			adm100 = adm;
+		if (n == 101)
+			adm101 = adm;
+	}
+	ok(adm100 == 1 && adm101 == 0, "number 100 (burst) admitted at "
+	    "once, 101 (first of a block) waits");
+	ok(adm_order_block(&q, 101, &st, &sz) && st == 101 && sz == 100 &&
+	    !adm_order_block(&q, 100, &st, &sz), "block of 101: 101..200");
+	for (i = 0; i < 149; i++)
+		n = adm_join(&q, t + 1000, &adm);
+	is_int(n, 250, "250 numbers");
+	is_int(adm_issued_front(&q, 250), 200, "issued front: the full "
+	    "block's end");
+	is_int(adm_serving(&q, t + 2000), 120, "serving at the rate inside "
+	    "a full block");
+	is_int(adm_serving(&q, t + 12000), 200, "serving waits at the end "
+	    "of the last full block");
+	is_int(adm_seal_due(&q, t + 9000), 0, "no seal before serving "
+	    "reaches the block");
+	is_int(adm_seal_due(&q, t + 12000), 300, "seal: to the block's end");
+	adm_fold(&q, t + 12000);
+	adm_seal(&q, t + 12000, 300);
+	is_int(adm_serving(&q, t + 12000), 200, "the seal moves nothing at "
+	    "once");
+	is_int(adm_serving(&q, t + 12500), 225, "then serving enters the "
+	    "sealed block");
+	is_int(adm_join(&q, t + 12500, &adm), 301, "the next join starts "
+	    "the next block");
+	/* Ended by fifo with L ending a block: the next block stays in. */
+	adm_change_init(&q, t + 13000, &c);
+	c.active = ADM_SEG_FIFO;
+	q.last_number = 300;
+	is_int(adm_schedule(&q, t + 13000, &c), 0, "fifo scheduled");
+	is_int(q.rand_to, 401, "ended after the block after L's");
+	is_int(adm_issued_front(&q, 350), 300, "inside the ended order: the "
+	    "last full block");
+	is_int(adm_issued_front(&q, 400), 400, "at its end: L");
+	adm_change_init(&q, t + 14000, &c);
+	c.active = ADM_SEG_RANDOM;
+	is_int(adm_schedule(&q, t + 14000, &c), -1, "random again refused "
+	    "while the ended order's numbers are not all issued");
+	is_int(adm_order_free(&q, t + 14000), 0, "not free");
+	q.last_number = 400;
+	q.tick = -(1LL << 40);
+	ok(!adm_order_free(&q, t + 14000) &&
+	    adm_order_free(&q, t + 14000 + 2 * 601000 + 100000),
+	    "free once its numbers passed the claim window (600 s)");
+}
+
+/*
+ * Every copy of the row a process may hold agrees with the row, and no
+ * admitted place is taken back, over random joins and changes; with
+ * random set, mostly in the random order, with joins about as fast as
+ * admissions and idle gaps, so that blocks fill, wait and are sealed.
+ */
+static void
+test_copies_agree(uint64_t seed, int random)
 {
 	static struct adm_queue	 snap[20000];
 	static int64_t		 snap_t[20000];
@@ -406,19 +486,29 @@ test_copies_agree(void)
 	int			 a;
 	struct adm_queue	 q;
 	struct adm_change	 c;
-	uint64_t		 seed = 0x51ed2701u;
 	int64_t			 t = NOW0, end, x, s, prev;
 	int64_t			 bad = 0, back = 0, checks = 0, n;
+	int64_t			 unissued = 0, bad_join = 0, seals = 0;
+	int64_t			 in_random = 0, st, sz, to;
 	size_t			 ns = 0, i, j;
 	int			 adm;
 
+	memset(ever, 0, sizeof(ever));
 	adm_init(&q, 600, 0, t);
+	if (random) {
+		q.active = ADM_SEG_RANDOM;
+		adm_order_change(&q, t, ADM_SEG_RANDOM, 600);
+	}
 	snap[ns] = q;
 	snap_t[ns++] = t;
-	end = t + 900000;
+	end = t + (random ? 2400000 : 900000);
 	while (t < end && ns < 19990) {
-		t += rnd_below(&seed, 30) == 0 ? rnd_below(&seed, 3000) :
-		    rnd_below(&seed, 30);
+		if (random)
+			t += rnd_below(&seed, 30) == 0 ?
+			    rnd_below(&seed, 5000) : rnd_below(&seed, 200);
+		else
+			t += rnd_below(&seed, 30) == 0 ?
+			    rnd_below(&seed, 3000) : rnd_below(&seed, 30);
 		if (rnd_below(&seed, 40) == 0) {
 			adm_change_init(&q, t, &c);
 			switch (rnd_below(&seed, 5)) {
@@ -426,8 +516,10 @@ test_copies_agree(void)
 				c.rate = 1 + rnd_below(&seed, 6000);
 				break;
 			case 1:
-				/* Paused, fifo, hold or passthrough. */
-				c.active = (int)rnd_below(&seed, 4);
+				/* Paused, fifo, hold, passthrough, random. */
+				c.active = (int)rnd_below(&seed, 5);
+				if (random && rnd_below(&seed, 3) != 0)
+					c.active = ADM_SEG_RANDOM;
 				break;
 			case 2:
 				c.skip += rnd_below(&seed, 30);
@@ -442,6 +534,14 @@ test_copies_agree(void)
 			}
 			if (adm_schedule(&q, t, &c) == -1)
 				continue;
+		} else if (rnd_below(&seed, 8) == 0) {
+			/* The worker's seal of a random block. */
+			adm_fold(&q, t);
+			adm_materialize(&q, t);
+			if ((to = adm_seal_due(&q, t)) == 0)
+				continue;
+			adm_seal(&q, t, to);
+			seals++;
 		} else {
 			n = adm_join(&q, t, &adm);
 			if (n == -1) {
@@ -451,6 +551,10 @@ test_copies_agree(void)
 			}
 			if (n == 0)
 				continue;
+			/* A number of a random block waits at first. */
+			if (adm && adm_order_block(&q, n, &st, &sz))
+				bad_join++;
+			in_random += adm_seg_at(&q, t) == ADM_SEG_RANDOM;
 		}
 		snap[ns] = q;
 		snap_t[ns++] = t;
@@ -473,6 +577,10 @@ test_copies_agree(void)
 			a = adm_admitted(&snap[j - 1], p, x);
 			if (ever[p] && !a)
 				revoked++;
+			/* A random block is admitted only once all issued. */
+			if (a && adm_order_block(&snap[j - 1], p, &st, &sz) &&
+			    st + sz - 1 > snap[j - 1].last_number)
+				unissued++;
 			ever[p] |= (char)a;
 			for (i = j - 1; i > 0 && snap_t[i] > x - ADM_TICK_MS;
 			    i--)
@@ -497,7 +605,15 @@ test_copies_agree(void)
 	is_int(bad, 0, "every copy less than ADM_TICK_MS old agreed with "
 	    "the row (%lld comparisons)", (long long)checks);
 	is_int(revoked, 0, "no admitted place was taken back (paused, "
-	    "fifo, hold, passthrough)");
+	    "fifo, hold, passthrough, random)");
+	if (random)
+		ok(in_random > 2000 && seals > 20, "random segments (%lld "
+		    "joins), blocks sealed (%lld)", (long long)in_random,
+		    (long long)seals);
+	is_int(unissued, 0, "no position of a random block not all issued "
+	    "was admitted");
+	is_int(bad_join, 0, "no join into a random block was admitted at "
+	    "once");
 	is_int(bad_adm, 0, "every copy less than ADM_TICK_MS old agreed on "
 	    "admission");
 }
@@ -1628,7 +1744,9 @@ main(void)
 	test_join();
 	test_status();
 	test_schedule();
-	test_copies_agree();
+	test_random();
+	test_copies_agree(0x51ed2701u, 0);
+	test_copies_agree(0x7a3d0c55u, 1);
 	test_claim();
 	test_claim_random();
 	test_claim_window_change();

@@ -65,7 +65,9 @@ same_state(const struct adm_queue *x, const struct adm_queue *y)
 	    x->claim_front1 == y->claim_front1 &&
 	    x->claim_dead == y->claim_dead &&
 	    x->opens_at_ms == y->opens_at_ms &&
-	    x->draw_open == y->draw_open && x->draw_count == y->draw_count;
+	    x->draw_open == y->draw_open && x->draw_count == y->draw_count &&
+	    x->rand_from == y->rand_from && x->rand_to == y->rand_to &&
+	    x->rand_block == y->rand_block;
 }
 
 /* Delete the test's queues (test only). */
@@ -131,8 +133,17 @@ random_state(struct adm_queue *a, int64_t *now)
 	a->skip = pick(0, 3) == 0 ? pick(0, a->last_number) : 0;
 	a->anchor_number = a->last_number + pick(-5000, 600) - a->skip;
 	a->anchor_time_ms = base + pick(0, 100000);
-	/* Paused, fifo, or (queuing methods) hold or passthrough. */
-	a->active = pick(0, 9) == 0 ? ADM_SEG_PAUSED : (int)pick(1, 3);
+	/* Paused, fifo, or (queuing methods) hold, passthrough, random. */
+	a->active = pick(0, 9) == 0 ? ADM_SEG_PAUSED : (int)pick(1, 4);
+	a->rand_block = 1;
+	/* A random order going on, or ended (any kind then), or none. */
+	if (a->active == ADM_SEG_RANDOM || pick(0, 3) == 0) {
+		a->rand_block = pick(0, 2) == 0 ? pick(1, 3) : pick(2, 400);
+		a->rand_from = pick(1, a->last_number + 50);
+		if (a->active != ADM_SEG_RANDOM && pick(0, 1))
+			a->rand_to = a->rand_from + pick(0, 400) *
+			    a->rand_block;
+	}
 	/* A floor above the clamp (after a rate cut), or none. */
 	a->floor = pick(0, 2) == 0 ? a->last_number +
 	    pick(0, 2 * adm_burst(a)) : pick(0, 1) ? 0 :
@@ -207,6 +218,8 @@ test_join_mirror(struct db *db, const char *prefix)
 	int			 admitted, wadm, nadm = 0, nwait = 0;
 	int			 floored = 0, due = 0, folded = 0, closed = 0;
 	int			 collecting = 0, shifted = 0, held = 0;
+	int			 inblock = 0;
+	int64_t			 bs, bn;
 	enum app_err		 er;
 
 	snprintf(slug, sizeof(slug), "%smirror", prefix);
@@ -257,6 +270,8 @@ test_join_mirror(struct db *db, const char *prefix)
 				closed++;
 			if (a.draw_open && want.draw_open)
 				collecting++;
+			if (adm_order_block(&want, n, &bs, &bn))
+				inblock++;
 		}
 		if (db_queue_state(db, q.id, &got) != APP_OK) {
 			db_rollback(db);
@@ -303,6 +318,7 @@ test_join_mirror(struct db *db, const char *prefix)
 	ok(folded > 0, "claim samples folded in (%d)", folded);
 	ok(shifted > 0, "tick ring moved on (%d)", shifted);
 	ok(held > 0, "joins held by an opening (%d)", held);
+	ok(inblock > 0, "joins into a block of a random order (%d)", inblock);
 	ok(closed > 0 && collecting > 0, "joins that close a pre-queue (%d) "
 	    "and joins into one (%d) covered", closed, collecting);
 }
