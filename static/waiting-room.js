@@ -221,7 +221,36 @@
 			el.textContent = msg(name);
 	}
 
-	function show(s) {
+	/*
+	 * The admission position: the number itself, except in a random
+	 * order (the server says where the number stands: join, /status).
+	 */
+	function place() {
+		return Number.isSafeInteger(mine.position) && mine.position > 0 ?
+		    mine.position : mine.number;
+	}
+
+	/* Whether the number lies in the random order of document doc. */
+	function inRandom(doc) {
+		return typeof doc.randomFrom === 'number' &&
+		    mine.number >= doc.randomFrom &&
+		    (typeof doc.randomTo !== 'number' ||
+		    mine.number < doc.randomTo);
+	}
+
+	/*
+	 * s: what the server said (join, /status) or what the page computed
+	 * from the queue's document (fromDoc).  The server's answer carries
+	 * the position exactly when it differs from the number's order:
+	 * kept, or dropped when the answer has none.
+	 */
+	function show(s, fromDoc) {
+		var p = Number.isSafeInteger(s.position) && s.position > 0 ?
+		    s.position : undefined;
+		if (!fromDoc && p !== mine.position) {
+			mine.position = p;
+			save(mine);
+		}
 		seen = Math.max(seen, s.serving);
 		if (mine.start === null || mine.start === undefined) {
 			/* Handed over by the gateway: progress counts from here. */
@@ -242,8 +271,8 @@
 		var rate = s.ratePerMinute;
 		if (typeof rate !== 'number' && !s.admitted &&
 		    typeof s.estimatedWaitSeconds === 'number' &&
-		    s.estimatedWaitSeconds >= 60 && mine.number > s.serving)
-			rate = (mine.number - s.serving) * 60 /
+		    s.estimatedWaitSeconds >= 60 && place() > s.serving)
+			rate = (place() - s.serving) * 60 /
 			    s.estimatedWaitSeconds;
 		remember(rate, s.serving);
 		/*
@@ -255,10 +284,10 @@
 		else if (s.active === false || s.onHold === true)
 			showRange(null);
 		else
-			showRange(range(mine.number - seen,
+			showRange(range(place() - seen,
 			    s.estimatedWaitSeconds));
 		online(true);
-		var span = mine.number - (mine.start || 0);
+		var span = place() - (mine.start || 0);
 		var done = seen - (mine.start || 0);
 		var pct = s.admitted ? 100 : span > 0 ?
 		    Math.max(0, Math.min(99, Math.floor(100 * done / span))) : 0;
@@ -535,14 +564,25 @@
 				    Math.floor(Math.random() * interval * 1000));
 				return;
 			}
-			/* A pre-queue number: its drawn position from /status. */
+			/*
+			 * A pre-queue number: its drawn position from /status;
+			 * so too a number of a random order whose position
+			 * this page does not know yet.
+			 */
 			if (doc === null || (typeof doc.opensAt === 'number' &&
 			    (typeof doc.preQueue !== 'number' ||
-			    mine.number <= doc.preQueue))) {
+			    mine.number <= doc.preQueue)) ||
+			    (inRandom(doc) &&
+			    !Number.isSafeInteger(mine.position))) {
 				pollStatus();
 				return;
 			}
-			var left = mine.number - doc.serving;
+			/* Outside a random order the number is the place. */
+			if (!inRandom(doc) && mine.position !== undefined) {
+				mine.position = undefined;
+				save(mine);
+			}
+			var left = place() - doc.serving;
 			var s = {
 				serving: doc.serving,
 				ahead: Math.max(0, left - 1),
@@ -555,7 +595,7 @@
 				    Math.ceil(Math.max(0, left) * 60 /
 				    doc.ratePerMinute) : null
 			};
-			show(s);
+			show(s, true);
 			if (s.admitted)
 				enter();
 			else

@@ -167,6 +167,17 @@ summary(struct buf *b, struct json_object *o)
 	    member(o, "served"), NULL);
 	summary_row(b, "f-inversions", "Served out of join order "
 	    "(inversions)", member(o, "inversions"), NULL);
+	/* A random order: its blocks' own inversions are the draw's. */
+	if (member(o, "randomOrder") != NULL) {
+		summary_row(b, "f-random-from", "Random order from number",
+		    member(member(o, "randomOrder"), "from"), NULL);
+		summary_row(b, "f-random-block", "Random order block size "
+		    "(numbers)", member(member(o, "randomOrder"),
+		    "blockSize"), NULL);
+		summary_row(b, "f-random-within", "Inversions within random "
+		    "blocks (by the order's rule)", member(member(o,
+		    "randomOrder"), "inversionsWithinBlocks"), NULL);
+	}
 	summary_row(b, "f-wait-count", "Numbers with a wait",
 	    member(w, "count"), NULL);
 	wait_row(b, "f-wait-p50", "Wait, 50th percentile", member(w, "p50"));

@@ -86,8 +86,8 @@ field_control(struct buf *b, const struct fld *f, const char *opt,
     const char *text, int bad)
 {
 	static const char *const statuses[] = { "200", "202", "429" };
-	static const char *const methods[] = { "fifo", "passthrough",
-	    "hold" };
+	static const char *const methods[] = { "fifo", "random",
+	    "passthrough", "hold" };
 	char	 num[80];
 	size_t	 i;
 

@@ -56,6 +56,8 @@ state_text(const struct queue *q)
 		return "On hold: joins wait, nobody new is admitted";
 	case ADM_SEG_PASS:
 		return "Passthrough: everyone is admitted as they join";
+	case ADM_SEG_RANDOM:
+		return "Running, in a random order within blocks";
 	default:
 		return "Running";
 	}

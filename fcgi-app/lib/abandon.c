@@ -37,6 +37,13 @@ abandon_queue(struct db *db, const char *slug, int64_t *added)
 	cut = now - g;
 	serving = adm_serving(&q->adm, now);
 	base = serving > q->adm.draw_count ? serving : q->adm.draw_count;
+	/*
+	 * Inside a block of the random order, numbers above serving may
+	 * hold admitted positions (and their visitors stop polling): only
+	 * the numbers past the block count.
+	 */
+	if (adm_order_block(&q->adm, base, &lo, &hi) && base < lo + hi - 1)
+		base = lo + hi - 1;
 	/* Numbers looked at before, silent since: counted through rows. */
 	if (m.done > base &&
 	    (er = db_abandon_mark(db, q->id, base, m.done, cut, &k4)) !=

@@ -26,6 +26,8 @@
 
 #define DRAW_LABEL	"aditus-draw"
 #define DRAW_LABEL_LEN	11
+#define DRAW_ORDER_LABEL	"aditus-random"
+#define DRAW_ORDER_LABEL_LEN	13
 
 /* Big-endian 8 bytes of v into p. */
 static void
@@ -190,6 +192,46 @@ draw_queue_position(const struct adm_queue *q, const uint8_t *seed,
 	if (!have_seed || seed == NULL)
 		return -1;
 	return draw_position(seed, p, n);
+}
+
+int64_t
+draw_order_position(const struct adm_queue *q, const uint8_t *key,
+    int64_t n)
+{
+	uint8_t	 msg[DRAW_ORDER_LABEL_LEN + 8], seed[HMAC_LEN];
+	int64_t	 start, size, i;
+
+	if (n < 1)
+		return -1;
+	if (!adm_order_block(q, n, &start, &size))
+		return n;
+	memcpy(msg, DRAW_ORDER_LABEL, DRAW_ORDER_LABEL_LEN);
+	put_be64(msg + DRAW_ORDER_LABEL_LEN, (uint64_t)start);
+	if (crypto_hmac_sha256(key, DRAW_SEED_LEN, msg, sizeof(msg),
+	    seed) == -1) {
+		log_warnx("HMAC-SHA256 failed");
+		return -1;
+	}
+	i = draw_pi(seed, size, n - start);
+	crypto_wipe(seed, sizeof(seed));
+	return i < 0 ? -1 : start + i;
+}
+
+int
+draw_order_key(const struct cfg *c, const char *slug,
+    uint8_t key[DRAW_SEED_LEN])
+{
+	char	 msg[SLUG_MAX + 32];
+	int	 n;
+
+	n = snprintf(msg, sizeof(msg), "aditus-random-order:%s", slug);
+	if (n < 0 || (size_t)n >= sizeof(msg) ||
+	    crypto_hmac_sha256(c->master_key, MASTER_KEY_LEN, msg,
+	    (size_t)n, key) == -1) {
+		log_warnx("queue %s: no order key", slug);
+		return -1;
+	}
+	return 0;
 }
 
 int

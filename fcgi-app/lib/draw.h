@@ -73,6 +73,28 @@ int64_t	 draw_queue_position(const struct adm_queue *q,
 	    const uint8_t *seed, int have_seed, int64_t number, int64_t now);
 
 /*
+ * The position of number n (>= 1) in q's random order (queuing method
+ * random; admission.h, adm_order_block()): with start and size its
+ * block's first number and size, start + pi(n - start), pi as above
+ * over [0, size) under the block's seed
+ *   HMAC-SHA256(key, "aditus-random" || start)
+ * (start 8 bytes big-endian), key the queue's order key; n itself
+ * outside the random order.  Returns the position (>= 1), or -1 when
+ * n < 1 or HMAC fails (logged).
+ */
+int64_t	 draw_order_position(const struct adm_queue *q, const uint8_t *key,
+	    int64_t n);
+
+/*
+ * The order key of queue slug, DRAW_SEED_LEN bytes into key:
+ * HMAC-SHA256(master key of c, "aditus-random-order:" || slug).  It is
+ * never published: who knew it would know every block's order ahead.
+ * Returns 0, or -1 when HMAC fails (logged).
+ */
+int	 draw_order_key(const struct cfg *c, const char *slug,
+	    uint8_t key[DRAW_SEED_LEN]);
+
+/*
  * Add what a scheduled opening publishes to o (info, status): opensAt
  * (ISO 8601), opensInSeconds (ceil, 0 once open), drawSeedSha256 (hex,
  * published when the opening is armed), and from the opening on, when

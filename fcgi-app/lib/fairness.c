@@ -254,13 +254,91 @@ add_minutes(struct json_object *o, const struct samples *s)
 	return 0;
 }
 
+/* A served number with its block's first number (qsort). */
+struct in_block {
+	int64_t	 start;		/* the block's first number */
+	size_t	 i;		/* its rank in the served order */
+	int64_t	 num;		/* the number */
+};
+
+static int
+in_block_cmp(const void *a, const void *b)
+{
+	const struct in_block *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * *out: the report's "randomOrder" when a's queue has one, else NULL:
+ * {"from","to",
+ * "blockSize","inversionsWithinBlocks"}: the inversions of the served
+ * order (num, n entries) between numbers of one block of the random
+ * order, which its draw makes; the rest of the report's inversions lie
+ * across blocks or outside the order, and so are bent order.  Returns 0
+ * or -1 when out of memory.
+ */
+static int
+random_order(const struct adm_queue *a, const int64_t *num, size_t n,
+    struct json_object **out)
+{
+	struct json_object	*r;
+	struct in_block		*v = NULL;
+	int64_t			*run = NULL, *tmp = NULL, start, size, within = 0;
+	size_t			 i, j, k, m = 0;
+
+	*out = NULL;
+	if (a->rand_from <= 0)
+		return 0;
+	if (n > 0 && ((v = try_malloc(n * sizeof(*v))) == NULL ||
+	    (run = try_malloc(n * sizeof(*run))) == NULL ||
+	    (tmp = try_malloc(n * sizeof(*tmp))) == NULL))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (adm_order_block(a, num[i], &start, &size)) {
+			v[m].start = start;
+			v[m].i = i;
+			v[m++].num = num[i];
+		}
+	if (m > 0)
+		qsort(v, m, sizeof(*v), in_block_cmp);
+	for (i = 0; i < m; i = j) {
+		for (j = i; j < m && v[j].start == v[i].start; j++)
+			run[j - i] = v[j].num;
+		k = j - i;
+		within += fair_inversions(run, tmp, k);
+	}
+	if ((r = json_object_new_object()) == NULL)
+		goto fail;
+	json_object_object_add(r, "from", json_object_new_int64(a->rand_from));
+	json_object_object_add(r, "to", a->rand_to > 0 ?
+	    json_object_new_int64(a->rand_to) : NULL);
+	json_object_object_add(r, "blockSize",
+	    json_object_new_int64(a->rand_block));
+	json_object_object_add(r, "inversionsWithinBlocks",
+	    json_object_new_int64(within));
+	*out = r;
+	free(v);
+	free(run);
+	free(tmp);
+	return 0;
+fail:
+	free(v);
+	free(run);
+	free(tmp);
+	return -1;
+}
+
 enum app_err
 fair_report(struct db *db, int64_t queue_id, const char *slug,
     int64_t since_ms, int64_t until_ms, struct json_object **out)
 {
 	struct samples		 s;
 	struct served		 sv;
-	struct json_object	*o = NULL;
+	struct json_object	*o = NULL, *ro = NULL;
+	struct adm_queue	 adm;
 	int64_t			*tmp = NULL, inv = 0, end;
 	enum app_err		 er;
 
@@ -275,6 +353,12 @@ fair_report(struct db *db, int64_t queue_id, const char *slug,
 		goto out;
 	er = APP_ENOMEM;
 	if (sv.n > 0 && (tmp = try_malloc(sv.n * sizeof(*tmp))) == NULL)
+		goto out;
+	if ((er = db_queue_state(db, queue_id, &adm)) != APP_OK)
+		goto out;
+	er = APP_ENOMEM;
+	/* Before fair_inversions() sorts the served order. */
+	if (random_order(&adm, sv.num, sv.n, &ro) == -1)
 		goto out;
 	inv = fair_inversions(sv.num, tmp, sv.n);
 	if ((o = json_object_new_object()) == NULL)
@@ -293,6 +377,10 @@ fair_report(struct db *db, int64_t queue_id, const char *slug,
 	json_object_object_add(o, "served",
 	    json_object_new_int64((int64_t)sv.n));
 	json_object_object_add(o, "inversions", json_object_new_int64(inv));
+	if (ro != NULL) {
+		json_object_object_add(o, "randomOrder", ro);
+		ro = NULL;
+	}
 	if (add_waits(o, &s) == -1 || add_minutes(o, &s) == -1) {
 		json_object_put(o);
 		o = NULL;
@@ -301,6 +389,7 @@ fair_report(struct db *db, int64_t queue_id, const char *slug,
 	*out = o;
 	er = APP_OK;
 out:
+	json_object_put(ro);
 	free(tmp);
 	free(s.v);
 	free(sv.num);

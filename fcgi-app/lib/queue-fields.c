@@ -209,10 +209,13 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		.label = "Queuing method", .ctl = FLD_CTL_METHOD,
 		.type = FLD_TEXT, AT(method), .column = "queuing_method",
 		.max = 16, .def = "fifo", .valid = valid_method,
-		.rule = "fifo (admitted in join order at the rate), "
-		    "passthrough (everyone admitted at once) or hold "
-		    "(numbers taken, nobody new admitted); random is not "
-		    "supported yet" },
+		.rule = "fifo (admitted in join order at the rate), random "
+		    "(admitted at the rate in a random order within blocks "
+		    "of 10 seconds' admissions; not with totalActiveUsers or "
+		    "a scheduled opening, and not again before the numbers "
+		    "of the last random order have passed their claim "
+		    "window), passthrough (everyone admitted at once) or "
+		    "hold (numbers taken, nobody new admitted)" },
 	[QOPS_F_ACTIVE] = {
 		.key = "active", .opt = "active", .label = "Admitting",
 		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(active),
@@ -432,7 +435,8 @@ int
 qops_method_valid(const char *s)
 {
 	return s != NULL && (strcmp(s, "fifo") == 0 ||
-	    strcmp(s, "passthrough") == 0 || strcmp(s, "hold") == 0);
+	    strcmp(s, "passthrough") == 0 || strcmp(s, "hold") == 0 ||
+	    strcmp(s, "random") == 0);
 }
 
 /* The stored form of a valid accent colour: lower case.  As norm. */

@@ -260,8 +260,8 @@ int		 qops_json_status_valid(int64_t status);
 int		 qops_json_cookie_valid(const char *suffix);
 
 /*
- * qops_method_valid: a queuing method this version supports: "fifo",
- * "passthrough" or "hold" ("random" is refused: not supported yet).
+ * qops_method_valid: a queuing method: "fifo", "random", "passthrough"
+ * or "hold".
  * Returns 1 or 0.
  */
 int		 qops_method_valid(const char *method);

@@ -233,6 +233,47 @@ cap_check(const struct queue *q, const struct qops_spec *spec,
 }
 
 /*
+ * Refuse what the random order cannot do (admission.h): random with a
+ * total-active-users cap (its blocks would add to the burst the cap is
+ * kept by), random with an opening whose pre-queue collects (the draw
+ * orders those numbers), and random again while the numbers of an
+ * earlier random order are inside their claim window
+ * (adm_order_free()).  q is the locked row, or NULL for a new queue
+ * with the settings spec.  The field named is queuingMethod when spec
+ * sets it, else the other one.  Returns APP_OK or APP_INVALID with err
+ * set.
+ */
+static enum app_err
+method_check(const struct queue *q, const struct qops_spec *spec,
+    int64_t now, struct qops_err *err)
+{
+	const char	*method = q != NULL ? q->method : "fifo";
+	int64_t		 cap = q != NULL ? q->total_active_users : 0;
+	int		 opening = q != NULL && q->adm.draw_open, f = -1;
+
+	if (spec->set & QOPS_BIT(QOPS_F_METHOD))
+		method = spec->method;
+	if (method == NULL || strcmp(method, "random") != 0)
+		return APP_OK;
+	if (spec->set & QOPS_BIT(QOPS_F_TOTAL_ACTIVE))
+		cap = spec->total_active_users;
+	/* The request's opening replaces the row's (0: cancelled). */
+	if (spec->set & QOPS_BIT(QOPS_F_OPENS_AT))
+		opening = spec->opens_at_ms != 0;
+	if (cap > 0)
+		f = QOPS_F_TOTAL_ACTIVE;
+	else if (opening)
+		f = QOPS_F_OPENS_AT;
+	else if (q != NULL && (q->adm.rand_from <= 0 ||
+	    q->adm.rand_to != 0) && !adm_order_free(&q->adm, now))
+		f = QOPS_F_METHOD;
+	if (f == -1)
+		return APP_OK;
+	return qops_refuse(err, APP_INVALID, QOPS_R_INVALID,
+	    (spec->set & QOPS_BIT(QOPS_F_METHOD)) ? QOPS_F_METHOD : f);
+}
+
+/*
  * Make a new signing secret for q: 32 random bytes as base64url text
  * (the HMAC key is that text, so any JWT library takes it as a string),
  * sealed under the master key bound to the slug.  Returns the secret
@@ -380,7 +421,8 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 		qops_failed(err, er);
 		goto out;
 	}
-	if ((er = cap_check(&q, &full, err)) != APP_OK)
+	if ((er = cap_check(&q, &full, err)) != APP_OK ||
+	    (er = method_check(NULL, &full, 0, err)) != APP_OK)
 		goto out;
 	memset(&ch, 0, sizeof(ch));
 	ch.rate = full.rate;
@@ -409,6 +451,7 @@ qops_create(struct db *db, const struct cfg *c, const char *slug,
 	if (spec->set & QOPS_BIT(QOPS_F_CLAIM_WINDOW))
 		adm_set_claim_window(&q.adm, now, full.claim_window_s);
 	q.adm.active = ch.active;
+	(void)adm_order_change(&q.adm, now, ch.active, ch.rate);
 	qops_view(&q);
 	warn_check(&q, err);
 	if (new_ticket_key(c, &q) == -1 ||
@@ -496,7 +539,8 @@ apply_spec(const struct cfg *c, struct queue *q, const struct qops_spec *spec,
 	int			 any;
 
 	*arm = *scheduled = 0;
-	if ((er = cap_check(q, spec, err)) != APP_OK)
+	if ((er = cap_check(q, spec, err)) != APP_OK ||
+	    (er = method_check(q, spec, now, err)) != APP_OK)
 		return er;
 	spec_change(q, spec, now, &ch, &any, err);
 	if (any && q->adm.pend_at_ms > now)

@@ -103,6 +103,8 @@ struct qentry {
 	struct qbucket		 forced;	/* this queue's forced reads */
 	uint8_t			 draw_seed[32];	/* the opening's draw seed */
 	int			 have_draw_seed;	/* draw_seed is set */
+	uint8_t			 order_key[32];	/* the random order's
+						   key (draw_order_key()) */
 	/*
 	 * The queue's custom template, read with the row's first room
 	 * page after each read of the row (page-room.c), so that it

@@ -123,6 +123,7 @@ entry_clear(struct qentry *e)
 	free(e->tmpl);
 	crypto_wipe(e->secret, sizeof(e->secret));
 	crypto_wipe(e->ticket_key, sizeof(e->ticket_key));
+	crypto_wipe(e->order_key, sizeof(e->order_key));
 	memset(e, 0, sizeof(*e));
 }
 
@@ -216,6 +217,8 @@ open_secrets(const struct cfg *c, struct qentry *e, const struct queue *q)
 	e->have_draw_seed = q->draw_seed_sealed_len > 0 && draw_unseal(c,
 	    q->slug, q->draw_seed_sealed, q->draw_seed_sealed_len,
 	    e->draw_seed) == 0;
+	if (draw_order_key(c, q->slug, e->order_key) == -1)
+		return APP_CRYPTO;
 	snprintf(aad, sizeof(aad), "queue-ticket-key:%s", q->slug);
 	n = crypto_unseal(c->master_key, aad, q->ticket_key_sealed,
 	    q->ticket_key_sealed_len, e->ticket_key, TICKET_KEY_LEN);

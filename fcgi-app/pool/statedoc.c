@@ -54,6 +54,17 @@ statedoc_new(const struct queue *q, int64_t issued, int64_t now)
 		json_object_object_add(o, "preQueue", p < 0 ? NULL :
 		    json_object_new_int64(p));
 	}
+	/*
+	 * A random order: its numbers are admitted by their position,
+	 * which only the join and /status compute (the order key stays
+	 * secret); the page asks /status for it.
+	 */
+	if (q->adm.rand_from > 0) {
+		json_object_object_add(o, "randomFrom",
+		    json_object_new_int64(q->adm.rand_from));
+		json_object_object_add(o, "randomTo", q->adm.rand_to > 0 ?
+		    json_object_new_int64(q->adm.rand_to) : NULL);
+	}
 	json_object_object_add(o, "updatedAt", json_object_new_int64(now));
 	json_object_object_add(o, "refreshSeconds",
 	    json_object_new_int(STATEDOC_REFRESH_S));

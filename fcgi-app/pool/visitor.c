@@ -26,12 +26,17 @@
 int64_t
 visitor_position(const struct qentry *e, int64_t number, int64_t now)
 {
+	int64_t	 pos;
+
 	/* A number this process issued since it read the row is known. */
 	if (adm_prequeue_size(&e->q->adm, now) < 0 &&
 	    number <= qcache_issued(e))
 		return -1;
-	return draw_queue_position(&e->q->adm, e->draw_seed,
+	pos = draw_queue_position(&e->q->adm, e->draw_seed,
 	    e->have_draw_seed, number, now);
+	/* The random order begins after the draw's pre-queue, if any. */
+	return pos > 0 ? draw_order_position(&e->q->adm, e->order_key,
+	    pos) : pos;
 }
 
 int
@@ -77,9 +82,12 @@ visitor_status_as(const struct qentry *e, int64_t number, int64_t now,
 
 	/*
 	 * The statement decided at its instant: the answer says what it
-	 * did, with serving on its side of the number (serving only grows,
+	 * did, with serving on its side of the place (the position, else the
+	 * number; serving only grows,
 	 * so both are true of some instant between the statement and now).
 	 */
+	if (pos > 0)
+		number = pos;
 	if (decided == 1 && !st->admitted) {
 		st->admitted = 1;
 		st->serving = st->serving > number ? st->serving : number;
@@ -101,14 +109,17 @@ visitor_status_fill(struct json_object *o, const struct qentry *e,
     int64_t number, int64_t now, int with_active, int decided)
 {
 	struct adm_status	 st;
-	int64_t			 pos;
+	int64_t			 pos, start, size;
 
 	pos = visitor_status_as(e, number, now, decided, &st);
 	if (e->q->adm.opens_at_ms > 0) {
 		json_object_object_add(o, "position", pos > 0 ?
 		    json_object_new_int64(pos) : NULL);
 		draw_info_json(o, e->q, e->draw_seed, e->have_draw_seed, now);
-	}
+	} else if (pos > 0 && adm_order_block(&e->q->adm, number, &start,
+	    &size))
+		json_object_object_add(o, "position",
+		    json_object_new_int64(pos));
 	if (with_active)
 		json_object_object_add(o, "active",
 		    json_object_new_boolean(adm_active_at(&e->q->adm, now)));

@@ -1,9 +1,10 @@
 // The queuing method per queue (SPEC section 8): fifo (the default),
 // passthrough (fifo without a rate: everyone admitted as they join,
 // tokens still issued), hold
-// (numbers taken, nobody new admitted); random is refused, not supported
-// yet.  Each method's behaviour with exact numbers, and every switch on a
-// queue with people waiting and some admitted but not yet claimed.
+// (numbers taken, nobody new admitted); random has its own file
+// (59-random).  Each method's behaviour with exact numbers, and every
+// switch on a queue with people waiting and some admitted but not yet
+// claimed.
 //
 // The promises (README "promises") these paths could break:
 //  1. a number is issued once and serving never goes backward: every
@@ -15,10 +16,9 @@
 //     admitted: /token answers 425 for a waiting number on hold and after
 //     passthrough, and every place admitted before a switch still gets
 //     its token after it (claimPlaces());
-//  4. failed leaves nothing: random and an unknown method are refused
-//     (CLI exit 2, API 422 invalid_value naming the field, "random is
-//     not supported yet") and the queue's settings and numbers are as
-//     before;
+//  4. failed leaves nothing: an unknown method is refused (CLI exit 2,
+//     API 422 invalid_value naming the field) and the queue's settings
+//     and numbers are as before;
 //  6. order is join order: fifo after hold and after passthrough admits
 //     the waiting numbers from the lowest up (serving is a frontier; the
 //     exact serving numbers are checked).
@@ -120,20 +120,20 @@ async function early(t, n) {
 	assert.equal(r.json.error, 'not_admitted');
 }
 
-test('default fifo; random and unknown methods refused, nothing changed',
+test('default fifo; unknown methods refused, nothing changed',
     async () => {
 	// Promise 4: a refused change leaves the queue as it was.
 	const q = createQueue({ rate: 1, burst: 2 });
 	const t = tracker(q.slug);
 	assert.equal(show(q.slug).queuingMethod, 'fifo');
 	await take(t, { number: 1, admitted: true });
-	assert.throws(() => ctl('update', q.slug, '--method', 'random'),
-	    /not supported yet/);
+	assert.throws(() => ctl('update', q.slug, '--method', 'lifo'),
+	    /fifo \(admitted in join order at the rate\), random/);
 	assert.throws(() => ctl('update', q.slug, '--method', 'FIFO'));
 	const key = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', q.slug,
 	    '--name', 'method'))[1];
 	const id = show(q.slug).id;
-	for (const bad of ['random', 'lifo', '', 1, null]) {
+	for (const bad of ['Random', 'lifo', '', 1, null]) {
 		const r = await req(`${SITES}/${id}`, { method: 'PATCH',
 		    headers: { authorization: `Bearer ${key}`,
 		    'content-type': 'application/json' },
@@ -149,8 +149,8 @@ test('default fifo; random and unknown methods refused, nothing changed',
 			assert.equal(r.json.error, 'invalid_value');
 			assert.equal(r.json.field, 'queuingMethod');
 		}
-		if (bad === 'random')
-			assert.match(r.json.message, /not supported yet/);
+		if (bad === 'lifo')
+			assert.match(r.json.message, /^queuingMethod must be /);
 	}
 	const s = show(q.slug);
 	assert.equal(s.queuingMethod, 'fifo');

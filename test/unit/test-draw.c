@@ -204,6 +204,36 @@ test_queue_position(void)
 	    "drawn, no seed here: no place");
 }
 
+/*
+ * The random order's positions (queuing method random): numbers 5..18
+ * in blocks of 7 from 5, under key bytes 0..31, as an independent
+ * Python computation gives them (tools/verify-draw.py's pi() under
+ * each block's seed HMAC-SHA256(key, "aditus-random" || start)).
+ */
+static void
+test_order_position(void)
+{
+	static const int64_t	 want[14] = { 5, 9, 11, 6, 8, 10, 7, 18, 12,
+	    16, 13, 15, 14, 17 };
+	struct adm_queue	 q;
+	uint8_t			 key[DRAW_SEED_LEN];
+	int64_t			 n;
+
+	seed_of(0, key);
+	memset(&q, 0, sizeof(q));
+	q.rand_from = 5;
+	q.rand_block = 7;
+	for (n = 5; n <= 18; n++)
+		is_int(draw_order_position(&q, key, n), want[n - 5],
+		    "random order: position of number %lld", (long long)n);
+	is_int(draw_order_position(&q, key, 4), 4, "before it: 4 is 4");
+	is_int(draw_order_position(&q, key, 0), -1, "number 0 is refused");
+	q.rand_to = 12;
+	is_int(draw_order_position(&q, key, 12), 12, "ended: 12 is 12");
+	is_int(draw_order_position(&q, key, 11), 7, "ended: 11's block "
+	    "keeps its order");
+}
+
 static void
 test_times(void)
 {
@@ -289,6 +319,7 @@ main(void)
 	else
 		test_uniform();
 	test_queue_position();
+	test_order_position();
 	test_times();
 	test_opening();
 	printf("1..%d\n", tap_n);

@@ -386,21 +386,23 @@ test_method(void)
 	is_str(f->opt, "method", "CLI option");
 	is_str(f->def, "fifo", "default fifo");
 	ok(qops_method_valid("fifo") && qops_method_valid("passthrough") &&
-	    qops_method_valid("hold"), "fifo, passthrough, hold taken");
-	ok(!qops_method_valid("random") && !qops_method_valid("FIFO") &&
+	    qops_method_valid("hold") && qops_method_valid("random"),
+	    "fifo, passthrough, hold, random taken");
+	ok(!qops_method_valid("Random") && !qops_method_valid("FIFO") &&
 	    !qops_method_valid("") && !qops_method_valid(NULL),
-	    "random, FIFO, empty, NULL refused");
+	    "Random, FIFO, empty, NULL refused");
 	memset(&spec, 0, sizeof(spec));
 	is_int(fld_parse(f, &spec, "hold"), FLD_OK, "parse hold");
 	is_str(spec.method, "hold", "spec has hold");
-	is_int(fld_parse(f, &spec, "random"), FLD_INVALID,
-	    "parse random: invalid");
-	ok(strstr(f->rule, "random is not supported yet") != NULL,
-	    "the rule says random is not supported yet");
+	is_int(fld_parse(f, &spec, "lifo"), FLD_INVALID,
+	    "parse lifo: invalid");
+	ok(strstr(f->rule, "random (admitted at the rate in a random order "
+	    "within blocks") != NULL, "the rule says what random does");
 	is_int(adm_seg_kind(1, "fifo"), ADM_SEG_FIFO, "fifo segment");
 	is_int(adm_seg_kind(1, "hold"), ADM_SEG_HOLD, "hold segment");
 	is_int(adm_seg_kind(1, "passthrough"), ADM_SEG_PASS,
 	    "passthrough segment");
+	is_int(adm_seg_kind(1, "random"), ADM_SEG_RANDOM, "random segment");
 	is_int(adm_seg_kind(0, "hold"), ADM_SEG_PAUSED, "paused wins");
 }
 
