@@ -381,7 +381,9 @@ order_change(struct adm_queue *q, int64_t now, int kind, int64_t r,
 		q->rand_block = adm_block_size(r);
 		return 0;
 	}
-	if (kind == ADM_SEG_PAUSED || e <= 0 || q->rand_to != 0)
+	/* Paused and on hold nobody new is admitted: the order goes on. */
+	if (kind == ADM_SEG_PAUSED || kind == ADM_SEG_HOLD || e <= 0 ||
+	    q->rand_to != 0)
 		return 0;
 	/*
 	 * The copies read before now saw the order go on: their cap at
@@ -634,6 +636,7 @@ adm_init(struct adm_queue *q, int64_t r, int64_t b, int64_t now)
 	q->claim_window_s = ADM_CLAIM_DEFAULT_S;
 	q->claim_grid = now < 0 ? 0 : now / grid_ms(q);
 	q->tick = floor_div(now, ADM_TICK_MS);
+	q->rand_block = 1;
 }
 
 void

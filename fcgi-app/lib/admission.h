@@ -457,9 +457,10 @@ int64_t	 adm_prequeue_size(const struct adm_queue *q, int64_t t);
  * now + ADM_TICK_MS): random begins one (unless one goes on) at
  * max(L + burst, serving at now + ADM_TICK_MS) + 1, past every place
  * already promised (the burst's numbers keep their order), or where an
- * ended order that no number reached began; any kind but random and
- * paused ends a random order that goes on, at the end of the block
- * that holds L + 1 (its numbers stay in it; none issued: at its start).
+ * ended order that no number reached began; fifo and passthrough end
+ * a random order that goes on (paused and hold keep it), at the end of
+ * the block that holds L + 1 (its numbers stay in it; none issued: at
+ * its start).
  * adm_schedule() calls it; a new queue calls it once.  Returns 0, or -1
  * (q unchanged) when random would begin while an ended random order is
  * not free (adm_order_free()).

@@ -99,11 +99,12 @@
 /*
  * adm_issued_front(x): x, or inside a block of the random order that x
  * does not fill, the number before that block (rand_block is CHECKed
- * to be at least 1).
+ * to be at least 1; block() in admission.c clamps it so too).
  */
 #define ISSUED_SQL(x) "IF(rand_from > 0 AND (" x ") >= rand_from - 1 " \
 	"AND (rand_to = 0 OR (" x ") < rand_to - 1), rand_from - 1 + " \
-	"((" x ") - rand_from + 1) DIV rand_block * rand_block, (" x "))"
+	"((" x ") - rand_from + 1) DIV GREATEST(rand_block, 1) * " \
+	"GREATEST(rand_block, 1), (" x "))"
 /* cap_of() in admission.c: the cap of serving for the lagged L x. */
 #define CAP_SQL(x) "(CASE WHEN rand_from = 0 OR (rand_to > 0 AND (" x \
 	") >= rand_to - 1) THEN (" x ") + " BURST_SQL " WHEN (" x ") < " \

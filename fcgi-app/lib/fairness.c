@@ -286,8 +286,9 @@ random_order(const struct adm_queue *a, const int64_t *num, size_t n,
 {
 	struct json_object	*r;
 	struct in_block		*v = NULL;
-	int64_t			*run = NULL, *tmp = NULL, start, size, within = 0;
-	size_t			 i, j, k, m = 0;
+	int64_t			*run = NULL, *tmp = NULL, start, size;
+	int64_t			 within = 0;
+	size_t			 i, j, m = 0;
 
 	*out = NULL;
 	if (a->rand_from <= 0)
@@ -307,8 +308,7 @@ random_order(const struct adm_queue *a, const int64_t *num, size_t n,
 	for (i = 0; i < m; i = j) {
 		for (j = i; j < m && v[j].start == v[i].start; j++)
 			run[j - i] = v[j].num;
-		k = j - i;
-		within += fair_inversions(run, tmp, k);
+		within += fair_inversions(run, tmp, j - i);
 	}
 	if ((r = json_object_new_object()) == NULL)
 		goto fail;

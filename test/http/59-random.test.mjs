@@ -258,6 +258,37 @@ test('random ended by fifo with people waiting: positions kept, random ' +
 	}, 5000, 200, 'a new random order');
 });
 
+test('random -> hold -> random keeps the order and every position; ' +
+    'passthrough ends it',
+    async () => {
+	const slug = create('--rate', 60, '--burst', 1);
+	const c = crowd(slug);
+	await randomQueue(c);
+	assert.match(ctl('update', slug, '--method', 'hold'), /ok/);
+	// On hold a join takes its place in the order's next block.
+	const j = await take(c, 22, false);
+	assert.equal(j.onHold, true, JSON.stringify(j));
+	assert.ok(c.pos.get(22) >= 22 && c.pos.get(22) <= 31, 'position');
+	assert.match(ctl('update', slug, '--method', 'random'), /ok/);
+	await waitFor(async () => {
+		const d = await req(`/queue/${slug}/state.json`);
+		return d.status === 200 && d.json.randomFrom === 12 &&
+		    d.json.randomTo === null && d.json.onHold !== true;
+	}, 5000, 200, 'the same order goes on');
+	for (const n of range(1, 22))
+		await look(c, n);
+	await take(c, 23, false);
+	assert.ok(c.pos.get(23) >= 22 && c.pos.get(23) <= 31, 'position');
+	// Then passthrough: everyone passes, the order's last block once
+	// the worker has sealed it (24..31 never issued); then at once.
+	assert.match(ctl('update', slug, '--method', 'passthrough'), /ok/);
+	await serveAll(c, range(1, 23), 10000);
+	assert.equal(show(slug).lastNumber, 31, 'the block 22..31 sealed');
+	await sleep(600);
+	const p = await take(c, 32, true);
+	assert.equal(p.position, undefined, '32: no position');
+});
+
 test('random refused with a total-active-users cap or an opening; nothing ' +
     'changed', async () => {
 	const opens = new Date(Date.now() + 3600000).toISOString();
