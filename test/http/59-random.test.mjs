@@ -229,7 +229,7 @@ test('random ended by fifo with people waiting: positions kept, random ' +
 	const was = stateOf(slug);
 	const r = ctlRun('update', slug, '--method', 'random');
 	assert.equal(r.code, 2, r.err);
-	assert.match(r.err, /queuingMethod/);
+	assert.match(r.err, /bad value for --method: must be fifo/);
 	const key = keyOf(slug);
 	const id = show(slug).id;
 	const p = await patch(id, key, { queuingMethod: 'random' });
@@ -298,7 +298,7 @@ test('random refused with a total-active-users cap or an opening; nothing ' +
 		const r = ctlRun('create', slug, '--name', 'R', '--rate', 60,
 		    '--method', 'random', ...extra);
 		assert.equal(r.code, 2, r.err);
-		assert.match(r.err, /queuingMethod/);
+		assert.match(r.err, /bad value for --method: must be fifo/);
 		assert.equal(ctlRun('show', slug).code, 4, 'not created');
 	}
 	// A capped queue: random refused; a random queue: the cap refused.
