@@ -430,6 +430,25 @@ db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
 	return APP_OK;
 }
 
+/*
+ * Begin a transaction, lock queue id's row and read its admission state
+ * into adm and the database's now into *now.  Returns APP_OK (the
+ * transaction open) or the error (rolled back).
+ */
+static enum app_err
+state_begin_locked(struct db *db, int64_t id, struct adm_queue *adm,
+    int64_t *now)
+{
+	enum app_err	 er;
+
+	if ((er = db_begin(db)) != APP_OK)
+		return er;
+	if ((er = db_queue_state_locked(db, id, adm)) != APP_OK ||
+	    (er = db_now_ms(db, now)) != APP_OK)
+		db_rollback(db);
+	return er;
+}
+
 enum app_err
 db_queue_sealable(struct db *db, int64_t after, int64_t *ids, size_t max,
     size_t *n)
@@ -467,13 +486,8 @@ db_queue_seal_one(struct db *db, int64_t id, int64_t *to)
 		return er;
 	if (adm_seal_due(&q.adm, now) == 0)
 		return APP_OK;
-	if ((er = db_begin(db)) != APP_OK)
+	if ((er = state_begin_locked(db, id, &q.adm, &now)) != APP_OK)
 		return er;
-	if ((er = db_queue_state_locked(db, id, &q.adm)) != APP_OK ||
-	    (er = db_now_ms(db, &now)) != APP_OK) {
-		db_rollback(db);
-		return er;
-	}
 	adm_fold(&q.adm, now);
 	(void)adm_materialize(&q.adm, now);
 	if ((*to = adm_seal_due(&q.adm, now)) == 0) {
@@ -499,13 +513,8 @@ db_queue_materialize(struct db *db, int64_t id)
 
 	memset(&q, 0, sizeof(q));
 	q.id = id;
-	if ((er = db_begin(db)) != APP_OK)
+	if ((er = state_begin_locked(db, id, &q.adm, &now)) != APP_OK)
 		return er;
-	if ((er = db_queue_state_locked(db, id, &q.adm)) != APP_OK ||
-	    (er = db_now_ms(db, &now)) != APP_OK) {
-		db_rollback(db);
-		return er;
-	}
 	before = q.adm;
 	adm_fold(&q.adm, now);
 	(void)adm_materialize(&q.adm, now);

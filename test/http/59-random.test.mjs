@@ -22,39 +22,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import {
-	ctl, env, join, req, show, sleep, status, token, uniqueSlug, waitFor,
+	ctl, join, req, show, sleep, status, token, uniqueSlug, waitFor,
+	ctlRun, keyOf as libKeyOf, patchSite,
 } from './lib.mjs';
 
 const SITES = '/api/admin/queue/sites';
 
-// aqueuectl with its exit status and both outputs.
-function ctlRun(...args) {
-	const parts = env.ctl.split(' ').filter((s) => s !== '');
-	const r = spawnSync(parts[0], [...parts.slice(1), ...args.map(String)],
-	    { encoding: 'utf8' });
-	return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-// A new queue with the given aqueuectl options; returns its slug.
-function create(...opts) {
-	const slug = uniqueSlug('rnd');
-	ctl('create', slug, '--name', `Random ${slug}`, '--target',
-	    'https://shop.example/', '--domains', 'shop.example', ...opts);
-	return slug;
-}
-
-function keyOf(slug) {
-	return /^key: (qak_\S+)$/m.exec(ctl('key', 'create', slug, '--name',
-	    'random'))[1];
-}
-
-function patch(id, key, body) {
-	return req(`${SITES}/${id}`, { method: 'PATCH',
-	    headers: { authorization: `Bearer ${key}`,
-	    'content-type': 'application/json' }, body: JSON.stringify(body) });
-}
+const keyOf = (slug) => libKeyOf(slug, 'random');
+const patch = patchSite;
 
 // The settings and numbers a refused change must leave as they were.
 function stateOf(slug) {

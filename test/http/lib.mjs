@@ -4,7 +4,7 @@
 // AQ_STACK, AQ_VAR, AQ_FCGI_SOCK, AQ_ROOT.  Every test file creates its own
 // queues with createQueue() and never relies on the demo queue.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { spawn as spawnChild } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -45,6 +45,28 @@ export function ctl(...args) {
 		    `status ${e.status} signal ${e.signal} ` +
 		    `${e.stderr ?? ''}${e.stdout ?? ''}`);
 	}
+}
+
+// ctlRun(...args): aqueuectl with its exit status and both outputs
+// ({code, out, err}), for what must fail.
+export function ctlRun(...args) {
+	const parts = env.ctl.split(' ').filter((s) => s !== '');
+	const r = spawnSync(parts[0], [...parts.slice(1), ...args.map(String)],
+	    { encoding: 'utf8' });
+	return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+// keyOf(slug, name): a new API key of queue slug (aqueuectl key create).
+export function keyOf(slug, name = 'test') {
+	return /^key: (qak_\S+)$/m.exec(ctl('key', 'create', slug, '--name',
+	    name))[1];
+}
+
+// patchSite(id, key, body): PATCH the admin API's site id with a key.
+export function patchSite(id, key, body) {
+	return req(`/api/admin/queue/sites/${id}`, { method: 'PATCH',
+	    headers: { authorization: `Bearer ${key}`,
+	    'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
 // stack(cmd): run "$AQ_STACK cmd $AQ_VAR" synchronously.
