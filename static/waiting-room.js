@@ -577,10 +577,15 @@
 				pollStatus();
 				return;
 			}
-			/* Outside a random order the number is the place. */
-			if (!inRandom(doc) && mine.position !== undefined) {
-				mine.position = undefined;
-				save(mine);
+			/*
+			 * A position the document does not account for (a
+			 * document older than the order, or one ended before
+			 * this number): the server says which holds.
+			 */
+			if (!inRandom(doc) && mine.position !== undefined &&
+			    mine.position !== mine.number) {
+				pollStatus();
+				return;
 			}
 			var left = place() - doc.serving;
 			var s = {

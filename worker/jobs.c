@@ -339,7 +339,8 @@ static int64_t	 seal_after;
  * The random order: seal every block whose visitors would otherwise
  * wait for others to join (db_queue_seal_one(), adm_seal_due()), up to
  * QUEUE_DUE_MAX a step (embedded one), going on by id where the last
- * step stopped.  Returns APP_OK or the database's error.
+ * step stopped; a queue that fails is logged and passed over.  Returns
+ * APP_OK or the error of the list's read.
  */
 enum app_err
 job_seal(struct worker_ctx *w)
@@ -349,14 +350,17 @@ job_seal(struct worker_ctx *w)
 	enum app_err	 er;
 
 	if ((er = db_queue_sealable(w->db, seal_after, ids, max, &n)) !=
-	    APP_OK)
+	    APP_OK) {
+		seal_after = 0;
 		return er;
+	}
 	seal_after = n < max ? 0 : ids[n - 1];
 	for (i = 0; i < n; i++) {
 		if ((er = db_queue_seal_one(w->db, ids[i], &to)) != APP_OK &&
 		    er != APP_NOTFOUND)
-			return er;
-		if (to > 0)
+			log_warnx("queue %lld: random block not sealed "
+			    "(error %d)", (long long)ids[i], (int)er);
+		else if (to > 0)
 			log_debug("queue %lld: random block sealed at %lld",
 			    (long long)ids[i], (long long)to);
 	}

@@ -27,12 +27,13 @@ test('random: the page waits for its position, then the shop',
 	await goto(page, roomUrl(q.slug));
 	const key = `aditus-queue:${q.slug}`;
 	let stored = null;
-	for (let i = 0; i < 50 && !Number.isSafeInteger(stored?.position);
+	for (let i = 0; i < 150 && !Number.isSafeInteger(stored?.position);
 	    i++) {
 		await sleep(100);
 		stored = JSON.parse(await page.evaluate((k) =>
 		    sessionStorage.getItem(k), key));
 	}
+	assert.ok(stored !== null, 'the page took a number within 15 s');
 	assert.equal(stored.number, 2);
 	assert.ok(stored.position >= 2 && stored.position <= 11,
 	    `position ${stored.position} in the block 2..11`);
