@@ -430,13 +430,8 @@ db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
 	return APP_OK;
 }
 
-/*
- * Begin a transaction, lock queue id's row and read its admission state
- * into adm and the database's now into *now.  Returns APP_OK (the
- * transaction open) or the error (rolled back).
- */
-static enum app_err
-state_begin_locked(struct db *db, int64_t id, struct adm_queue *adm,
+enum app_err
+db_queue_state_begin(struct db *db, int64_t id, struct adm_queue *adm,
     int64_t *now)
 {
 	enum app_err	 er;
@@ -486,7 +481,7 @@ db_queue_seal_one(struct db *db, int64_t id, int64_t *to)
 		return er;
 	if (adm_seal_due(&q.adm, now) == 0)
 		return APP_OK;
-	if ((er = state_begin_locked(db, id, &q.adm, &now)) != APP_OK)
+	if ((er = db_queue_state_begin(db, id, &q.adm, &now)) != APP_OK)
 		return er;
 	adm_fold(&q.adm, now);
 	(void)adm_materialize(&q.adm, now);
@@ -513,7 +508,7 @@ db_queue_materialize(struct db *db, int64_t id)
 
 	memset(&q, 0, sizeof(q));
 	q.id = id;
-	if ((er = state_begin_locked(db, id, &q.adm, &now)) != APP_OK)
+	if ((er = db_queue_state_begin(db, id, &q.adm, &now)) != APP_OK)
 		return er;
 	before = q.adm;
 	adm_fold(&q.adm, now);

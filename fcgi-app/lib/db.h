@@ -197,6 +197,15 @@ enum app_err db_queue_state(struct db *, int64_t id, struct adm_queue *adm);
 enum app_err db_queue_state_locked(struct db *, int64_t id,
 	    struct adm_queue *adm);
 
+/*
+ * Begin a transaction, lock queue id's row and read its admission state
+ * into adm and the database's now (Unix ms) into *now.  Returns APP_OK
+ * with the transaction open (the caller commits or rolls back), or
+ * APP_NOTFOUND, APP_DB or APP_DB_DOWN with it rolled back.
+ */
+enum app_err db_queue_state_begin(struct db *, int64_t id,
+		    struct adm_queue *adm, int64_t *now);
+
 /* Pass as a time to have the database stamp its own clock. */
 #define DB_NOW	(-1)
 

@@ -43,11 +43,9 @@ give_back(struct db *db, int64_t queue_id)
 
 	memset(&q, 0, sizeof(q));
 	q.id = queue_id;
-	if ((er = db_begin(db)) != APP_OK)
+	if ((er = db_queue_state_begin(db, queue_id, &q.adm, &now)) !=
+	    APP_OK)
 		return er;
-	if ((er = db_queue_state_locked(db, queue_id, &q.adm)) != APP_OK ||
-	    (er = db_now_ms(db, &now)) != APP_OK)
-		goto out;
 	adm_change_init(&q.adm, now, &c);
 	c.skip++;
 	if (adm_schedule(&q.adm, now, &c) == -1) {
