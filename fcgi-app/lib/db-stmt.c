@@ -87,10 +87,14 @@
  */
 /* Effective burst, as adm_burst() computes it. */
 #define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
-/* adm_lagged_last() at time t. */
-#define LAG_SQL(t) "(CASE WHEN (" t ") DIV 250 - 1 > tick THEN " \
-	"last_number WHEN (" t ") DIV 250 - 1 = tick THEN l_tick WHEN " \
-	"(" t ") DIV 250 - 1 = tick - 1 THEN l_tick1 ELSE l_tick2 END)"
+/*
+ * adm_lagged_last() at time t: by t's tick minus 1 against the ring's
+ * tick, clamped to -2..1 so that t is spelled (and resolved by the
+ * server at every execution) once.
+ */
+#define LAG_SQL(t) "(CASE LEAST(GREATEST((" t ") DIV 250 - 1 - tick, " \
+	"-2), 1) WHEN 1 THEN last_number WHEN 0 THEN l_tick WHEN -1 " \
+	"THEN l_tick1 ELSE l_tick2 END)"
 /* grown(): A + skip + floor(r * clamp(t - T) / 60000) while active. */
 #define GROWN_SQL(t) "(anchor_number + skip_count + IF(active IN (1, 4), " \
 	"(rate_per_minute * LEAST(GREATEST((" t ") - anchor_time_ms, 0), " \
@@ -105,11 +109,18 @@
 	"AND (rand_to = 0 OR (" x ") < rand_to - 1), rand_from - 1 + " \
 	"((" x ") - rand_from + 1) DIV GREATEST(rand_block, 1) * " \
 	"GREATEST(rand_block, 1), (" x "))"
-/* cap_of() in admission.c: the cap of serving for the lagged L x. */
+/*
+ * cap_of() in admission.c: the cap of serving for the lagged L x.  In
+ * the last branch x is inside the order, so adm_issued_front(x) is
+ * x less (x - rand_from + 1) mod the block size: x is spelled six
+ * times, not the eight of ISSUED_SQL() there (the statement's size is
+ * what the server's CPU spends on it at every execution).
+ */
 #define CAP_SQL(x) "(CASE WHEN rand_from = 0 OR (rand_to > 0 AND (" x \
 	") >= rand_to - 1) THEN (" x ") + " BURST_SQL " WHEN (" x ") < " \
 	"rand_from - 1 THEN LEAST((" x ") + " BURST_SQL ", rand_from - 1) " \
-	"ELSE " ISSUED_SQL(x) " END)"
+	"ELSE (" x ") - ((" x ") - rand_from + 1) MOD " \
+	"GREATEST(rand_block, 1) END)"
 /*
  * adm_serving() at t (no change due: the join's WHERE sees to it);
  * active is the segment's kind (admission.h: 1 fifo, 3 passthrough,
