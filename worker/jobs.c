@@ -384,6 +384,7 @@ const struct worker_job worker_jobs[] = {
 	    job_autorate_retention },
 	{ "changes", JOB_LEADER, 0, job_changes_next, job_changes },
 	{ "seal", JOB_LEADER, 0, job_seal_next, job_seal },
+	{ "loadtest", JOB_DAEMON, 0, job_loadtest_next, job_loadtest },
 };
 
 const size_t worker_njobs = sizeof(worker_jobs) / sizeof(worker_jobs[0]);

@@ -64,6 +64,7 @@ lost(struct worker_run *r, const char *why)
 	r->w.leader = 0;
 	job_autorate_abort();
 	job_rounds_abort();
+	job_loadtest_abort();
 	log_info("leader: lost the lock (%s); now standby", why);
 	if (r->embedded)
 		(void)instance_remove(r->w.db, "worker");
@@ -116,11 +117,14 @@ worker_run_leader(struct worker_run *r, int may_try)
 /*
  * Whether job j runs in this role now: on the leader every job; on a
  * daemon's standby those without JOB_LEADER (its report); on an
- * embedded standby none (an idle FastCGI process costs nothing).
+ * embedded standby none (an idle FastCGI process costs nothing); a
+ * JOB_DAEMON job never in a FastCGI process.
  */
 static int
 runs_here(const struct worker_run *r, const struct worker_job *j)
 {
+	if (r->embedded && (j->flags & JOB_DAEMON))
+		return 0;
 	if (r->w.leader)
 		return 1;
 	return !r->embedded && !(j->flags & JOB_LEADER);

@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "aqueue.h"
 #include "principal.h"
@@ -57,6 +58,7 @@ struct worker_ctx {
 };
 
 #define JOB_LEADER	0x1u	/* only the leader runs it */
+#define JOB_DAEMON	0x2u	/* only in aqueue-worker, never embedded */
 
 /* One timed job; see the header comment for how to add one. */
 struct worker_job {
@@ -86,10 +88,21 @@ enum app_err	 job_seal(struct worker_ctx *);
 int64_t		 job_seal_next(struct worker_ctx *);
 enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
+enum app_err	 job_loadtest(struct worker_ctx *);
+int64_t		 job_loadtest_next(struct worker_ctx *);
 enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
 /* Drop an auto-rate poll under way (the lead was lost, or a stop). */
 void		 job_autorate_abort(void);
+/* Stop a load test's runner under way (it ends "cancelled"). */
+void		 job_loadtest_abort(void);
+/*
+ * Run load test id in this (forked) process with a connection of its
+ * own (loadtest-run.c), stopping early on SIGTERM or when parent is no
+ * longer this process's parent.  Returns the exit status: 0 when the
+ * outcome was written, 1 when not.
+ */
+int		 lt_runner(const struct cfg *c, int64_t id, pid_t parent);
 /*
  * Drop the embedded rounds under way (queue samples, abandonment
  * detection): the lead was lost, or a stop.

@@ -544,10 +544,11 @@ _st_randhex() {
 # The app
 # ---------------------------------------------------------------------
 
-# write_config VARDIR: write VARDIR/aqueue.conf (mode 0600) for the local
-# stack, and VARDIR/master.key (made once, mode 0600).
+# write_config VARDIR [PORT]: write VARDIR/aqueue.conf (mode 0600) for the
+# local stack, and VARDIR/master.key (made once, mode 0600).  With PORT,
+# load tests go to the stack's nginx on 127.0.0.1:PORT (loadtest-url).
 write_config() {
-	local var pw workers=${AQ_WORKERS:-4}
+	local var pw workers=${AQ_WORKERS:-4} port=${2:-}
 	var=$(_st_abs "${1:-}") || return 1
 	if [ ! -s "$var/db/aqueue.pw" ]; then
 		_st_err "no $var/db/aqueue.pw: run db_start first"
@@ -562,7 +563,7 @@ write_config() {
 	chmod 0600 "$var/master.key"
 	(
 		umask 077
-		cat >"$var/aqueue.conf" <<EOF
+		cat <<EOF
 # Written by deploy/local/stack.sh for the local stack; rewritten on every
 # start.  Every key is described in deploy/aqueue.conf.sample.
 
@@ -589,7 +590,11 @@ static-url = /queue-static
 state-dir = $var/state
 debug = 0
 EOF
-	) || return 1
+		# Load tests (test queues only) through this stack's nginx.
+		[ -z "$port" ] ||
+		    printf 'loadtest-url = http://127.0.0.1:%s\n' "$port"
+	) >"$var/aqueue.conf.tmp" || return 1
+	mv "$var/aqueue.conf.tmp" "$var/aqueue.conf" || return 1
 	chmod 0600 "$var/aqueue.conf"
 }
 
@@ -999,7 +1004,7 @@ stack_up() {
 	fi
 	build "$var/log/build.log" || return 1
 	db_start "$var" || return 1
-	write_config "$var" || return 1
+	write_config "$var" "$port" || return 1
 	migrate "$var" || return 1
 	demo_queue "$var" "$port" || return 1
 	app_start "$var" || return 1
@@ -1120,7 +1125,7 @@ _st_main() {
 	case $cmd in
 	db-start) db_start "$var" ;;
 	db-stop) db_stop "$var" ;;
-	write-config) write_config "$var" ;;
+	write-config) write_config "$var" "$port" ;;
 	migrate) migrate "$var" ;;
 	demo-queue) demo_queue "$var" "$port" &&
 	    echo "secret: $STACK_DEMO_SECRET" ;;

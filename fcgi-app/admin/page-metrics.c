@@ -26,6 +26,7 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "extern.h"
+#include "db-loadtest.h"
 #include "instance.h"
 #include "page-metrics.h"
 #include "queue-ops.h"
@@ -160,6 +161,46 @@ steps(struct buf *b)
 	}
 }
 
+/*
+ * The latest finished load test of each test queue and profile: its
+ * p95, its error ratio, and whether it was flagged as clearly worse
+ * than the comparable earlier runs (loadtest.h).  Nothing when none
+ * ran or the runs cannot be read.
+ */
+static void
+loadtests(struct buf *b, struct db *db)
+{
+	struct lt_run	*l = NULL;
+	size_t		 n = 0, i;
+
+	if (db_lt_latest(db, &l, &n) != APP_OK || n == 0) {
+		free(l);
+		return;
+	}
+	family(b, "aqueue_loadtest_flagged", "gauge", "1 when the latest "
+	    "load test of the queue and profile was clearly worse than the "
+	    "comparable earlier runs (p95 or error rate above their median "
+	    "+ 3 MAD and 20 %), else 0.");
+	for (i = 0; i < n; i++)
+		buf_printf(b, "aqueue_loadtest_flagged{queue=\"%s\",profile="
+		    "\"%s\"} %d\n", l[i].slug, l[i].profile, l[i].flagged != 0);
+	family(b, "aqueue_loadtest_p95_seconds", "gauge", "The p95 latency "
+	    "of the latest load test of the queue and profile (from when "
+	    "each request was due).");
+	for (i = 0; i < n; i++)
+		buf_printf(b, "aqueue_loadtest_p95_seconds{queue=\"%s\","
+		    "profile=\"%s\"} %.6f\n", l[i].slug, l[i].profile,
+		    (double)l[i].p95_us / 1e6);
+	family(b, "aqueue_loadtest_error_ratio", "gauge", "Errors per "
+	    "request of the latest load test of the queue and profile.");
+	for (i = 0; i < n; i++)
+		buf_printf(b, "aqueue_loadtest_error_ratio{queue=\"%s\","
+		    "profile=\"%s\"} %.6f\n", l[i].slug, l[i].profile,
+		    l[i].sent > 0 ? (double)l[i].errors / (double)l[i].sent :
+		    0.0);
+	free(l);
+}
+
 void
 page_metrics(struct req *r)
 {
@@ -270,6 +311,7 @@ page_metrics(struct req *r)
 	buf_printf(&b, "aqueue_joins_outcome_unknown_total %llu\n",
 	    (unsigned long long)instance_joins_unknown());
 	steps(&b);
+	loadtests(&b, r->db);
 	/* Without a master (workers = 0) this process answers alone. */
 	family(&b, "aqueue_workers", "gauge",
 	    "Processes of this pool that answer requests (1 without a "

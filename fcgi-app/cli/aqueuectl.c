@@ -106,6 +106,11 @@ static const char usage_text[] =
     "                       template (HTML, at most 51200 bytes)\n"
     "  template reset SLUG  back to the default room page\n"
     "  template show SLUG   print the stored template\n"
+    "  loadtest run SLUG --rate N --duration S [--profile mix|status|join]\n"
+    "         [--wait]      a load test against a test queue (a worker\n"
+    "                       with loadtest-url runs it); --wait follows it\n"
+    "  loadtest list [SLUG] [--limit N] | loadtest show ID | loadtest wait ID\n"
+    "                       runs as JSON lines; one with its series\n"
     "  audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]\n"
     "                       the audit log, newest first, as JSON lines\n"
     "\n"
@@ -117,7 +122,8 @@ static const char usage_text[] =
     "  -h, --help           this text\n"
     "\n"
     "exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or\n"
-    "user exists, 4 no such queue, 5 no such user\n";
+    "user exists, 4 no such queue, 5 no such user, 6 a load test\n"
+    "flagged as a regression\n";
 
 /* Print the usage: to stdout and exit 0 when asked, else stderr, 2. */
 static void
@@ -719,6 +725,8 @@ main(int argc, char *argv[])
 		rc = ctl_bypass(db, argc, argv, &cli_who);
 	else if (strcmp(cmd, "template") == 0)
 		rc = ctl_template(db, argc, argv, &cli_who);
+	else if (strcmp(cmd, "loadtest") == 0)
+		rc = ctl_loadtest(db, &c, argc, argv, &cli_who);
 	else
 		usage(0);
 	if (rc == CTL_USAGE) {

@@ -106,6 +106,10 @@ static const struct cfg_key keys[] = {
 	{ "db-max-connections", I(db_max_connections), "20", 1, 100000 },
 	{ "run-dir", S(run_dir), "", 0, 0 },
 	{ "log-file", S(log_file), "", 0, 0 },
+	{ "loadtest-url", S(loadtest_url), "", 0, 0 },
+	{ "loadtest-max-rate", I(loadtest_max_rate), "2000", 1, 100000 },
+	{ "loadtest-max-duration", I(loadtest_max_duration_s), "600", 1,
+	    86400 },
 };
 
 /*

@@ -69,6 +69,9 @@ struct cfg {
 	int64_t	 db_max_connections;	/* the installation's budget */
 	char	*run_dir;	/* lock files of the budget, or "" */
 	char	*log_file;	/* the programs' log, or "" (stderr) */
+	char	*loadtest_url;	/* the room's URL for load tests, or "" */
+	int64_t	 loadtest_max_rate;	/* requests per second, at most */
+	int64_t	 loadtest_max_duration_s;	/* seconds, at most */
 
 	uint8_t	 master_key[MASTER_KEY_LEN];	/* loaded by cfg_load */
 };

@@ -12,30 +12,6 @@
 #include "aqueue.h"
 #include "db-private.h"
 
-/* Bind a nullable int64 input: SQL NULL when *v == 0. */
-static void
-bind_opt_int(MYSQL_BIND *b, int64_t *v)
-{
-	static my_bool	 is_null = 1;
-
-	db_bind_int(b, v);
-	if (*v == 0)
-		b->is_null = &is_null;
-}
-
-/* A result column of a string type into buf of cap bytes. */
-static void
-res_str(MYSQL_BIND *b, char *buf, size_t cap, unsigned long *len,
-    my_bool *isnull)
-{
-	memset(b, 0, sizeof(*b));
-	b->buffer_type = MYSQL_TYPE_STRING;
-	b->buffer = buf;
-	b->buffer_length = cap;
-	b->length = len;
-	b->is_null = isnull;
-}
-
 /* NUL-terminate a fetched string of *len bytes in buf (cap + 1). */
 static void
 res_end(char *buf, size_t cap, unsigned long len, my_bool isnull)
@@ -84,12 +60,12 @@ key_res_bind(struct key_res *r)
 	memset(r, 0, sizeof(*r));
 	db_bind_int(&r->b[0], &r->k.id);
 	db_bind_int(&r->b[1], &r->k.queue_id);
-	res_str(&r->b[2], r->k.queue_slug, sizeof(r->k.queue_slug) - 1,
+	db_bind_res_str(&r->b[2], r->k.queue_slug, sizeof(r->k.queue_slug) - 1,
 	    &r->len[0], &r->null[0]);
-	res_str(&r->b[3], r->k.name, sizeof(r->k.name) - 1, &r->len[1],
+	db_bind_res_str(&r->b[3], r->k.name, sizeof(r->k.name) - 1, &r->len[1],
 	    &r->null[1]);
-	res_str(&r->b[4], r->k.prefix, sizeof(r->k.prefix) - 1, &r->len[2],
-	    &r->null[2]);
+	db_bind_res_str(&r->b[4], r->k.prefix, sizeof(r->k.prefix) - 1,
+	    &r->len[2], &r->null[2]);
 	db_bind_int(&r->b[5], &r->k.created_ms);
 	db_bind_int(&r->b[6], &r->k.last_used_ms);
 	r->b[6].is_null = &r->null[3];
@@ -156,8 +132,8 @@ db_key_list(struct db *db, int64_t queue_id, struct api_key **out,
 	*n = 0;
 	if ((l = try_calloc(1, sizeof(*l))) == NULL)
 		return APP_ENOMEM;
-	bind_opt_int(&p[0], &queue_id);
-	bind_opt_int(&p[1], &queue_id);
+	db_bind_opt_int(&p[0], &queue_id);
+	db_bind_opt_int(&p[1], &queue_id);
 	key_res_bind(&l->r);
 	er = db_run_each(db, STMT_KEY_LIST, p, l->r.b, key_list_row, l);
 	if (er != APP_OK) {
@@ -237,9 +213,9 @@ db_audit_insert(struct db *db, const struct audit_entry *e)
 	int64_t		 actor_id = e->actor_id, queue_id = e->queue_id;
 
 	db_bind_str(&p[0], e->actor_kind, &len[0]);
-	bind_opt_int(&p[1], &actor_id);
+	db_bind_opt_int(&p[1], &actor_id);
 	db_bind_str(&p[2], e->actor_name, &len[1]);
-	bind_opt_int(&p[3], &queue_id);
+	db_bind_opt_int(&p[3], &queue_id);
 	db_bind_str(&p[4], e->queue_slug[0] != '\0' ? e->queue_slug : NULL,
 	    &len[2]);
 	db_bind_str(&p[5], e->action, &len[3]);
@@ -323,8 +299,8 @@ db_audit_list(struct db *db, const struct audit_filter *f,
 	if ((r = try_calloc(1, sizeof(*r))) == NULL)
 		return APP_ENOMEM;
 	db_bind_int(&p[0], &before);
-	bind_opt_int(&p[1], &queue);
-	bind_opt_int(&p[2], &queue);
+	db_bind_opt_int(&p[1], &queue);
+	db_bind_opt_int(&p[2], &queue);
 	db_bind_str(&p[3], f->actor, &len[0]);
 	db_bind_str(&p[4], f->actor, &len[0]);
 	db_bind_str(&p[5], f->action, &len[1]);
@@ -335,23 +311,24 @@ db_audit_list(struct db *db, const struct audit_filter *f,
 
 	db_bind_int(&r->b[0], &r->e.id);
 	db_bind_int(&r->b[1], &r->e.at_ms);
-	res_str(&r->b[2], r->e.actor_kind, sizeof(r->e.actor_kind) - 1,
+	db_bind_res_str(&r->b[2], r->e.actor_kind, sizeof(r->e.actor_kind) - 1,
 	    &r->len[0], &r->null[0]);
 	db_bind_int(&r->b[3], &r->e.actor_id);
 	r->b[3].is_null = &r->null[7];
-	res_str(&r->b[4], r->e.actor_name, sizeof(r->e.actor_name) - 1,
+	db_bind_res_str(&r->b[4], r->e.actor_name, sizeof(r->e.actor_name) - 1,
 	    &r->len[1], &r->null[1]);
 	db_bind_int(&r->b[5], &r->e.queue_id);
 	r->b[5].is_null = &r->null[8];
-	res_str(&r->b[6], r->e.queue_slug, sizeof(r->e.queue_slug) - 1,
+	db_bind_res_str(&r->b[6], r->e.queue_slug, sizeof(r->e.queue_slug) - 1,
 	    &r->len[2], &r->null[2]);
-	res_str(&r->b[7], r->e.action, sizeof(r->e.action) - 1, &r->len[3],
-	    &r->null[3]);
-	res_str(&r->b[8], r->before, AUDIT_JSON_MAX, &r->len[4],
+	db_bind_res_str(&r->b[7], r->e.action, sizeof(r->e.action) - 1,
+	    &r->len[3], &r->null[3]);
+	db_bind_res_str(&r->b[8], r->before, AUDIT_JSON_MAX, &r->len[4],
 	    &r->null[4]);
-	res_str(&r->b[9], r->after, AUDIT_JSON_MAX, &r->len[5], &r->null[5]);
-	res_str(&r->b[10], r->e.client_addr, sizeof(r->e.client_addr) - 1,
-	    &r->len[6], &r->null[6]);
+	db_bind_res_str(&r->b[9], r->after, AUDIT_JSON_MAX, &r->len[5],
+	    &r->null[5]);
+	db_bind_res_str(&r->b[10], r->e.client_addr,
+	    sizeof(r->e.client_addr) - 1, &r->len[6], &r->null[6]);
 	er = db_run_each(db, STMT_AUDIT_LIST, p, r->b, audit_row, r);
 	if (er != APP_OK) {
 		db_audit_list_free(r->out, r->n);

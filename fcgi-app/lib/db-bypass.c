@@ -14,17 +14,6 @@
 #include "db-bypass.h"
 #include "db-private.h"
 
-/* Bind a nullable int64 input: SQL NULL when *v == 0. */
-static void
-bind_opt_int(MYSQL_BIND *b, int64_t *v)
-{
-	static my_bool	 is_null = 1;
-
-	db_bind_int(b, v);
-	if (*v == 0)
-		b->is_null = &is_null;
-}
-
 /* Bind a 32-byte hash input. */
 static void
 bind_hash(MYSQL_BIND *b, const uint8_t *hash, unsigned long *len)
@@ -41,29 +30,16 @@ struct code_res {
 	MYSQL_BIND		 b[10];
 };
 
-/* A result column of a string type into buf of cap bytes. */
-static void
-res_str(MYSQL_BIND *b, char *buf, size_t cap, unsigned long *len,
-    my_bool *isnull)
-{
-	memset(b, 0, sizeof(*b));
-	b->buffer_type = MYSQL_TYPE_STRING;
-	b->buffer = buf;
-	b->buffer_length = cap;
-	b->length = len;
-	b->is_null = isnull;
-}
-
 static void
 code_res_bind(struct code_res *r)
 {
 	memset(r, 0, sizeof(*r));
 	db_bind_int(&r->b[0], &r->c.id);
 	db_bind_int(&r->b[1], &r->c.queue_id);
-	res_str(&r->b[2], r->c.slug, sizeof(r->c.slug) - 1, &r->len[0],
+	db_bind_res_str(&r->b[2], r->c.slug, sizeof(r->c.slug) - 1, &r->len[0],
 	    &r->null[0]);
-	res_str(&r->b[3], r->c.label, sizeof(r->c.label) - 1, &r->len[1],
-	    &r->null[1]);
+	db_bind_res_str(&r->b[3], r->c.label, sizeof(r->c.label) - 1,
+	    &r->len[1], &r->null[1]);
 	db_bind_int(&r->b[4], &r->c.use_limit);
 	db_bind_int(&r->b[5], &r->c.uses);
 	db_bind_int(&r->b[6], &r->c.expires_ms);
@@ -98,8 +74,8 @@ db_bypass_insert(struct db *db, int64_t queue_id, const char *label,
 	db_bind_int(&p[0], &queue_id);
 	db_bind_str(&p[1], label, &len[0]);
 	bind_hash(&p[2], hash, &len[1]);
-	bind_opt_int(&p[3], &use_limit);
-	bind_opt_int(&p[4], &expires_ms);
+	db_bind_opt_int(&p[3], &use_limit);
+	db_bind_opt_int(&p[4], &expires_ms);
 	er = db_run(db, STMT_BYPASS_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_DUP_ENTRY)
 		return APP_INVALID;

@@ -115,6 +115,18 @@ enum stmt {
 	STMT_TEMPLATE_GET,
 	STMT_TEMPLATE_PUT,
 	STMT_TEMPLATE_DELETE,
+	/* Load tests (db-loadtest.c). */
+	STMT_LT_INSERT,
+	STMT_LT_GET,
+	STMT_LT_LIST,
+	STMT_LT_SECONDS,
+	STMT_LT_STALE,
+	STMT_LT_CLAIM,
+	STMT_LT_PROGRESS,
+	STMT_LT_SECOND,
+	STMT_LT_FINISH,
+	STMT_LT_PRIOR,
+	STMT_LT_LATEST,
 	STMT__MAX
 };
 
@@ -169,6 +181,15 @@ unsigned int db_last_errno(struct db *);
 void	 db_bind_int(MYSQL_BIND *, int64_t *v);
 void	 db_bind_str(MYSQL_BIND *, const char *s, unsigned long *len);
 void	 db_bind_blob(MYSQL_BIND *, const void *b, unsigned long *len);
+/* Bind a nullable int64 input: SQL NULL when *v == 0. */
+void	 db_bind_opt_int(MYSQL_BIND *, int64_t *v);
+/*
+ * Bind a result column of a string type into buf of cap bytes (the
+ * caller keeps room for a NUL after them); *len and *isnull are set at
+ * each fetch.
+ */
+void	 db_bind_res_str(MYSQL_BIND *, char *buf, size_t cap,
+	    unsigned long *len, my_bool *isnull);
 /* Same as bind_int, but binds SQL NULL when *v == DB_NOW. */
 void	 db_bind_now(MYSQL_BIND *, int64_t *v);
 

@@ -154,6 +154,14 @@
 	"COALESCE(b.use_limit, 0), b.uses, COALESCE(b.expires_ms, 0), " \
 	"b.disabled, b.created_ms, " DBNOW_SQL
 
+/* A load test's row (struct lt_run, db-loadtest.c's order). */
+#define LT_COLS "l.id, l.queue_id, q.slug, l.profile, l.rate_per_s, " \
+	"l.duration_s, l.requested_by, l.status, l.runner, l.created_ms, " \
+	"COALESCE(l.started_ms, 0), COALESCE(l.finished_ms, 0), l.sent, " \
+	"l.ok, l.errors, l.p50_us, l.p95_us, l.p99_us, l.flagged, " \
+	"l.flag_reason, l.elapsed_ms, l.error, " DBNOW_SQL ", l.joins, " \
+	"l.polls, l.claims"
+
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
 	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
@@ -712,6 +720,55 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "VALUES(html), updated_ms = VALUES(updated_ms)" },
 	[STMT_TEMPLATE_DELETE] = { 1, 0,
 	    "DELETE FROM queue_template WHERE queue_id = ?" },
+	/*
+	 * STMT_LT_*: load tests (db-loadtest.c).  A claim takes the oldest
+	 * pending run and leaves its id in LAST_INSERT_ID(); a runner that
+	 * stopped reporting leaves its run failed (STMT_LT_STALE, the
+	 * parameter in ms).
+	 */
+	[STMT_LT_INSERT] = { 5, 0,
+	    "INSERT INTO loadtest (queue_id, profile, rate_per_s, duration_s, "
+	    "requested_by, created_ms) VALUES (?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	[STMT_LT_GET] = { 1, 1,
+	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
+	    "l.queue_id WHERE l.id = ?" },
+	[STMT_LT_LIST] = { 3, 1,
+	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
+	    "l.queue_id WHERE ? = 0 OR l.queue_id = ? ORDER BY l.id DESC "
+	    "LIMIT ?" },
+	[STMT_LT_SECONDS] = { 1, 1,
+	    "SELECT sec, sent, ok, errors, p50_us, p95_us, p99_us FROM "
+	    "loadtest_second WHERE loadtest_id = ? ORDER BY sec" },
+	[STMT_LT_STALE] = { 1, 0,
+	    "UPDATE loadtest SET status = 'failed', finished_ms = "
+	    DBNOW_SQL ", error = 'its runner stopped reporting (the worker "
+	    "stopped or was restarted)' WHERE status = 'running' AND "
+	    "heartbeat_ms < " DBNOW_SQL " - ?" },
+	[STMT_LT_CLAIM] = { 1, 0,
+	    "UPDATE loadtest SET status = 'running', runner = ?, started_ms "
+	    "= " DBNOW_SQL ", heartbeat_ms = " DBNOW_SQL ", id = "
+	    "LAST_INSERT_ID(id) WHERE status = 'pending' ORDER BY id LIMIT 1" },
+	[STMT_LT_PROGRESS] = { 11, 0,
+	    "UPDATE loadtest SET sent = ?, ok = ?, errors = ?, p50_us = ?, "
+	    "p95_us = ?, p99_us = ?, elapsed_ms = ?, joins = ?, polls = ?, "
+	    "claims = ?, heartbeat_ms = " DBNOW_SQL " WHERE id = ? AND "
+	    "status = 'running'" },
+	[STMT_LT_SECOND] = { 8, 0,
+	    "INSERT INTO loadtest_second (loadtest_id, sec, sent, ok, errors, "
+	    "p50_us, p95_us, p99_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
+	[STMT_LT_FINISH] = { 5, 0,
+	    "UPDATE loadtest SET status = ?, error = ?, flagged = ?, "
+	    "flag_reason = ?, finished_ms = " DBNOW_SQL " WHERE id = ?" },
+	[STMT_LT_PRIOR] = { 5, 1,
+	    "SELECT p95_us, CAST(errors * 1000000 DIV GREATEST(sent, 1) AS "
+	    "SIGNED) FROM loadtest WHERE queue_id = ? AND profile = ? AND "
+	    "rate_per_s = ? AND duration_s = ? AND status = 'done' AND id < ? "
+	    "ORDER BY id DESC LIMIT 10" },
+	[STMT_LT_LATEST] = { 0, 1,
+	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
+	    "l.queue_id WHERE l.id IN (SELECT MAX(id) FROM loadtest WHERE "
+	    "status = 'done' GROUP BY queue_id, profile) ORDER BY q.slug, "
+	    "l.profile" },
 };
 
 /* Generated statements (QUEUE_COLS): their text once expanded. */

@@ -722,6 +722,28 @@ db_bind_int(MYSQL_BIND *b, int64_t *v)
 }
 
 void
+db_bind_opt_int(MYSQL_BIND *b, int64_t *v)
+{
+	static my_bool	 is_null = 1;
+
+	db_bind_int(b, v);
+	if (*v == 0)
+		b->is_null = &is_null;
+}
+
+void
+db_bind_res_str(MYSQL_BIND *b, char *buf, size_t cap, unsigned long *len,
+    my_bool *isnull)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_STRING;
+	b->buffer = buf;
+	b->buffer_length = cap;
+	b->length = len;
+	b->is_null = isnull;
+}
+
+void
 db_bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
 {
 	memset(b, 0, sizeof(*b));

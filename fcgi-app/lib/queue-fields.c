@@ -216,6 +216,14 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		    "of the last random order have passed their claim "
 		    "window), passthrough (everyone admitted at once) or "
 		    "hold (numbers taken, nobody new admitted)" },
+	[QOPS_F_LOAD_TEST] = {
+		.key = "loadTestQueue", .opt = "load-test-queue",
+		.label = "Test queue for load tests", .ctl = FLD_CTL_CHECKBOX,
+		.type = FLD_BOOL, AT(load_test_queue),
+		.column = "load_test_queue", .min = 0, .max = 1, .def = "off",
+		.rule = "on or off (true or false, 1 or 0): load tests may run "
+		    "against this queue (a load test on any other queue is "
+		    "refused); a test queue is for load tests only" },
 	[QOPS_F_ACTIVE] = {
 		.key = "active", .opt = "active", .label = "Admitting",
 		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(active),

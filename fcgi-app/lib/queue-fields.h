@@ -85,6 +85,7 @@ struct queue {
 	int64_t		 pow_enabled;		/* proof of work on (1) */
 	int64_t		 pow_bits;		/* its difficulty (pow.h) */
 	char		*method;		/* queuing method: "fifo" ... */
+	int64_t		 load_test_queue;	/* load tests may run (1) */
 	/*
 	 * The admission settings as an operator sees them (the queue field
 	 * table, queue-fields.h): adm with its scheduled change applied
@@ -119,6 +120,7 @@ enum qops_field {
 	QOPS_F_POW,		/* proof of work before a join (1) or not */
 	QOPS_F_POW_BITS,	/* its difficulty, leading zero bits */
 	QOPS_F_METHOD,		/* queuing method: fifo, passthrough, hold */
+	QOPS_F_LOAD_TEST,	/* a test queue: load tests may run on it (1) */
 	QOPS_F_ACTIVE,		/* admitting (1) or paused (0) */
 	QOPS_F__MAX
 };
@@ -152,6 +154,7 @@ struct qops_spec {
 	int64_t		 pow_enabled;
 	int64_t		 pow_bits;
 	const char	*method;
+	int64_t		 load_test_queue;
 	int64_t		 active;
 };
 

@@ -219,6 +219,9 @@ enum http_err {
 	ERR_TEMPLATE_NOT_FOUND,	/* 404 template_not_found */
 	ERR_RENEWAL_OFF,	/* 403 renewal_disabled (session renewal) */
 	ERR_BYPASS_NO_RENEW,	/* 403 bypass_not_renewed */
+	ERR_NOT_TEST_QUEUE,	/* 422 not_a_test_queue (load tests) */
+	ERR_LOADTESTS_OFF,	/* 409 load_tests_unavailable */
+	ERR_LOADTEST_NOT_FOUND,	/* 404 load_test_not_found */
 	ERR__MAX
 };
 

@@ -318,6 +318,12 @@ static const struct {
 	[ERR_BYPASS_NO_RENEW] = { 403, "bypass_not_renewed", "A bypass pass "
 	    "ends at its expiry: its code's limits are checked when it is "
 	    "redeemed, so the pass is not renewed.", 0, 0 },
+	[ERR_NOT_TEST_QUEUE] = { 422, "not_a_test_queue", "Load tests run "
+	    "only against a test queue (loadTestQueue on).", 0, 0 },
+	[ERR_LOADTESTS_OFF] = { 409, "load_tests_unavailable", "Load tests "
+	    "are off in this installation: set loadtest-url.", 0, 0 },
+	[ERR_LOADTEST_NOT_FOUND] = { 404, "load_test_not_found", "No load "
+	    "test with this id.", 0, 0 },
 };
 
 /* err, or ERR_INTERNAL for ERR_OK and values out of range. */

@@ -15,6 +15,7 @@
 #include "api-admin.h"
 #include "api-autorate.h"
 #include "api-bypass.h"
+#include "api-loadtest.h"
 #include "api-template.h"
 #include "aqueue.h"
 #include "auth.h"
@@ -230,6 +231,11 @@ static const struct route routes[] = {
 	{ M(METHOD_PATCH) | M(METHOD_DELETE),
 	    "/api/admin/queue/bypass-codes/:id", AUTH_ADMIN,
 	    ADMIN | RF_NO_KEY, api_bypass_code },
+	/* Load tests (api-loadtest.c): a console session only. */
+	{ GH | P, "/api/admin/loadtests", AUTH_ADMIN, ADMIN | RF_NO_KEY,
+	    api_loadtests },
+	{ GH, "/api/admin/loadtests/:id", AUTH_ADMIN, ADMIN | RF_NO_KEY,
+	    api_loadtest },
 	/* A queue's custom template (api-template.c): a key may too. */
 	{ GH | M(METHOD_PUT) | M(METHOD_DELETE),
 	    "/api/admin/queue/sites/:id/template", AUTH_ADMIN, ADMIN,

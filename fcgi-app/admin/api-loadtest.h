@@ -1,0 +1,21 @@
+/*
+ * api-loadtest.h - load tests in the REST admin API, for a console
+ * session only (an API key gets 403 from the router):
+ * POST /api/admin/loadtests {queue, profile, ratePerSecond,
+ * durationSeconds} (202 {id, ...}), GET /api/admin/loadtests
+ * [?queue=<slug>&limit=N] and GET /api/admin/loadtests/<id> (with its
+ * per-second series).  Validation, scope and the audit log are
+ * lt_ask()'s (loadtest.h), the same as the CLI's.
+ */
+#ifndef API_LOADTEST_H
+#define API_LOADTEST_H
+
+struct req;
+
+/* GET: {"loadtests": [...]}, newest first; POST: ask for a run. */
+void	 api_loadtests(struct req *);
+
+/* GET: one run with its series; 404 load_test_not_found. */
+void	 api_loadtest(struct req *);
+
+#endif /* API_LOADTEST_H */

@@ -1,0 +1,212 @@
+/*
+ * aqueuectl-loadtest.c - "aqueuectl loadtest ...": built-in load tests
+ * (loadtest.h) from the command line, asked for as the CLI (audited),
+ * run by a worker whose configuration has loadtest-url.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "ctl.h"
+#include "db-loadtest.h"
+#include "loadtest.h"
+#include "queue-ops.h"
+
+#define LIST_MAX	100
+#define EXIT_FLAGGED	6	/* done, and flagged as a regression */
+
+/* Print o as one JSON line and release it. */
+static void
+print_json(struct json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* One line of progress of run r. */
+static void
+progress(const struct lt_run *r)
+{
+	printf("%-9s %6.1f s  sent %lld  errors %lld  p50 %.2f ms  p95 %.2f "
+	    "ms  p99 %.2f ms\n", r->status, (double)r->elapsed_ms / 1000.0,
+	    (long long)r->sent, (long long)r->errors,
+	    (double)r->p50_us / 1000.0, (double)r->p95_us / 1000.0,
+	    (double)r->p99_us / 1000.0);
+	fflush(stdout);
+}
+
+/* Whether status s is a run's end. */
+static int
+ended(const char *s)
+{
+	return strcmp(s, "pending") != 0 && strcmp(s, "running") != 0;
+}
+
+/* The exit status of an ended run r. */
+static int
+outcome(const struct lt_run *r)
+{
+	if (strcmp(r->status, "done") != 0) {
+		fprintf(stderr, "aqueuectl: load test %lld %s: %s\n",
+		    (long long)r->id, r->status, r->error);
+		return 1;
+	}
+	if (r->flagged) {
+		fprintf(stderr, "aqueuectl: load test %lld flagged: %s\n",
+		    (long long)r->id, r->flag_reason);
+		return EXIT_FLAGGED;
+	}
+	return 0;
+}
+
+/* Follow run id until it ends.  Returns the exit status. */
+static int
+follow(struct db *db, int64_t id)
+{
+	struct lt_run	 r;
+	enum app_err	 er;
+
+	for (;;) {
+		if ((er = db_lt_get(db, id, &r)) != APP_OK) {
+			fprintf(stderr, "aqueuectl: load test %lld: not "
+			    "readable (error %d)\n", (long long)id, (int)er);
+			return 1;
+		}
+		progress(&r);
+		if (ended(r.status))
+			return outcome(&r);
+		sleep(1);
+	}
+}
+
+/* loadtest run SLUG --profile P --rate N --duration S [--wait]. */
+static int
+run(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
+{
+	struct lt_err	 err;
+	const char	*profile = "mix";
+	int64_t		 rate = 0, dur = 0, id;
+	int		 i, wait = 0;
+
+	for (i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			profile = argv[++i];
+		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
+			if (parse_int64(argv[++i], 1, INT64_MAX / 1000000,
+			    &rate) == -1)
+				rate = -1;
+		} else if (strcmp(argv[i], "--duration") == 0 &&
+		    i + 1 < argc) {
+			if (parse_int64(argv[++i], 1, INT64_MAX / 1000,
+			    &dur) == -1)
+				dur = -1;
+		} else if (strcmp(argv[i], "--wait") == 0)
+			wait = 1;
+		else
+			return CTL_USAGE;
+	}
+	if (rate == 0 || dur == 0)
+		return CTL_USAGE;
+	if (lt_ask(db, c, who, argv[2], profile, rate, dur, &id, &err) !=
+	    APP_OK) {
+		fprintf(stderr, "aqueuectl: %s%s%s: %s\n", err.code,
+		    err.field != NULL ? " " : "",
+		    err.field != NULL ? err.field : "", err.message);
+		return ctl_exit_of(err.status);
+	}
+	printf("load test %lld asked for\n", (long long)id);
+	fflush(stdout);
+	return wait ? follow(db, id) : 0;
+}
+
+/* loadtest list [SLUG] [--limit N]. */
+static int
+list(struct db *db, int argc, char *argv[])
+{
+	struct lt_run	*r = NULL;
+	struct queue	*q = NULL;
+	struct qops_err	 qe;
+	int64_t		 limit = 20, qid = 0;
+	size_t		 n = 0, i;
+	int		 a;
+
+	for (a = 2; a < argc; a++) {
+		if (strcmp(argv[a], "--limit") == 0 && a + 1 < argc) {
+			if (parse_int64(argv[++a], 1, LIST_MAX, &limit) == -1)
+				return CTL_USAGE;
+		} else if (qid == 0 && argv[a][0] != '-') {
+			if (qops_get(db, argv[a], &q, &qe) != APP_OK) {
+				fprintf(stderr, "aqueuectl: no queue %s\n",
+				    argv[a]);
+				return 4;
+			}
+			qid = q->id;
+			qops_queue_free(q);
+		} else
+			return CTL_USAGE;
+	}
+	if (db_lt_list(db, qid, limit, &r, &n) != APP_OK) {
+		fprintf(stderr, "aqueuectl: the load tests are not readable\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		print_json(lt_run_json(&r[i], NULL, 0));
+	free(r);
+	return 0;
+}
+
+/* loadtest show ID. */
+static int
+show(struct db *db, const char *arg)
+{
+	struct lt_run		 r;
+	struct lt_second	*s = NULL;
+	size_t			 n = 0;
+	int64_t			 id;
+	enum app_err		 er;
+
+	if (parse_int64(arg, 1, INT64_MAX, &id) == -1)
+		return CTL_USAGE;
+	if ((er = db_lt_get(db, id, &r)) == APP_NOTFOUND) {
+		fprintf(stderr, "aqueuectl: no load test %lld\n",
+		    (long long)id);
+		return 4;
+	}
+	if (er != APP_OK || db_lt_seconds(db, id, &s, &n) != APP_OK) {
+		fprintf(stderr, "aqueuectl: load test %lld is not readable\n",
+		    (long long)id);
+		return 1;
+	}
+	print_json(lt_run_json(&r, s, n));
+	free(s);
+	return 0;
+}
+
+int
+ctl_loadtest(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
+{
+	if (argc >= 3 && strcmp(argv[1], "run") == 0)
+		return run(db, c, argc, argv, who);
+	if (argc >= 2 && strcmp(argv[1], "list") == 0)
+		return list(db, argc, argv);
+	if (argc == 3 && strcmp(argv[1], "show") == 0)
+		return show(db, argv[2]);
+	if (argc == 3 && strcmp(argv[1], "wait") == 0) {
+		int64_t	 id;
+
+		if (parse_int64(argv[2], 1, INT64_MAX, &id) == -1)
+			return CTL_USAGE;
+		return follow(db, id);
+	}
+	return CTL_USAGE;
+}

@@ -1,0 +1,363 @@
+/*
+ * db-loadtest.c - load tests' rows and their series (see
+ * db-loadtest.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mysql.h>
+#include <mysqld_error.h>
+
+#include "aqueue.h"
+#include "db-loadtest.h"
+#include "db-private.h"
+
+#define LT_NSTR	7	/* string columns of a run's row */
+#define LT_NINT	19	/* integer columns */
+
+/* Result buffers of a run's row (LT_COLS of db-stmt.c). */
+struct run_res {
+	struct lt_run	 r;
+	unsigned long	 len[LT_NSTR];
+	my_bool		 null[LT_NSTR];
+	MYSQL_BIND	 b[26];
+};
+
+/* The string columns: their index in LT_COLS and their buffer. */
+static void
+run_res_bind(struct run_res *x)
+{
+	struct lt_run	*r = &x->r;
+	char		*str[LT_NSTR] = { r->slug, r->profile,
+	    r->requested_by, r->status, r->runner, r->flag_reason,
+	    r->error };
+	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
+	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
+	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error) };
+	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21 };
+	int64_t		*iv[LT_NINT] = { &r->id, &r->queue_id, &r->rate,
+	    &r->duration_s, &r->created_ms, &r->started_ms, &r->finished_ms,
+	    &r->sent, &r->ok, &r->errors, &r->p50_us, &r->p95_us, &r->p99_us,
+	    &r->flagged, &r->elapsed_ms, &r->now_ms, &r->joins, &r->polls,
+	    &r->claims };
+	const int	 icol[LT_NINT] = { 0, 1, 4, 5, 9, 10, 11, 12, 13, 14,
+	    15, 16, 17, 18, 20, 22, 23, 24, 25 };
+	size_t		 i;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 0; i < LT_NSTR; i++)
+		db_bind_res_str(&x->b[col[i]], str[i], cap[i] - 1, &x->len[i],
+		    &x->null[i]);
+	for (i = 0; i < LT_NINT; i++)
+		db_bind_int(&x->b[icol[i]], iv[i]);
+}
+
+/* The fetched row of x, its strings ended, into *out. */
+static void
+run_res_get(struct run_res *x, struct lt_run *out)
+{
+	struct lt_run	*r = &x->r;
+	char		*str[LT_NSTR] = { r->slug, r->profile,
+	    r->requested_by, r->status, r->runner, r->flag_reason,
+	    r->error };
+	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
+	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
+	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error) };
+	size_t		 i, n;
+
+	for (i = 0; i < LT_NSTR; i++) {
+		n = x->null[i] ? 0 : x->len[i];
+		str[i][n < cap[i] ? n : cap[i] - 1] = '\0';
+	}
+	*out = *r;
+}
+
+enum app_err
+db_lt_insert(struct db *db, int64_t queue_id, const char *profile,
+    int64_t rate, int64_t duration_s, const char *requested_by,
+    int64_t *id)
+{
+	MYSQL_BIND	 p[5];
+	unsigned long	 len[2];
+	enum app_err	 er;
+
+	db_bind_int(&p[0], &queue_id);
+	db_bind_str(&p[1], profile, &len[0]);
+	db_bind_int(&p[2], &rate);
+	db_bind_int(&p[3], &duration_s);
+	db_bind_str(&p[4], requested_by, &len[1]);
+	er = db_run(db, STMT_LT_INSERT, p, NULL, NULL);
+	if (er == APP_DB && db_last_errno(db) == ER_NO_REFERENCED_ROW_2)
+		return APP_NOTFOUND;
+	if (er != APP_OK)
+		return er;
+	*id = db_insert_id(db, STMT_LT_INSERT);
+	return APP_OK;
+}
+
+enum app_err
+db_lt_get(struct db *db, int64_t id, struct lt_run *out)
+{
+	struct run_res	*x;
+	MYSQL_BIND	 p[1];
+	enum app_err	 er;
+	int		 found = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((x = try_calloc(1, sizeof(*x))) == NULL)
+		return APP_ENOMEM;
+	run_res_bind(x);
+	db_bind_int(&p[0], &id);
+	if ((er = db_run(db, STMT_LT_GET, p, x->b, &found)) == APP_OK &&
+	    found)
+		run_res_get(x, out);
+	free(x);
+	if (er != APP_OK)
+		return er;
+	return found ? APP_OK : APP_NOTFOUND;
+}
+
+/* State of a list of runs while rows come in. */
+struct run_list {
+	struct run_res	 x;
+	struct lt_run	*r;
+	size_t		 n, cap;
+};
+
+/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
+static int
+run_list_row(void *arg)
+{
+	struct run_list	*l = arg;
+	struct lt_run	*nr;
+	size_t		 cap;
+
+	if (l->n == l->cap) {
+		cap = l->cap == 0 ? 8 : l->cap * 2;
+		if ((nr = try_reallocarray(l->r, cap, sizeof(*nr))) == NULL)
+			return -1;
+		l->r = nr;
+		l->cap = cap;
+	}
+	run_res_get(&l->x, &l->r[l->n++]);
+	return 0;
+}
+
+/* Run statement s with p as a list of runs into *out, *n. */
+static enum app_err
+run_list(struct db *db, enum stmt s, MYSQL_BIND *p, struct lt_run **out,
+    size_t *n)
+{
+	struct run_list	*l;
+	enum app_err	 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = try_calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	run_res_bind(&l->x);
+	er = db_run_each(db, s, p, l->x.b, run_list_row, l);
+	if (er == APP_OK) {
+		*out = l->r;
+		*n = l->n;
+	} else
+		free(l->r);
+	free(l);
+	return er;
+}
+
+enum app_err
+db_lt_list(struct db *db, int64_t queue_id, int64_t limit,
+    struct lt_run **out, size_t *n)
+{
+	MYSQL_BIND	 p[3];
+
+	db_bind_int(&p[0], &queue_id);
+	db_bind_int(&p[1], &queue_id);
+	db_bind_int(&p[2], &limit);
+	return run_list(db, STMT_LT_LIST, p, out, n);
+}
+
+enum app_err
+db_lt_latest(struct db *db, struct lt_run **out, size_t *n)
+{
+	return run_list(db, STMT_LT_LATEST, NULL, out, n);
+}
+
+/* State of db_lt_seconds() while rows come in. */
+struct sec_list {
+	struct lt_second	 s;
+	MYSQL_BIND		 b[7];
+	struct lt_second	*v;
+	size_t			 n, cap;
+};
+
+/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
+static int
+sec_list_row(void *arg)
+{
+	struct sec_list		*l = arg;
+	struct lt_second	*nv;
+	size_t			 cap;
+
+	if (l->n == l->cap) {
+		cap = l->cap == 0 ? 64 : l->cap * 2;
+		if ((nv = try_reallocarray(l->v, cap, sizeof(*nv))) == NULL)
+			return -1;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = l->s;
+	return 0;
+}
+
+enum app_err
+db_lt_seconds(struct db *db, int64_t id, struct lt_second **out,
+    size_t *n)
+{
+	struct sec_list	*l;
+	MYSQL_BIND	 p[1];
+	enum app_err	 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = try_calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	db_bind_int(&l->b[0], &l->s.sec);
+	db_bind_int(&l->b[1], &l->s.sent);
+	db_bind_int(&l->b[2], &l->s.ok);
+	db_bind_int(&l->b[3], &l->s.errors);
+	db_bind_int(&l->b[4], &l->s.p50_us);
+	db_bind_int(&l->b[5], &l->s.p95_us);
+	db_bind_int(&l->b[6], &l->s.p99_us);
+	db_bind_int(&p[0], &id);
+	er = db_run_each(db, STMT_LT_SECONDS, p, l->b, sec_list_row, l);
+	if (er == APP_OK) {
+		*out = l->v;
+		*n = l->n;
+	} else
+		free(l->v);
+	free(l);
+	return er;
+}
+
+enum app_err
+db_lt_claim(struct db *db, const char *runner, int64_t stale_ms,
+    int64_t *id)
+{
+	MYSQL_BIND	 p[1];
+	unsigned long	 len;
+	enum app_err	 er;
+
+	*id = 0;
+	db_bind_int(&p[0], &stale_ms);
+	if ((er = db_run(db, STMT_LT_STALE, p, NULL, NULL)) != APP_OK)
+		return er;
+	db_bind_str(&p[0], runner, &len);
+	if ((er = db_run(db, STMT_LT_CLAIM, p, NULL, NULL)) != APP_OK)
+		return er;
+	if (db_affected(db, STMT_LT_CLAIM) == 1)
+		*id = db_insert_id(db, STMT_LT_CLAIM);
+	return APP_OK;
+}
+
+enum app_err
+db_lt_progress(struct db *db, const struct lt_run *r,
+    const struct lt_second *s)
+{
+	MYSQL_BIND	 p[11];
+	struct lt_run	 t = *r;
+	struct lt_second u;
+	enum app_err	 er;
+
+	db_bind_int(&p[0], &t.sent);
+	db_bind_int(&p[1], &t.ok);
+	db_bind_int(&p[2], &t.errors);
+	db_bind_int(&p[3], &t.p50_us);
+	db_bind_int(&p[4], &t.p95_us);
+	db_bind_int(&p[5], &t.p99_us);
+	db_bind_int(&p[6], &t.elapsed_ms);
+	db_bind_int(&p[7], &t.joins);
+	db_bind_int(&p[8], &t.polls);
+	db_bind_int(&p[9], &t.claims);
+	db_bind_int(&p[10], &t.id);
+	if ((er = db_run(db, STMT_LT_PROGRESS, p, NULL, NULL)) != APP_OK ||
+	    s == NULL)
+		return er;
+	u = *s;
+	db_bind_int(&p[0], &t.id);
+	db_bind_int(&p[1], &u.sec);
+	db_bind_int(&p[2], &u.sent);
+	db_bind_int(&p[3], &u.ok);
+	db_bind_int(&p[4], &u.errors);
+	db_bind_int(&p[5], &u.p50_us);
+	db_bind_int(&p[6], &u.p95_us);
+	db_bind_int(&p[7], &u.p99_us);
+	return db_run(db, STMT_LT_SECOND, p, NULL, NULL);
+}
+
+enum app_err
+db_lt_finish(struct db *db, int64_t id, const char *status,
+    const char *error, int flagged, const char *reason)
+{
+	MYSQL_BIND	 p[5];
+	unsigned long	 len[3];
+	int64_t		 f = flagged != 0;
+
+	db_bind_str(&p[0], status, &len[0]);
+	db_bind_str(&p[1], error, &len[1]);
+	db_bind_int(&p[2], &f);
+	db_bind_str(&p[3], reason, &len[2]);
+	db_bind_int(&p[4], &id);
+	return db_run(db, STMT_LT_FINISH, p, NULL, NULL);
+}
+
+/* State of db_lt_prior() while rows come in. */
+struct prior {
+	int64_t		 p95, ppm;
+	MYSQL_BIND	 b[2];
+	int64_t		*p95_us, *err_ppm;
+	size_t		 n;
+};
+
+/* db_run_each() callback.  Returns 0. */
+static int
+prior_row(void *arg)
+{
+	struct prior	*l = arg;
+
+	if (l->n < LT_PRIOR_MAX) {
+		l->p95_us[l->n] = l->p95;
+		l->err_ppm[l->n] = l->ppm;
+		l->n++;
+	}
+	return 0;
+}
+
+enum app_err
+db_lt_prior(struct db *db, const struct lt_run *r,
+    int64_t p95_us[LT_PRIOR_MAX], int64_t err_ppm[LT_PRIOR_MAX],
+    size_t *n)
+{
+	struct prior	 l;
+	struct lt_run	 t = *r;
+	MYSQL_BIND	 p[5];
+	unsigned long	 len;
+	enum app_err	 er;
+
+	memset(&l, 0, sizeof(l));
+	l.p95_us = p95_us;
+	l.err_ppm = err_ppm;
+	db_bind_int(&l.b[0], &l.p95);
+	db_bind_int(&l.b[1], &l.ppm);
+	db_bind_int(&p[0], &t.queue_id);
+	db_bind_str(&p[1], t.profile, &len);
+	db_bind_int(&p[2], &t.rate);
+	db_bind_int(&p[3], &t.duration_s);
+	db_bind_int(&p[4], &t.id);
+	er = db_run_each(db, STMT_LT_PRIOR, p, l.b, prior_row, &l);
+	*n = l.n;
+	return er;
+}

@@ -1,0 +1,150 @@
+/*
+ * loadtest.h - built-in load tests: what a run is, its latency
+ * histogram and the rule that flags a run clearly worse than the
+ * comparable earlier ones.  The worker's runner (worker/loadtest-run.c)
+ * sends the requests; the rows are db-loadtest.h's; the API, the CLI
+ * and the console ask for runs through lt_check().
+ *
+ * A run sends requests to one test queue (loadTestQueue on) through the
+ * web server, at a fixed rate (open loop: request k is due at start +
+ * k / rate, whatever the answers before it did), and times each answer
+ * from when its request was due, so that a slow server cannot hide its
+ * latency by slowing the sender (coordinated omission).
+ */
+#ifndef LOADTEST_H
+#define LOADTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aqueue.h"
+
+struct cfg;
+
+/*
+ * The profiles: "status" polls one number's status; "join" takes
+ * numbers; "mix" is visitors as the room sees them: joins, each joined
+ * number's status at the room's poll interval, a token once admitted.
+ */
+#define LT_PROFILE_MAX	16	/* bytes of a profile's name */
+
+/* Rate (requests per second) and duration (seconds) at least. */
+#define LT_RATE_MIN	1
+#define LT_DURATION_MIN	1
+
+/*
+ * The latency histogram: log-linear buckets like HdrHistogram's with 7
+ * significant bits (values below 128 exact, above within 1/64), from 0
+ * to 2^40 microseconds (12.7 days).
+ */
+#define LT_HIST_SUB	64
+#define LT_HIST_BUCKETS	(2 * LT_HIST_SUB + 33 * LT_HIST_SUB)
+
+struct lt_hist {
+	uint64_t	 count[LT_HIST_BUCKETS];
+	uint64_t	 total;
+	uint64_t	 max;
+};
+
+/* Empty h.  Can't fail. */
+void		 lt_hist_reset(struct lt_hist *h);
+
+/* Count one value v (microseconds; clamped to 2^40 - 1).  Can't fail. */
+void		 lt_hist_add(struct lt_hist *h, uint64_t v);
+
+/* Add every count of from into to.  Can't fail. */
+void		 lt_hist_merge(struct lt_hist *to, const struct lt_hist *from);
+
+/*
+ * The value at or below which permille thousandths of the values lie
+ * (500: the median, 950: p95, 990: p99; 0-1000), as the highest value
+ * its bucket holds (never below the true value, at most 1/64 above),
+ * and never above the largest value counted.  0 when h is empty.
+ */
+uint64_t	 lt_hist_permille(const struct lt_hist *h, unsigned permille);
+
+/*
+ * The bucket of value v and the highest value bucket i holds (exposed
+ * for the tests).  Can't fail.
+ */
+size_t		 lt_hist_bucket(uint64_t v);
+uint64_t	 lt_hist_bucket_high(size_t i);
+
+/* 1 when name is a profile ("mix", "status", "join"), else 0. */
+int		 lt_profile_valid(const char *name);
+
+/*
+ * Check a request for a run against the installation's limits (c's
+ * loadtest-max-rate and loadtest-max-duration): profile, rate (requests
+ * per second) and duration (seconds).  Returns NULL when it is valid,
+ * else the API name of the first bad field ("profile", "ratePerSecond"
+ * or "durationSeconds") with *rule its rule (static text).
+ */
+const char	*lt_check(const struct cfg *c, const char *profile,
+		    int64_t rate, int64_t duration_s, const char **rule);
+
+/*
+ * The regression rule: value (a run's p95 in microseconds, or its
+ * error rate in parts per million) is clearly worse than the prior
+ * ones (the same measure of the n comparable earlier runs: same queue,
+ * profile, rate and duration; the latest LT_PRIOR_MAX) when there are
+ * at least LT_PRIOR_MIN of them and value > median + 3 * MAD (median
+ * absolute deviation, robust to a noisy run), value >= median * 1.2,
+ * and value - median >= floor (an absolute least change, so that 0 to
+ * 1 error in a million is no regression).  Sets *median.  Returns 1
+ * when flagged, else 0.  prior is reordered.
+ */
+#define LT_PRIOR_MIN	3
+#define LT_PRIOR_MAX	10
+int		 lt_regressed(int64_t *prior, size_t n, int64_t value,
+		    int64_t floor, int64_t *median);
+
+/* The floors of lt_regressed(): 1 ms of p95, 1 % of errors. */
+#define LT_FLOOR_P95_US		1000
+#define LT_FLOOR_ERR_PPM	10000
+
+/* ---- operations (loadtest-ops.c), for the API and the CLI ---- */
+
+struct db;
+struct principal;
+struct json_object;
+struct lt_run;
+struct lt_second;
+
+/* Why an operation was refused. */
+struct lt_err {
+	int		 status;	/* 403, 404, 409, 422, 500, 503 */
+	const char	*code;		/* e.g. "invalid_value" */
+	const char	*field;		/* the request's field, or NULL */
+	char		 message[256];
+};
+
+/*
+ * Ask for a run of profile at rate requests per second for duration_s
+ * seconds against queue slug on behalf of who (the audit log gets
+ * "loadtest.start"); a worker with loadtest-url set runs it.  Refused:
+ * 404 queue_not_found; 403 forbidden (an API key, or a queue outside
+ * who's scope); 422 invalid_value naming profile, ratePerSecond or
+ * durationSeconds (lt_check()); 422 not_a_test_queue (field "queue")
+ * when the queue is not a test queue (loadTestQueue), whoever asks; 409
+ * load_tests_unavailable when c has no loadtest-url.  Sets *id.
+ * Returns APP_OK, or an error with *err set (nothing written).
+ */
+enum app_err	 lt_ask(struct db *, const struct cfg *c,
+		    const struct principal *who, const char *slug,
+		    const char *profile, int64_t rate, int64_t duration_s,
+		    int64_t *id, struct lt_err *err);
+
+/*
+ * The API's object of run r: {id, queue, profile, ratePerSecond,
+ * durationSeconds, status, requestedBy, runner, createdAt, startedAt,
+ * finishedAt (ISO 8601 or null), elapsedSeconds, sent, ok, errors,
+ * requests {join, status, token} (sent by kind), errorRate, achievedRatePerSecond, latencyMs {p50, p95, p99},
+ * flagged, flagReason, error}, with "series" [{second, sent, ok,
+ * errors, p50Ms, p95Ms, p99Ms}] when s is not NULL (n seconds).  A new
+ * object the caller puts; NULL when out of memory.
+ */
+struct json_object *lt_run_json(const struct lt_run *r,
+		    const struct lt_second *s, size_t n);
+
+#endif /* LOADTEST_H */

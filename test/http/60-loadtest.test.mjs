@@ -1,0 +1,234 @@
+// Built-in load tests (SPEC section 9): asked for in the admin API with
+// a console session (never a key) or the CLI, run by the worker through
+// the web server in an open loop, kept with their per-second series,
+// and flagged when clearly worse than the comparable earlier runs.
+// Promises these paths could break, and what shows they hold:
+//   promise 3 (only the visitor's own deliberate request takes a
+//     number): a load test's joins take numbers, so it runs only
+//     against a queue flagged as a test queue; any other queue is
+//     refused with 422 whoever asks, and its numbers stay as they were;
+//   promise 4 (bad input changes nothing): every refused request
+//     (bad profile, rate, duration, queue, a key) leaves no run and no
+//     audit row.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+	ctl, ctlRun, createQueue, show, req, env, sleep, waitFor, childPids,
+	dbSQL,
+} from './lib.mjs';
+import { Client, addUser } from './console.mjs';
+
+const API = '/api/admin/loadtests';
+
+// A console session: s(method, path, body) -> {status, json, text}.
+async function session() {
+	const u = addUser();
+	const c = new Client();
+	assert.equal((await c.login(u.name, u.password)).status, 303);
+	const csrf = await c.csrf();
+	return (method, path, body) => req(path, { method, headers: {
+	    cookie: c.cookieHeader(), 'x-csrf-token': csrf,
+	    'content-type': 'application/json' },
+	    body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+function testQueue(rate = 600) {
+	const q = createQueue({ rate });
+	ctl('update', q.slug, '--load-test-queue', 'on');
+	return q;
+}
+
+const runsOf = (slug) => Number(dbSQL('SELECT COUNT(*) FROM loadtest l ' +
+    `JOIN queue q ON q.id = l.queue_id WHERE q.slug = '${slug}'`)[0][0]);
+const auditOf = (slug) => Number(dbSQL('SELECT COUNT(*) FROM audit_log ' +
+    `WHERE queue_slug = '${slug}' AND action = 'loadtest.start'`)[0][0]);
+
+// Wait for run id to end; returns its object (with the series).
+async function finished(s, id, timeoutMs = 90000) {
+	let last = null;
+	await waitFor(async () => {
+		last = (await s('GET', `${API}/${id}`)).json;
+		return last !== null && !['pending', 'running']
+		    .includes(last.status);
+	}, timeoutMs, 250, `the end of load test ${id}`);
+	return last;
+}
+
+test('only a console session may ask, and only for a test queue; ' +
+    'refused requests leave nothing', async () => {
+	const s = await session();
+	const prod = createQueue();
+	const lt = testQueue();
+	const before = show(prod.slug);
+	const key = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', lt.slug,
+	    '--name', 'k'))[1];
+	const good = { queue: lt.slug, profile: 'status', ratePerSecond: 5,
+	    durationSeconds: 1 };
+	for (const [m, p] of [['POST', API], ['GET', API],
+	    ['GET', `${API}/1`]]) {
+		const r = await req(p, { method: m, headers: {
+		    authorization: `Bearer ${key}`,
+		    'content-type': 'application/json' },
+		    body: m === 'POST' ? JSON.stringify(good) : undefined });
+		assert.equal(r.status, 403, `${m} ${p} with a key: ${r.text}`);
+		assert.equal(r.json.error, 'forbidden');
+	}
+	let r = await s('POST', API, { ...good, queue: prod.slug });
+	assert.equal(r.status, 422, r.text);
+	assert.equal(r.json.error, 'not_a_test_queue');
+	assert.equal(r.json.field, 'queue');
+	for (const [body, status, error, field] of [
+	    [{ ...good, profile: 'burst' }, 422, 'invalid_value', 'profile'],
+	    [{ ...good, profile: 'Status' }, 422, 'invalid_value', 'profile'],
+	    [{ ...good, ratePerSecond: 0 }, 422, 'invalid_value',
+		'ratePerSecond'],
+	    [{ ...good, ratePerSecond: 2001 }, 422, 'invalid_value',
+		'ratePerSecond'],
+	    [{ ...good, ratePerSecond: '5' }, 422, 'invalid_value',
+		'ratePerSecond'],
+	    [{ ...good, ratePerSecond: 5.5 }, 422, 'invalid_value',
+		'ratePerSecond'],
+	    [{ ...good, durationSeconds: 0 }, 422, 'invalid_value',
+		'durationSeconds'],
+	    [{ ...good, durationSeconds: 601 }, 422, 'invalid_value',
+		'durationSeconds'],
+	    [{ ...good, queue: undefined }, 422, 'invalid_value', 'queue'],
+	    [{ ...good, queue: 'no-such-queue' }, 404, 'queue_not_found',
+		'queue']]) {
+		r = await s('POST', API, body);
+		assert.equal(r.status, status, `${JSON.stringify(body)}: ` +
+		    r.text);
+		assert.equal(r.json.error, error, JSON.stringify(body));
+		assert.equal(r.json.field, field, JSON.stringify(body));
+	}
+	r = await req(API, { method: 'POST', headers: { cookie: 'x=y',
+	    'content-type': 'application/json' },
+	    body: JSON.stringify(good) });
+	assert.equal(r.status, 401, 'no session: ' + r.text);
+	// Nothing was written, and the production queue took no number.
+	assert.equal(runsOf(lt.slug), 0);
+	assert.equal(runsOf(prod.slug), 0);
+	assert.equal(auditOf(lt.slug) + auditOf(prod.slug), 0);
+	assert.equal(show(prod.slug).lastNumber, before.lastNumber);
+	r = await s('GET', `${API}/999999999`);
+	assert.equal(r.status, 404);
+	assert.equal(r.json.error, 'load_test_not_found');
+	// The CLI refuses the same way (exit 2: nothing changed).
+	const cli = ctlRun('loadtest', 'run', prod.slug, '--rate', '5',
+	    '--duration', '1');
+	assert.equal(cli.code, 2, cli.err);
+	assert.match(cli.err, /not_a_test_queue/);
+	assert.equal(runsOf(prod.slug), 0);
+});
+
+test('a status run sends exactly rate x duration requests in an open ' +
+    'loop and keeps its per-second series', async () => {
+	const s = await session();
+	const lt = testQueue();
+	const r = await s('POST', API, { queue: lt.slug, profile: 'status',
+	    ratePerSecond: 20, durationSeconds: 3 });
+	assert.equal(r.status, 202, r.text);
+	assert.equal(r.json.status, 'pending');
+	assert.equal(r.json.queue, lt.slug);
+	const run = await finished(s, r.json.id);
+	assert.equal(run.status, 'done', JSON.stringify(run));
+	assert.equal(run.sent, 60, 'rate x duration');
+	assert.equal(run.ok, 60);
+	assert.equal(run.errors, 0);
+	assert.equal(run.errorRate, 0);
+	assert.match(run.runner, /^worker:/);
+	assert.ok(run.latencyMs.p50 > 0 && run.latencyMs.p50 <=
+	    run.latencyMs.p95 && run.latencyMs.p95 <= run.latencyMs.p99,
+	    JSON.stringify(run.latencyMs));
+	assert.ok(run.series.length >= 3 && run.series.length <= 4,
+	    `${run.series.length} seconds`);
+	assert.equal(run.series.reduce((a, x) => a + x.sent, 0), 60);
+	assert.equal(run.series.reduce((a, x) => a + x.ok, 0), 60);
+	assert.deepEqual(run.series.map((x) => x.second),
+	    run.series.map((x, i) => i));
+	// The status profile took one number before its clock started.
+	assert.equal(show(lt.slug).lastNumber, 1);
+	assert.deepEqual(run.requests, { join: 0, status: 60, token: 0 });
+	assert.equal(auditOf(lt.slug), 1);
+	// The list shows it, newest first; the CLI too.
+	const list = (await s('GET', `${API}?queue=${lt.slug}`)).json;
+	assert.deepEqual(list.loadtests.map((x) => x.id), [run.id]);
+	assert.equal(list.loadtests[0].series, undefined);
+	const lines = ctl('loadtest', 'list', lt.slug).trim().split('\n');
+	assert.equal(JSON.parse(lines[0]).id, run.id);
+	assert.equal(JSON.parse(ctl('loadtest', 'show', String(run.id)))
+	    .series.length, run.series.length);
+});
+
+test('a mix run joins, polls and claims like visitors; the CLI waits ' +
+    'for it', async () => {
+	// One admission a second: most joiners wait, poll at the room's
+	// interval (retryAfterSeconds) and claim a token once admitted.
+	const lt = testQueue(60);
+	const out = ctl('loadtest', 'run', lt.slug, '--profile', 'mix',
+	    '--rate', '20', '--duration', '6', '--wait');
+	const id = /^load test (\d+) asked for$/m.exec(out)[1];
+	assert.match(out, /^done .* sent 120 {2}errors 0 /m);
+	const run = JSON.parse(ctl('loadtest', 'show', id));
+	const k = run.requests;
+	assert.equal(k.join + k.status + k.token, 120, JSON.stringify(k));
+	assert.ok(k.status > 0, `status polls: ${JSON.stringify(k)}`);
+	assert.ok(k.token > 0, `token claims: ${JSON.stringify(k)}`);
+	// Every join took one number; nothing else did.
+	assert.equal(show(lt.slug).lastNumber, k.join);
+});
+
+test('a run clearly slower than the comparable earlier ones is flagged ' +
+    'in the API, the CLI and /metrics', async () => {
+	const s = await session();
+	const lt = testQueue();
+	const ask = async () => {
+		const r = await s('POST', API, { queue: lt.slug,
+		    profile: 'status', ratePerSecond: 20,
+		    durationSeconds: 2 });
+		assert.equal(r.status, 202, r.text);
+		return r.json.id;
+	};
+	const base = [];
+	for (let i = 0; i < 3; i++) {
+		const run = await finished(s, await ask());
+		assert.equal(run.status, 'done');
+		// Three runs are too few to compare with: never flagged.
+		assert.equal(run.flagged, false, JSON.stringify(run));
+		base.push(run.latencyMs.p95);
+	}
+	// A deliberately slowed server: the pool's processes stopped for
+	// 1.5 s in the middle of the run (nginx holds the requests).
+	const master = Number(readFileSync(`${env.vardir}/run/` +
+	    'aqueue-fcgi.pid', 'utf8'));
+	const id = await ask();
+	await waitFor(async () => (await s('GET', `${API}/${id}`)).json
+	    .sent > 0, 30000, 50);
+	const kids = childPids(master);
+	assert.ok(kids.length > 0);
+	try {
+		for (const p of kids)
+			process.kill(p, 'SIGSTOP');
+		await sleep(1500);
+	} finally {
+		for (const p of kids)
+			process.kill(p, 'SIGCONT');
+	}
+	const run = await finished(s, id);
+	assert.equal(run.status, 'done', JSON.stringify(run));
+	assert.ok(run.latencyMs.p95 >= 1000, `p95 ${run.latencyMs.p95} ms`);
+	assert.equal(run.flagged, true, `${JSON.stringify(run)}; the ` +
+	    `earlier p95s: ${base}`);
+	assert.match(run.flagReason, /^p95 [\d.]+ ms against a median of /);
+	const shown = JSON.parse(ctl('loadtest', 'show', String(id)));
+	assert.equal(shown.flagged, true);
+	const w = ctlRun('loadtest', 'wait', String(id));
+	assert.equal(w.code, 6, 'the CLI says flagged: ' + w.err);
+	const m = await req('/metrics');
+	assert.equal(m.status, 200);
+	assert.match(m.text, new RegExp('^aqueue_loadtest_flagged\\{queue=' +
+	    `"${lt.slug}",profile="status"\\} 1$`, 'm'));
+	assert.match(m.text, new RegExp('^aqueue_loadtest_p95_seconds\\{' +
+	    `queue="${lt.slug}",profile="status"\\} [1-9]`, 'm'));
+});

@@ -1,0 +1,176 @@
+/*
+ * test-loadtest.c - the load tests' pure parts (loadtest.c): the
+ * log-linear histogram (bucket edges, percentiles against a sorted
+ * array of the same values, never below the true value and at most
+ * 1/64 above), the request check against the installation's limits,
+ * and the regression rule (median + 3 MAD and 20 %, at least three
+ * earlier runs, an absolute floor) with exact values.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "loadtest.h"
+#include "tap.h"
+
+static void
+test_buckets(void)
+{
+	size_t		 i, bad = 0;
+	uint64_t	 v;
+
+	/* Below 128 every value has a bucket of its own. */
+	is_int(lt_hist_bucket(0), 0, "bucket of 0");
+	is_int(lt_hist_bucket(127), 127, "bucket of 127");
+	is_int(lt_hist_bucket_high(127), 127, "127 holds only 127");
+	/* 128..129 share one (7 significant bits: steps of 2 from 128). */
+	is_int(lt_hist_bucket(128), 128, "bucket of 128");
+	is_int(lt_hist_bucket(129), 128, "129 with 128");
+	is_int(lt_hist_bucket(130), 129, "130 next");
+	is_int(lt_hist_bucket_high(128), 129, "bucket 128 ends at 129");
+	is_int(lt_hist_bucket(256), 192, "256: the next octave");
+	is_int(lt_hist_bucket_high(192), 259, "256's bucket ends at 259");
+	is_int(lt_hist_bucket((UINT64_C(1) << 40) - 1), LT_HIST_BUCKETS - 1,
+	    "the largest value: the last bucket");
+	is_int(lt_hist_bucket(UINT64_C(1) << 50), LT_HIST_BUCKETS - 1,
+	    "a larger one is clamped");
+	/* Every bucket's values map back to it and its width is <= 1/64. */
+	for (i = 1; i < LT_HIST_BUCKETS; i++) {
+		v = lt_hist_bucket_high(i - 1) + 1;
+		if (lt_hist_bucket(v) != i ||
+		    lt_hist_bucket(lt_hist_bucket_high(i)) != i ||
+		    (lt_hist_bucket_high(i) - v) * 64 > v)
+			bad++;
+	}
+	is_int(bad, 0, "buckets are contiguous, each within 1/64");
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	 x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+test_percentiles(void)
+{
+	static struct lt_hist	 h, g;
+	static uint64_t		 v[10000];
+	static const unsigned	 pm[] = { 1, 500, 950, 990, 999, 1000 };
+	uint64_t		 got, want;
+	size_t			 i, k, n = sizeof(v) / sizeof(v[0]), bad = 0;
+	unsigned		 seed = 7;
+
+	lt_hist_reset(&h);
+	is_int(lt_hist_permille(&h, 500), 0, "an empty histogram: 0");
+	lt_hist_add(&h, 1000);
+	is_int(lt_hist_permille(&h, 990), 1000, "one value: itself (max)");
+	lt_hist_reset(&h);
+	for (i = 1; i <= 100; i++)
+		lt_hist_add(&h, i);
+	is_int(lt_hist_permille(&h, 500), 50, "1..100: median 50");
+	is_int(lt_hist_permille(&h, 950), 95, "1..100: p95 95");
+	is_int(lt_hist_permille(&h, 990), 99, "1..100: p99 99");
+	is_int(lt_hist_permille(&h, 1000), 100, "1..100: max 100");
+	/* Random latencies from 50 us to about 2 s, log-spread. */
+	lt_hist_reset(&h);
+	lt_hist_reset(&g);
+	for (i = 0; i < n; i++) {
+		v[i] = 50 + ((uint64_t)rand_r(&seed) % 1000) *
+		    ((uint64_t)1 << (rand_r(&seed) % 12));
+		if (i % 2 == 0)
+			lt_hist_add(&h, v[i]);
+		else
+			lt_hist_add(&g, v[i]);
+	}
+	lt_hist_merge(&h, &g);
+	is_int(h.total, n, "merged: every value counted");
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	is_int(h.max, v[n - 1], "merged: the largest value");
+	for (k = 0; k < sizeof(pm) / sizeof(pm[0]); k++) {
+		want = v[(n * pm[k] + 999) / 1000 - 1];
+		got = lt_hist_permille(&h, pm[k]);
+		if (got < want || (got - want) * 64 > want) {
+			bad++;
+			diag("permille %u: got %llu, true %llu", pm[k],
+			    (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+	is_int(bad, 0, "percentiles within 1/64 above the true value");
+}
+
+static void
+test_check(void)
+{
+	struct cfg	 c;
+	const char	*rule = NULL;
+
+	memset(&c, 0, sizeof(c));
+	c.loadtest_max_rate = 2000;
+	c.loadtest_max_duration_s = 600;
+	ok(lt_check(&c, "mix", 1, 1, &rule) == NULL, "mix 1/s 1 s");
+	ok(lt_check(&c, "status", 2000, 600, &rule) == NULL, "the limits");
+	ok(lt_check(&c, "join", 50, 30, &rule) == NULL, "join");
+	is_str(lt_check(&c, "Mix", 1, 1, &rule), "profile", "case matters");
+	is_str(lt_check(&c, "", 1, 1, &rule), "profile", "empty profile");
+	is_str(lt_check(&c, NULL, 1, 1, &rule), "profile", "no profile");
+	is_str(lt_check(&c, "mix", 0, 1, &rule), "ratePerSecond", "rate 0");
+	is_str(lt_check(&c, "mix", 2001, 1, &rule), "ratePerSecond",
+	    "rate above loadtest-max-rate");
+	is_str(lt_check(&c, "mix", 10, 0, &rule), "durationSeconds",
+	    "duration 0");
+	is_str(lt_check(&c, "mix", 10, 601, &rule), "durationSeconds",
+	    "duration above loadtest-max-duration");
+	ok(rule != NULL && strstr(rule, "loadtest-max-duration") != NULL,
+	    "the rule names the setting");
+}
+
+static void
+test_regressed(void)
+{
+	int64_t	 p[LT_PRIOR_MAX], med;
+
+	/* Fewer than three earlier runs: never flagged. */
+	p[0] = 1000;
+	p[1] = 1000;
+	ok(!lt_regressed(p, 2, 1000000, 1000, &med), "two runs: no flag");
+	/* 10, 11, 12, 13, 30 ms: median 12, MAD 1 -> above 15 and 14.4. */
+	p[0] = 13000; p[1] = 10000; p[2] = 30000; p[3] = 12000; p[4] = 11000;
+	ok(lt_regressed(p, 5, 15001, 1000, &med), "15.001 ms is flagged");
+	is_int(med, 12000, "the median");
+	p[0] = 13000; p[1] = 10000; p[2] = 30000; p[3] = 12000; p[4] = 11000;
+	ok(!lt_regressed(p, 5, 15000, 1000, &med), "15 ms is not (= m+3MAD)");
+	/* A noisy history: 10, 20, 30 ms (MAD 10): 45 ms is within. */
+	p[0] = 10000; p[1] = 20000; p[2] = 30000;
+	ok(!lt_regressed(p, 3, 45000, 1000, &med), "noisy: 45 ms not flagged");
+	p[0] = 10000; p[1] = 20000; p[2] = 30000;
+	ok(lt_regressed(p, 3, 50001, 1000, &med), "noisy: 50.001 ms flagged");
+	/* Identical runs (MAD 0): the 20 % rule and the floor decide. */
+	p[0] = p[1] = p[2] = 10000;
+	ok(!lt_regressed(p, 3, 11999, 1000, &med), "+19.99 percent: no flag");
+	p[0] = p[1] = p[2] = 10000;
+	ok(lt_regressed(p, 3, 12000, 1000, &med), "+20 percent: flagged");
+	p[0] = p[1] = p[2] = 1000;
+	ok(!lt_regressed(p, 3, 1999, 1000, &med), "below the 1 ms floor");
+	p[0] = p[1] = p[2] = 1000;
+	ok(lt_regressed(p, 3, 2000, 1000, &med), "at the floor: flagged");
+	/* Error rates: 0 errors before, one in a million now: no flag. */
+	p[0] = p[1] = p[2] = 0;
+	ok(!lt_regressed(p, 3, 1, LT_FLOOR_ERR_PPM, &med), "1 ppm: no flag");
+	p[0] = p[1] = p[2] = 0;
+	ok(lt_regressed(p, 3, 10000, LT_FLOOR_ERR_PPM, &med), "1 percent: flagged");
+}
+
+int
+main(void)
+{
+	test_buckets();
+	test_percentiles();
+	test_check();
+	test_regressed();
+	return done_testing();
+}
