@@ -277,3 +277,90 @@ function live(el, first, apply) {
 	}
 	tick();
 })();
+
+// A load test's page (#loadtest): its figures, its per-second table
+// (#lt-seconds, the chart's text alternative) and its chart of
+// throughput (answers per second) against p95 latency, refreshed from
+// data-live while the run is pending or running.
+(function () {
+	const sec = document.getElementById('loadtest');
+	if (sec === null)
+		return;
+	const chartEl = document.getElementById('lt-chart');
+	const body = document.querySelector('#lt-seconds tbody');
+	let plot = null;
+	const ms = (v) => v.toFixed(2);
+
+	function text(id, v) {
+		const el = document.getElementById(id);
+		if (el !== null)
+			el.textContent = String(v);
+	}
+	function size() {
+		return { width: Math.max(280, chartEl.clientWidth),
+		    height: 280 };
+	}
+	function rows() {
+		const data = [[], [], []];
+		for (const tr of body.rows) {
+			const c = tr.cells;
+			data[0].push(Number(c[0].textContent));
+			data[1].push(Number(c[2].textContent) +
+			    Number(c[3].textContent));
+			data[2].push(Number(c[5].textContent));
+		}
+		return data;
+	}
+	function draw() {
+		const data = rows();
+		chartEl.dataset.points = String(data[0].length);
+		if (typeof uPlot === 'undefined')
+			return;
+		if (plot === null) {
+			plot = new uPlot({
+				...size(),
+				scales: { x: { time: false } },
+				series: [
+					{ label: 'Second' },
+					{ label: 'Answers / s',
+					    stroke: '#0b57d0', width: 2 },
+					{ label: 'p95 (ms)', stroke: '#b3261e',
+					    width: 2, scale: 'ms' },
+				],
+				axes: [{ label: 'second of the run' },
+				    { label: 'answers / s' },
+				    { side: 1, scale: 'ms', label: 'p95 ms',
+				    grid: { show: false } }],
+			}, data, chartEl);
+			window.addEventListener('resize',
+			    () => plot.setSize(size()));
+		} else
+			plot.setData(data);
+	}
+	draw();
+	if (!['pending', 'running'].includes(
+	    document.getElementById('lt-status').textContent))
+		return;
+	live(sec, 1000, (d) => {
+		text('lt-status', d.status);
+		text('lt-achieved', d.achievedRatePerSecond.toFixed(1));
+		text('lt-sent', d.sent);
+		text('lt-errors', (100 * d.errorRate).toFixed(2));
+		text('lt-p50', ms(d.latencyMs.p50));
+		text('lt-p95', ms(d.latencyMs.p95));
+		text('lt-p99', ms(d.latencyMs.p99));
+		text('lt-flag', d.flagged ? d.flagReason : 'none');
+		body.replaceChildren(...d.series.map((s) => {
+			const tr = document.createElement('tr');
+			for (const v of [s.second, s.sent, s.ok, s.errors,
+			    ms(s.p50Ms), ms(s.p95Ms), ms(s.p99Ms)]) {
+				const td = document.createElement('td');
+				td.className = 'num';
+				td.textContent = String(v);
+				tr.append(td);
+			}
+			return tr;
+		}));
+		draw();
+	});
+})();

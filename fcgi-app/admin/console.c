@@ -189,6 +189,7 @@ shell_hole(struct buf *out, size_t i, void *arg)
 		    "<li><a href=\"/admin/audit\">Audit log</a></li>"
 		    "<li><a href=\"/admin/users\">Users</a></li>"
 		    "<li><a href=\"/admin/instances\">Instances</a></li>"
+		    "<li><a href=\"/admin/loadtests\">Load tests</a></li>"
 		    "</ul><form method=\"post\" action=\"/admin/logout\" "
 		    "class=\"logout\"><span class=\"who\">");
 		html_text(out, s->r->session->user);

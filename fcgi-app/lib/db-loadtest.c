@@ -126,22 +126,38 @@ struct run_list {
 	size_t		 n, cap;
 };
 
+/*
+ * Make room for one more element of size bytes in the array *v of *n
+ * (*cap allocated, doubled when full).  Returns the new element, or
+ * NULL when out of memory (*v unchanged).
+ */
+static void *
+append(void **v, size_t *n, size_t *cap, size_t size)
+{
+	void	*nv;
+	size_t	 c;
+
+	if (*n == *cap) {
+		c = *cap == 0 ? 16 : *cap * 2;
+		if ((nv = try_reallocarray(*v, c, size)) == NULL)
+			return NULL;
+		*v = nv;
+		*cap = c;
+	}
+	return (char *)*v + (*n)++ * size;
+}
+
 /* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
 static int
 run_list_row(void *arg)
 {
 	struct run_list	*l = arg;
-	struct lt_run	*nr;
-	size_t		 cap;
+	struct lt_run	*r;
 
-	if (l->n == l->cap) {
-		cap = l->cap == 0 ? 8 : l->cap * 2;
-		if ((nr = try_reallocarray(l->r, cap, sizeof(*nr))) == NULL)
-			return -1;
-		l->r = nr;
-		l->cap = cap;
-	}
-	run_res_get(&l->x, &l->r[l->n++]);
+	if ((r = append((void **)&l->r, &l->n, &l->cap, sizeof(*r))) ==
+	    NULL)
+		return -1;
+	run_res_get(&l->x, r);
 	return 0;
 }
 
@@ -199,17 +215,12 @@ static int
 sec_list_row(void *arg)
 {
 	struct sec_list		*l = arg;
-	struct lt_second	*nv;
-	size_t			 cap;
+	struct lt_second	*s;
 
-	if (l->n == l->cap) {
-		cap = l->cap == 0 ? 64 : l->cap * 2;
-		if ((nv = try_reallocarray(l->v, cap, sizeof(*nv))) == NULL)
-			return -1;
-		l->v = nv;
-		l->cap = cap;
-	}
-	l->v[l->n++] = l->s;
+	if ((s = append((void **)&l->v, &l->n, &l->cap, sizeof(*s))) ==
+	    NULL)
+		return -1;
+	*s = l->s;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "cfg.h"
 #include "console-autorate.h"
 #include "console-bypass.h"
+#include "console-loadtest.h"
 #include "console-fairness.h"
 #include "console-instances.h"
 #include "console-users.h"
@@ -185,6 +186,12 @@ static const struct route routes[] = {
 	/* Running instances (console-instances.c). */
 	{ GH, "/admin/instances",	AUTH_SESSION, ADMIN,
 	    console_instances },
+	{ GH | P, "/admin/loadtests",	AUTH_SESSION, ADMIN,
+	    console_loadtests },
+	{ GH, "/admin/loadtests/:id",	AUTH_SESSION, ADMIN,
+	    console_loadtest },
+	{ GH, "/admin/loadtests/:id/live", AUTH_SESSION, ADMIN,
+	    api_loadtest },
 	{ GH, "/admin/instances/live",	AUTH_SESSION, ADMIN,
 	    console_instances_live },
 	{ GH, "/admin/live",		AUTH_SESSION, ADMIN,
