@@ -139,8 +139,9 @@ enum app_err	 lt_ask(struct db *, const struct cfg *c,
  * The API's object of run r: {id, queue, profile, ratePerSecond,
  * durationSeconds, status, requestedBy, runner, createdAt, startedAt,
  * finishedAt (ISO 8601 or null), elapsedSeconds, sent, ok, errors,
- * requests {join, status, token} (sent by kind), errorRate, achievedRatePerSecond, latencyMs {p50, p95, p99},
- * flagged, flagReason, error}, with "series" [{second, sent, ok,
+ * requests {join, status, token} (sent by kind), errorRate,
+ * achievedRatePerSecond, latencyMs {p50, p95, p99}, flagged,
+ * flagReason, error}, with "series" [{second, sent, ok,
  * errors, p50Ms, p95Ms, p99Ms}] when s is not NULL (n seconds).  A new
  * object the caller puts; NULL when out of memory.
  */

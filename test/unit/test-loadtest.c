@@ -162,7 +162,8 @@ test_regressed(void)
 	p[0] = p[1] = p[2] = 0;
 	ok(!lt_regressed(p, 3, 1, LT_FLOOR_ERR_PPM, &med), "1 ppm: no flag");
 	p[0] = p[1] = p[2] = 0;
-	ok(lt_regressed(p, 3, 10000, LT_FLOOR_ERR_PPM, &med), "1 percent: flagged");
+	ok(lt_regressed(p, 3, 10000, LT_FLOOR_ERR_PPM, &med),
+	    "1 percent: flagged");
 }
 
 int
