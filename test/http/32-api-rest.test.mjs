@@ -9,51 +9,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv2020 from 'ajv/dist/2020.js';
 import { ctl, createQueue, dbSQL, env, join, postJSON, req, show, status,
     token, info, verify } from './lib.mjs';
 import { Client, addUser } from './console.mjs';
+import { ajv, check, checkOp, doc } from './openapi.mjs';
 
 const SITES = '/api/admin/queue/sites';
-const doc = JSON.parse(readFileSync(`${env.root}/static/openapi.json`,
-    'utf8'));
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addSchema({ $id: 'api', components: doc.components });
-
-// check(name, value): value must match components.schemas[name].
-function check(name, value) {
-	const v = ajv.getSchema(`api#/components/schemas/${name}`);
-	assert.ok(v(value), `${name}: ${ajv.errorsText(v.errors)}\n` +
-	    JSON.stringify(value));
-}
-
-// checkOp(path, method, r): r's body must match what the document says
-// the operation answers with r's status.
-function checkOp(path, method, r) {
-	const op = doc.paths[path]?.[method];
-	assert.ok(op, `${method} ${path} is in the document`);
-	let resp = op.responses[String(r.status)];
-	assert.ok(resp, `${method} ${path} documents ${r.status}`);
-	if (resp.$ref)
-		resp = doc.components.responses[resp.$ref.split('/').pop()];
-	// a documented media type, and the body it says
-	if (resp.content !== undefined) {
-		// (a console Client's answer has h(), a req() answer headers)
-		const type = ((r.h ? r.h('content-type') :
-		    r.headers.get('content-type')) ?? '').split(';')[0].trim();
-		assert.ok(type in resp.content, `${method} ${path} ` +
-		    `${r.status}: ${type} is documented`);
-	}
-	const schema = resp.content?.['application/json']?.schema;
-	if (schema === undefined)
-		return;
-	// the document's own references, resolved in the added schema
-	const v = ajv.compile(JSON.parse(JSON.stringify(schema)
-	    .replaceAll('"#/components/', '"api#/components/')));
-	assert.ok(v(r.json), `${method} ${path} ${r.status}: ` +
-	    `${ajv.errorsText(v.errors)}\n${r.text}`);
-}
-
 const q = createQueue({ rate: 60, domains: 'shop.example',
     target: 'https://shop.example/' });
 const id = Number(dbSQL(`SELECT id FROM queue WHERE slug = '${q.slug}'`)

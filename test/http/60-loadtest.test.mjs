@@ -18,6 +18,7 @@ import {
 	dbSQL,
 } from './lib.mjs';
 import { Client, addUser } from './console.mjs';
+import { checkOp } from './openapi.mjs';
 
 const API = '/api/admin/loadtests';
 
@@ -76,6 +77,7 @@ test('only a console session may ask, and only for a test queue; ' +
 	}
 	let r = await s('POST', API, { ...good, queue: prod.slug });
 	assert.equal(r.status, 422, r.text);
+	checkOp(API, 'post', r);
 	assert.equal(r.json.error, 'not_a_test_queue');
 	assert.equal(r.json.field, 'queue');
 	for (const [body, status, error, field] of [
@@ -101,6 +103,7 @@ test('only a console session may ask, and only for a test queue; ' +
 		    r.text);
 		assert.equal(r.json.error, error, JSON.stringify(body));
 		assert.equal(r.json.field, field, JSON.stringify(body));
+		checkOp(API, 'post', r);
 	}
 	r = await req(API, { method: 'POST', headers: { cookie: 'x=y',
 	    'content-type': 'application/json' },
@@ -113,6 +116,7 @@ test('only a console session may ask, and only for a test queue; ' +
 	assert.equal(show(prod.slug).lastNumber, before.lastNumber);
 	r = await s('GET', `${API}/999999999`);
 	assert.equal(r.status, 404);
+	checkOp(`${API}/{id}`, 'get', r);
 	assert.equal(r.json.error, 'load_test_not_found');
 	// The CLI refuses the same way (exit 2: nothing changed).
 	const cli = ctlRun('loadtest', 'run', prod.slug, '--rate', '5',
@@ -129,10 +133,12 @@ test('a status run sends exactly rate x duration requests in an open ' +
 	const r = await s('POST', API, { queue: lt.slug, profile: 'status',
 	    ratePerSecond: 20, durationSeconds: 3 });
 	assert.equal(r.status, 202, r.text);
+	checkOp(API, 'post', r);
 	assert.equal(r.json.status, 'pending');
 	assert.equal(r.json.queue, lt.slug);
 	const run = await finished(s, r.json.id);
 	assert.equal(run.status, 'done', JSON.stringify(run));
+	checkOp(`${API}/{id}`, 'get', await s('GET', `${API}/${run.id}`));
 	assert.equal(run.sent, 60, 'rate x duration');
 	assert.equal(run.ok, 60);
 	assert.equal(run.errors, 0);
@@ -152,7 +158,9 @@ test('a status run sends exactly rate x duration requests in an open ' +
 	assert.deepEqual(run.requests, { join: 0, status: 60, token: 0 });
 	assert.equal(auditOf(lt.slug), 1);
 	// The list shows it, newest first; the CLI too.
-	const list = (await s('GET', `${API}?queue=${lt.slug}`)).json;
+	const lr = await s('GET', `${API}?queue=${lt.slug}`);
+	checkOp(API, 'get', lr);
+	const list = lr.json;
 	assert.deepEqual(list.loadtests.map((x) => x.id), [run.id]);
 	assert.equal(list.loadtests[0].series, undefined);
 	const lines = ctl('loadtest', 'list', lt.slug).trim().split('\n');
