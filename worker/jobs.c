@@ -385,6 +385,8 @@ const struct worker_job worker_jobs[] = {
 	{ "changes", JOB_LEADER, 0, job_changes_next, job_changes },
 	{ "seal", JOB_LEADER, 0, job_seal_next, job_seal },
 	{ "loadtest", JOB_DAEMON, 0, job_loadtest_next, job_loadtest },
+	{ "loadtest-schedules", JOB_LEADER, 5000, NULL,
+	    job_loadtest_schedules },
 };
 
 const size_t worker_njobs = sizeof(worker_jobs) / sizeof(worker_jobs[0]);

@@ -18,6 +18,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "db-loadtest.h"
+#include "loadtest.h"
 #include "log.h"
 #include "worker.h"
 
@@ -90,4 +91,15 @@ job_loadtest_abort(void)
 	while (waitpid(child, NULL, 0) == -1 && errno == EINTR)
 		continue;
 	child = 0;
+}
+
+/*
+ * The schedules' step (the leader's): ask for the runs that are due.
+ */
+enum app_err
+job_loadtest_schedules(struct worker_ctx *w)
+{
+	int	 made;
+
+	return lt_schedules_run(w->db, &made);
 }

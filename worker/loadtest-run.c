@@ -34,6 +34,7 @@
 #include "db-loadtest.h"
 #include "loadtest.h"
 #include "log.h"
+#include "queue-ops.h"
 #include "worker.h"
 
 #define IN_FLIGHT_MAX	4096	/* requests under way at most */
@@ -407,6 +408,29 @@ first_number(struct run *x, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Whether the run's queue is (still) a test queue: a run asked for, or
+ * scheduled, before an operator turned loadTestQueue off never runs.
+ * Returns 1, or 0 with why.
+ */
+static int
+still_test_queue(struct run *x, char *why, size_t len)
+{
+	struct queue	*q = NULL;
+	struct qops_err	 qe;
+	int		 yes;
+
+	if (qops_get_id(x->db, x->r.queue_id, &q, &qe) != APP_OK) {
+		(void)snprintf(why, len, "its queue could not be read");
+		return 0;
+	}
+	if (!(yes = q->load_test_queue != 0))
+		(void)snprintf(why, len, "its queue is not a test queue "
+		    "(loadTestQueue off): nothing was sent");
+	qops_queue_free(q);
+	return yes;
+}
+
 /* Set x up for run r.  Returns 0, or -1 with why. */
 static int
 setup(struct run *x, const struct cfg *c, char *why, size_t len)
@@ -566,7 +590,8 @@ lt_runner(const struct cfg *c, int64_t id, pid_t parent)
 	    x->r.profile, x->r.slug, (long long)x->r.rate,
 	    (long long)x->r.duration_s);
 	reason[0] = '\0';
-	if (setup(x, c, why, sizeof(why)) == -1)
+	if (!still_test_queue(x, why, sizeof(why)) ||
+	    setup(x, c, why, sizeof(why)) == -1)
 		status = "failed";
 	else if (drive(x, parent) == -1) {
 		status = "cancelled";

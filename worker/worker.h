@@ -90,6 +90,7 @@ enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
 enum app_err	 job_loadtest(struct worker_ctx *);
 int64_t		 job_loadtest_next(struct worker_ctx *);
+enum app_err	 job_loadtest_schedules(struct worker_ctx *);
 enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
 /* Drop an auto-rate poll under way (the lead was lost, or a stop). */

@@ -180,3 +180,126 @@ api_loadtest(struct req *r)
 	}
 	free(s);
 }
+
+/* POST: a new schedule from the body.  Answers. */
+static void
+schedule_add(struct req *r)
+{
+	struct json_object	*body = NULL, *w, *o;
+	struct lt_schedule	*all = NULL;
+	struct lt_err		 err;
+	const char		*slug, *profile, *zone = NULL;
+	enum http_err		 he;
+	int64_t			 rate, dur, every = 0, wd = -1, at = -1, id;
+	size_t			 len, n = 0, i;
+
+	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
+		http_app_err(r, he);
+		return;
+	}
+	if ((slug = jsonbody_get_str(body, "queue", &len)) == NULL ||
+	    len != strlen(slug) || len == 0) {
+		bad(r, "queue", "queue is required: the slug of a test "
+		    "queue.");
+		goto out;
+	}
+	if ((profile = jsonbody_get_str(body, "profile", &len)) == NULL ||
+	    len != strlen(profile)) {
+		bad(r, "profile", "profile is required: mix, status or join.");
+		goto out;
+	}
+	if (jsonbody_get_int(body, "ratePerSecond", 1, INT64_MAX / 1000000,
+	    &rate) != 0 || jsonbody_get_int(body, "durationSeconds", 1,
+	    INT64_MAX / 1000, &dur) != 0) {
+		bad(r, jsonbody_get_int(body, "ratePerSecond", 1,
+		    INT64_MAX / 1000000, &rate) != 0 ? "ratePerSecond" :
+		    "durationSeconds", "ratePerSecond and durationSeconds "
+		    "are required: integers.");
+		goto out;
+	}
+	if (json_object_object_get_ex(body, "everyMinutes", &w) &&
+	    w != NULL) {
+		if (jsonbody_get_int(body, "everyMinutes", 1, LT_EVERY_MAX,
+		    &every) != 0) {
+			bad(r, "everyMinutes", "everyMinutes must be an "
+			    "integer from 1 to 40320 (four weeks).");
+			goto out;
+		}
+	} else if (json_object_object_get_ex(body, "weekly", &w) &&
+	    json_object_is_type(w, json_type_object)) {
+		const char *day = jsonbody_get_str(w, "weekday", &len);
+
+		wd = lt_weekday(day);
+		at = lt_hhmm(jsonbody_get_str(w, "time", &len));
+		zone = jsonbody_get_str(w, "timeZone", &len);
+		if (zone != NULL && len != strlen(zone))
+			zone = NULL;
+	} else {
+		bad(r, "everyMinutes", "everyMinutes (an interval) or weekly "
+		    "{weekday, time, timeZone} is required.");
+		goto out;
+	}
+	if (lt_schedule_add(r->db, r->cfg, &r->who, slug, profile, rate, dur,
+	    every, wd, at, zone, &id, &err) != APP_OK) {
+		answer(r, &err);
+		goto out;
+	}
+	if (db_lts_list(r->db, &all, &n) != APP_OK) {
+		http_app_err(r, ERR_INTERNAL);
+		goto out;
+	}
+	for (i = 0; i < n && all[i].id != id; i++)
+		continue;
+	if (i == n || (o = lt_schedule_json(&all[i])) == NULL)
+		http_app_err(r, ERR_INTERNAL);
+	else {
+		http_json(r, 201, o);
+		json_object_put(o);
+	}
+	free(all);
+out:
+	json_object_put(body);
+}
+
+void
+api_loadtest_schedules(struct req *r)
+{
+	struct json_object	*o, *a;
+	struct lt_schedule	*s = NULL;
+	size_t			 n = 0, i;
+	enum app_err		 er;
+
+	if (r->method == METHOD_POST) {
+		schedule_add(r);
+		return;
+	}
+	if ((er = db_lts_list(r->db, &s, &n)) != APP_OK) {
+		http_app_err(r, http_err_of(er));
+		return;
+	}
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < n; i++)
+		if (qops_in_scope(&r->who, s[i].queue_id))
+			json_object_array_add(a, lt_schedule_json(&s[i]));
+	json_object_object_add(o, "schedules", a);
+	http_json(r, 200, o);
+	json_object_put(o);
+	free(s);
+}
+
+void
+api_loadtest_schedule(struct req *r)
+{
+	struct lt_err	 err;
+	int64_t		 id;
+
+	if (parse_int64(r->arg, 1, ID_MAX, &id) == -1) {
+		http_app_err(r, ERR_LOADTEST_NOT_FOUND);
+		return;
+	}
+	if (lt_schedule_delete(r->db, &r->who, id, &err) != APP_OK)
+		answer(r, &err);
+	else
+		http_send(r, 204, NULL, NULL, 0);
+}

@@ -18,4 +18,14 @@ void	 api_loadtests(struct req *);
 /* GET: one run with its series; 404 load_test_not_found. */
 void	 api_loadtest(struct req *);
 
+/*
+ * /api/admin/loadtest-schedules: GET {"schedules": [...]}; POST
+ * {queue, profile, ratePerSecond, durationSeconds, everyMinutes | weekly
+ * {weekday, time "HH:MM", timeZone}}: 201 with the schedule (an
+ * interval's first run is asked for at once).  DELETE
+ * /api/admin/loadtest-schedules/<id>: 204.
+ */
+void	 api_loadtest_schedules(struct req *);
+void	 api_loadtest_schedule(struct req *);
+
 #endif /* API_LOADTEST_H */

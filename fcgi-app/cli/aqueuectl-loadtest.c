@@ -191,10 +191,100 @@ show(struct db *db, const char *arg)
 	return 0;
 }
 
+/*
+ * loadtest schedule add SLUG --rate N --duration S [--profile P]
+ * (--every MINUTES | --weekly DAY HH:MM ZONE).
+ */
+static int
+schedule_add(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
+{
+	struct lt_err	 err;
+	const char	*profile = "mix", *zone = NULL;
+	int64_t		 rate = 0, dur = 0, every = 0, wd = -1, at = -1, id;
+	int		 i, when = 0;
+
+	for (i = 4; i < argc; i++) {
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			profile = argv[++i];
+		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
+			if (parse_int64(argv[++i], 1, INT64_MAX / 1000000,
+			    &rate) == -1)
+				rate = -1;
+		} else if (strcmp(argv[i], "--duration") == 0 &&
+		    i + 1 < argc) {
+			if (parse_int64(argv[++i], 1, INT64_MAX / 1000,
+			    &dur) == -1)
+				dur = -1;
+		} else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc) {
+			if (parse_int64(argv[++i], 1, INT64_MAX / 60000,
+			    &every) == -1)
+				every = -1;
+			when++;
+		} else if (strcmp(argv[i], "--weekly") == 0 && i + 3 < argc) {
+			wd = lt_weekday(argv[++i]);
+			at = lt_hhmm(argv[++i]);
+			zone = argv[++i];
+			when++;
+		} else
+			return CTL_USAGE;
+	}
+	if (rate == 0 || dur == 0 || when != 1)
+		return CTL_USAGE;
+	if (lt_schedule_add(db, c, who, argv[3], profile, rate, dur, every,
+	    wd, at, zone, &id, &err) != APP_OK) {
+		fprintf(stderr, "aqueuectl: %s%s%s: %s\n", err.code,
+		    err.field != NULL ? " " : "",
+		    err.field != NULL ? err.field : "", err.message);
+		return ctl_exit_of(err.status);
+	}
+	printf("load-test schedule %lld made\n", (long long)id);
+	return 0;
+}
+
+/* loadtest schedule add ... | list | delete ID. */
+static int
+schedule(struct db *db, const struct cfg *c, int argc, char *argv[],
+    const struct principal *who)
+{
+	struct lt_schedule	*s = NULL;
+	struct lt_err		 err;
+	size_t			 n = 0, i;
+	int64_t			 id;
+
+	if (argc >= 4 && strcmp(argv[2], "add") == 0)
+		return schedule_add(db, c, argc, argv, who);
+	if (argc == 3 && strcmp(argv[2], "list") == 0) {
+		if (db_lts_list(db, &s, &n) != APP_OK) {
+			fprintf(stderr, "aqueuectl: the schedules are not "
+			    "readable\n");
+			return 1;
+		}
+		for (i = 0; i < n; i++)
+			print_json(lt_schedule_json(&s[i]));
+		free(s);
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[2], "delete") == 0) {
+		if (parse_int64(argv[3], 1, INT64_MAX, &id) == -1)
+			return CTL_USAGE;
+		if (lt_schedule_delete(db, who, id, &err) != APP_OK) {
+			fprintf(stderr, "aqueuectl: %s: %s\n", err.code,
+			    err.message);
+			return ctl_exit_of(err.status);
+		}
+		printf("load-test schedule %lld deleted\n", (long long)id);
+		return 0;
+	}
+	return CTL_USAGE;
+}
+
 int
 ctl_loadtest(struct db *db, const struct cfg *c, int argc, char *argv[],
     const struct principal *who)
 {
+	if (argc >= 3 && strcmp(argv[1], "schedule") == 0)
+		return schedule(db, c, argc, argv, who);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return run(db, c, argc, argv, who);
 	if (argc >= 2 && strcmp(argv[1], "list") == 0)

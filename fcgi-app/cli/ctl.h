@@ -69,10 +69,12 @@ int	 ctl_bypass(struct db *, int argc, char *argv[],
 
 /*
  * "loadtest run SLUG --profile mix|status|join --rate N --duration S
- * [--wait] | list [SLUG] [--limit N] | show ID | wait ID": built-in load
- * tests (loadtest.h), asked for as who.  Returns the exit status (0
- * done, 1 failed, 2 bad usage or value (or not a test queue), 4 no such
- * queue or run, 6 the run ended flagged as a regression).
+ * [--wait] | list [SLUG] [--limit N] | show ID | wait ID | schedule add
+ * SLUG ... (--every MIN | --weekly DAY HH:MM ZONE) | schedule list |
+ * schedule delete ID": built-in load tests (loadtest.h), as who.
+ * Returns the exit status (0 done, 1 failed, 2 bad usage or value (or
+ * not a test queue), 4 no such queue or run, 6 the run ended flagged as
+ * a regression).
  */
 int	 ctl_loadtest(struct db *, const struct cfg *, int argc,
 	    char *argv[], const struct principal *who);

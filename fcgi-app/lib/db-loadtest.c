@@ -372,3 +372,181 @@ db_lt_prior(struct db *db, const struct lt_run *r,
 	*n = l.n;
 	return er;
 }
+
+/* ---- schedules ------------------------------------------------- */
+
+#define LTS_NSTR	4	/* string columns of a schedule's row */
+#define LTS_NINT	10	/* integer columns */
+
+/* Result buffers of a schedule's row (LTS_COLS of db-stmt.c). */
+struct sched_res {
+	struct lt_schedule	 s;
+	unsigned long		 len[LTS_NSTR];
+	my_bool			 null[LTS_NSTR];
+	MYSQL_BIND		 b[LTS_NSTR + LTS_NINT];
+};
+
+static void
+sched_res_bind(struct sched_res *x)
+{
+	struct lt_schedule	*s = &x->s;
+	char			*str[LTS_NSTR] = { s->slug, s->profile,
+	    s->zone, s->created_by };
+	size_t			 cap[LTS_NSTR] = { sizeof(s->slug),
+	    sizeof(s->profile), sizeof(s->zone), sizeof(s->created_by) };
+	const int		 col[LTS_NSTR] = { 2, 3, 9, 11 };
+	int64_t			*iv[LTS_NINT] = { &s->id, &s->queue_id,
+	    &s->rate, &s->duration_s, &s->every_min, &s->weekday, &s->at_min,
+	    &s->next_ms, &s->created_ms, &s->last_run_id };
+	const int		 icol[LTS_NINT] = { 0, 1, 4, 5, 6, 7, 8, 10,
+	    12, 13 };
+	size_t			 i;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 0; i < LTS_NSTR; i++)
+		db_bind_res_str(&x->b[col[i]], str[i], cap[i] - 1, &x->len[i],
+		    &x->null[i]);
+	for (i = 0; i < LTS_NINT; i++)
+		db_bind_int(&x->b[icol[i]], iv[i]);
+}
+
+static void
+sched_res_get(struct sched_res *x, struct lt_schedule *out)
+{
+	struct lt_schedule	*s = &x->s;
+	char			*str[LTS_NSTR] = { s->slug, s->profile,
+	    s->zone, s->created_by };
+	size_t			 cap[LTS_NSTR] = { sizeof(s->slug),
+	    sizeof(s->profile), sizeof(s->zone), sizeof(s->created_by) };
+	size_t			 i, n;
+
+	for (i = 0; i < LTS_NSTR; i++) {
+		n = x->null[i] ? 0 : x->len[i];
+		str[i][n < cap[i] ? n : cap[i] - 1] = '\0';
+	}
+	*out = *s;
+}
+
+enum app_err
+db_lts_insert(struct db *db, const struct lt_schedule *s, int64_t *id)
+{
+	struct lt_schedule	 t = *s;
+	MYSQL_BIND		 p[10];
+	unsigned long		 len[3];
+	enum app_err		 er;
+
+	db_bind_int(&p[0], &t.queue_id);
+	db_bind_str(&p[1], t.profile, &len[0]);
+	db_bind_int(&p[2], &t.rate);
+	db_bind_int(&p[3], &t.duration_s);
+	db_bind_int(&p[4], &t.every_min);
+	db_bind_int(&p[5], &t.weekday);
+	db_bind_int(&p[6], &t.at_min);
+	db_bind_str(&p[7], t.zone, &len[1]);
+	db_bind_opt_int(&p[8], &t.next_ms);
+	db_bind_str(&p[9], t.created_by, &len[2]);
+	if ((er = db_run(db, STMT_LTS_INSERT, p, NULL, NULL)) != APP_OK)
+		return er;
+	*id = db_insert_id(db, STMT_LTS_INSERT);
+	return APP_OK;
+}
+
+/* State of a list of schedules while rows come in. */
+struct sched_list {
+	struct sched_res	 x;
+	struct lt_schedule	*s;
+	size_t			 n, cap;
+};
+
+/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
+static int
+sched_list_row(void *arg)
+{
+	struct sched_list	*l = arg;
+	struct lt_schedule	*s;
+
+	if ((s = append((void **)&l->s, &l->n, &l->cap, sizeof(*s))) ==
+	    NULL)
+		return -1;
+	sched_res_get(&l->x, s);
+	return 0;
+}
+
+/* Run statement st with p as a list of schedules into *out, *n. */
+static enum app_err
+sched_list(struct db *db, enum stmt st, MYSQL_BIND *p,
+    struct lt_schedule **out, size_t *n)
+{
+	struct sched_list	*l;
+	enum app_err		 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = try_calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	sched_res_bind(&l->x);
+	er = db_run_each(db, st, p, l->x.b, sched_list_row, l);
+	if (er == APP_OK) {
+		*out = l->s;
+		*n = l->n;
+	} else
+		free(l->s);
+	free(l);
+	return er;
+}
+
+enum app_err
+db_lts_list(struct db *db, struct lt_schedule **out, size_t *n)
+{
+	return sched_list(db, STMT_LTS_LIST, NULL, out, n);
+}
+
+enum app_err
+db_lts_due(struct db *db, struct lt_schedule **out, size_t *n)
+{
+	return sched_list(db, STMT_LTS_DUE, NULL, out, n);
+}
+
+enum app_err
+db_lts_get(struct db *db, int64_t id, struct lt_schedule *out)
+{
+	struct lt_schedule	*s = NULL;
+	MYSQL_BIND		 p[1];
+	size_t			 n = 0;
+	enum app_err		 er;
+
+	db_bind_int(&p[0], &id);
+	if ((er = sched_list(db, STMT_LTS_GET, p, &s, &n)) == APP_OK) {
+		if (n == 0)
+			er = APP_NOTFOUND;
+		else
+			*out = s[0];
+	}
+	free(s);
+	return er;
+}
+
+enum app_err
+db_lts_delete(struct db *db, int64_t id)
+{
+	MYSQL_BIND	 p[1];
+
+	db_bind_int(&p[0], &id);
+	return db_run(db, STMT_LTS_DELETE, p, NULL, NULL);
+}
+
+enum app_err
+db_lts_advance(struct db *db, int64_t id, int64_t old_next,
+    int64_t new_next, int64_t run_id, int *moved)
+{
+	MYSQL_BIND	 p[4];
+	enum app_err	 er;
+
+	db_bind_int(&p[0], &new_next);
+	db_bind_int(&p[1], &run_id);
+	db_bind_int(&p[2], &id);
+	db_bind_int(&p[3], &old_next);
+	er = db_run(db, STMT_LTS_ADVANCE, p, NULL, NULL);
+	*moved = er == APP_OK && db_affected(db, STMT_LTS_ADVANCE) == 1;
+	return er;
+}

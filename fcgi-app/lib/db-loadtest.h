@@ -117,4 +117,28 @@ enum app_err	 db_lt_prior(struct db *, const struct lt_run *r,
  */
 enum app_err	 db_lt_latest(struct db *, struct lt_run **out, size_t *n);
 
+/*
+ * Schedules (loadtest_schedule, migration 0081; struct lt_schedule of
+ * loadtest.h).  db_lts_insert(): s's queue, profile, rate, duration,
+ * every_min, weekday, at_min, zone, next_ms (0: now) and created_by;
+ * sets *id.  db_lts_list(): every schedule by id; db_lts_due(): those
+ * due now, the earliest first, at most 8 (*out a new array freed with
+ * free()).  db_lts_get(): APP_NOTFOUND when there is none.
+ * db_lts_advance(): set schedule id's next time to new_next and its last
+ * run to run_id (0: none) only while its next time is old_next; *moved
+ * 1 when it was.  Each returns APP_OK, APP_ENOMEM, APP_DB or
+ * APP_DB_DOWN.
+ */
+enum app_err	 db_lts_insert(struct db *, const struct lt_schedule *s,
+		    int64_t *id);
+enum app_err	 db_lts_list(struct db *, struct lt_schedule **out,
+		    size_t *n);
+enum app_err	 db_lts_due(struct db *, struct lt_schedule **out,
+		    size_t *n);
+enum app_err	 db_lts_get(struct db *, int64_t id,
+		    struct lt_schedule *out);
+enum app_err	 db_lts_delete(struct db *, int64_t id);
+enum app_err	 db_lts_advance(struct db *, int64_t id, int64_t old_next,
+		    int64_t new_next, int64_t run_id, int *moved);
+
 #endif /* DB_LOADTEST_H */

@@ -162,6 +162,11 @@
 	"l.flag_reason, l.elapsed_ms, l.error, " DBNOW_SQL ", l.joins, " \
 	"l.polls, l.claims"
 
+/* A load-test schedule's row (struct lt_schedule, db-loadtest.c). */
+#define LTS_COLS "s.id, s.queue_id, q.slug, s.profile, s.rate_per_s, " \
+	"s.duration_s, s.every_min, s.weekday, s.at_min, s.time_zone, " \
+	"s.next_ms, s.created_by, s.created_ms, COALESCE(s.last_run_id, 0)"
+
 /* The columns of struct ar_settings, in db-worker.c's order. */
 #define AR_COLS "queue_id, enabled, dry_run, health_url, allow_private, " \
 	"interval_s, rules, rate_min, rate_max, raise_step, cut_percent, " \
@@ -769,6 +774,31 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "l.queue_id WHERE l.id IN (SELECT MAX(id) FROM loadtest WHERE "
 	    "status = 'done' GROUP BY queue_id, profile) ORDER BY q.slug, "
 	    "l.profile" },
+	/*
+	 * STMT_LTS_*: load-test schedules.  STMT_LTS_INSERT's next_ms
+	 * parameter NULL: now (an interval's first run).  STMT_LTS_ADVANCE
+	 * moves a due schedule on only from the next_ms it was read with.
+	 */
+	[STMT_LTS_INSERT] = { 10, 0,
+	    "INSERT INTO loadtest_schedule (queue_id, profile, rate_per_s, "
+	    "duration_s, every_min, weekday, at_min, time_zone, next_ms, "
+	    "created_by, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+	    "COALESCE(?, " DBNOW_SQL "), ?, " DBNOW_SQL ")" },
+	[STMT_LTS_LIST] = { 0, 1,
+	    "SELECT " LTS_COLS " FROM loadtest_schedule s JOIN queue q ON "
+	    "q.id = s.queue_id ORDER BY s.id" },
+	[STMT_LTS_GET] = { 1, 1,
+	    "SELECT " LTS_COLS " FROM loadtest_schedule s JOIN queue q ON "
+	    "q.id = s.queue_id WHERE s.id = ?" },
+	[STMT_LTS_DELETE] = { 1, 0,
+	    "DELETE FROM loadtest_schedule WHERE id = ?" },
+	[STMT_LTS_DUE] = { 0, 1,
+	    "SELECT " LTS_COLS " FROM loadtest_schedule s JOIN queue q ON "
+	    "q.id = s.queue_id WHERE s.next_ms <= " DBNOW_SQL " ORDER BY "
+	    "s.next_ms LIMIT 8" },
+	[STMT_LTS_ADVANCE] = { 4, 0,
+	    "UPDATE loadtest_schedule SET next_ms = ?, last_run_id = "
+	    "NULLIF(?, 0) WHERE id = ? AND next_ms = ?" },
 };
 
 /* Generated statements (QUEUE_COLS): their text once expanded. */

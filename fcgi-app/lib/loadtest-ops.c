@@ -47,18 +47,17 @@ failed(struct lt_err *err, enum app_err er)
 }
 
 enum app_err
-lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
-    const char *slug, const char *profile, int64_t rate, int64_t duration_s,
-    int64_t *id, struct lt_err *err)
+lt_check_ask(struct db *db, const struct cfg *c,
+    const struct principal *who, const char *slug, const char *profile,
+    int64_t rate, int64_t duration_s, int64_t *queue_id, struct lt_err *err)
 {
 	struct queue		*q = NULL;
 	struct qops_err		 qe;
-	struct json_object	*after;
 	const char		*field, *rule;
 	enum app_err		 er;
 
 	memset(err, 0, sizeof(*err));
-	*id = 0;
+	*queue_id = 0;
 	if (who->kind == PRINCIPAL_KEY)
 		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "An API key cannot run load tests; sign in to the "
@@ -92,6 +91,24 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
 		    "loadtest-url (the room's address as the worker reaches "
 		    "it) in the configuration.");
 	}
+	*queue_id = q->id;
+	qops_queue_free(q);
+	return APP_OK;
+}
+
+enum app_err
+lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
+    const char *slug, const char *profile, int64_t rate, int64_t duration_s,
+    int64_t *id, struct lt_err *err)
+{
+	struct json_object	*after;
+	enum app_err		 er;
+	int64_t			 qid;
+
+	*id = 0;
+	if ((er = lt_check_ask(db, c, who, slug, profile, rate, duration_s,
+	    &qid, err)) != APP_OK)
+		return er;
 	after = json_object_new_object();
 	json_object_object_add(after, "profile",
 	    json_object_new_string(profile));
@@ -100,10 +117,10 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
 	json_object_object_add(after, "durationSeconds",
 	    json_object_new_int64(duration_s));
 	if ((er = db_begin(db)) == APP_OK &&
-	    (er = db_lt_insert(db, q->id, profile, rate, duration_s,
+	    (er = db_lt_insert(db, qid, profile, rate, duration_s,
 	    who->name, id)) == APP_OK) {
 		json_object_object_add(after, "id", json_object_new_int64(*id));
-		if ((er = qops_audit_write(db, who, q->id, q->slug,
+		if ((er = qops_audit_write(db, who, qid, slug,
 		    "loadtest.start", NULL, after)) == APP_OK)
 			er = db_commit(db);
 	}
@@ -112,7 +129,6 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
 		*id = 0;
 	}
 	json_object_put(after);
-	qops_queue_free(q);
 	return er == APP_OK ? APP_OK : failed(err, er);
 }
 

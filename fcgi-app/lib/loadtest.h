@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "aqueue.h"
+#include "queue-fields.h"
 
 struct cfg;
 
@@ -136,6 +137,15 @@ enum app_err	 lt_ask(struct db *, const struct cfg *c,
 		    int64_t *id, struct lt_err *err);
 
 /*
+ * lt_ask()'s checks without writing anything: *queue_id the queue's id
+ * when they pass.  Returns APP_OK, or an error with *err set.
+ */
+enum app_err	 lt_check_ask(struct db *, const struct cfg *c,
+		    const struct principal *who, const char *slug,
+		    const char *profile, int64_t rate, int64_t duration_s,
+		    int64_t *queue_id, struct lt_err *err);
+
+/*
  * The API's object of run r: {id, queue, profile, ratePerSecond,
  * durationSeconds, status, requestedBy, runner, createdAt, startedAt,
  * finishedAt (ISO 8601 or null), elapsedSeconds, sent, ok, errors,
@@ -147,5 +157,102 @@ enum app_err	 lt_ask(struct db *, const struct cfg *c,
  */
 struct json_object *lt_run_json(const struct lt_run *r,
 		    const struct lt_second *s, size_t n);
+
+/* ---- schedules (loadtest-sched.c) ---------------------------- */
+
+#define LT_ZONE_MAX	64	/* bytes of an IANA time zone's name */
+#define LT_EVERY_MAX	(60 * 24 * 28)	/* minutes between runs, at most */
+
+/*
+ * 1 when zone names a time zone of the system's database (an IANA name
+ * such as "Europe/Madrid" or "UTC": letters, digits, "_", "-", "+" and
+ * "/" between names, no "..", a file under TZDIR or
+ * /usr/share/zoneinfo), else 0.
+ */
+int		 lt_zone_valid(const char *zone);
+
+/*
+ * The first time after after_ms (Unix ms) that is weekday (0 Sunday -
+ * 6 Saturday) at at_min minutes after midnight (0-1439) in zone (valid
+ * per lt_zone_valid()), as Unix ms.  A local time that does not exist
+ * (the hour skipped when daylight saving time begins) is taken as the
+ * same time of the clock an hour later (mktime(3)'s reading); one that
+ * exists twice, as its first.  Returns -1 when the zone cannot be used.
+ * Sets the process's TZ for the call and restores it (not for threads).
+ */
+int64_t		 lt_next_weekly(int64_t after_ms, int weekday, int at_min,
+		    const char *zone);
+
+/*
+ * The next run of an every_min schedule whose run was due at due_ms,
+ * now now_ms: due_ms + every_min minutes, or, when that has passed too
+ * (the worker was down), the first such step after now_ms (missed runs
+ * are not made up).  Can't fail.
+ */
+int64_t		 lt_next_every(int64_t due_ms, int64_t now_ms,
+		    int64_t every_min);
+
+/* One schedule, as the API and the CLI show it. */
+struct lt_schedule {
+	int64_t	 id;
+	int64_t	 queue_id;
+	char	 slug[SLUG_MAX + 1];
+	char	 profile[LT_PROFILE_MAX + 1];
+	int64_t	 rate, duration_s;
+	int64_t	 every_min;	/* 0: weekly */
+	int64_t	 weekday;	/* 0-6, or -1 */
+	int64_t	 at_min;
+	char	 zone[LT_ZONE_MAX + 1];
+	int64_t	 next_ms;
+	char	 created_by[256];
+	int64_t	 created_ms;
+	int64_t	 last_run_id;	/* 0: none yet */
+};
+
+/*
+ * Make a schedule of queue slug for who: a run of profile at rate for
+ * duration_s every every_min minutes (1-LT_EVERY_MAX; the first now),
+ * or, with every_min 0, weekly on weekday at at_min in zone.  Refused
+ * as lt_ask() (the same checks, and 422 invalid_value naming
+ * everyMinutes, weekday, time or timeZone).  Audited as
+ * "loadtest.schedule".  Sets *id.  Returns APP_OK, or an error with
+ * *err set (nothing written).
+ */
+enum app_err	 lt_schedule_add(struct db *, const struct cfg *c,
+		    const struct principal *who, const char *slug,
+		    const char *profile, int64_t rate, int64_t duration_s,
+		    int64_t every_min, int64_t weekday, int64_t at_min,
+		    const char *zone, int64_t *id, struct lt_err *err);
+
+/*
+ * Delete schedule id for who (audited as "loadtest.unschedule"; an API
+ * key is refused).  Returns APP_OK, or an error with *err set (404
+ * load_test_not_found when there is none).
+ */
+enum app_err	 lt_schedule_delete(struct db *, const struct principal *who,
+		    int64_t id, struct lt_err *err);
+
+/*
+ * The API's object of schedule s: {id, queue, profile, ratePerSecond,
+ * durationSeconds, everyMinutes (or null), weekly ({weekday ("sunday"
+ * ...), time ("HH:MM"), timeZone}, or null), nextRunAt, createdBy,
+ * createdAt, lastRunId (or null)}.  A new object; NULL when out of
+ * memory.
+ */
+struct json_object *lt_schedule_json(const struct lt_schedule *s);
+
+/* "sunday" ... "saturday" to 0-6; -1 for anything else. */
+int		 lt_weekday(const char *name);
+
+/* "HH:MM" (00:00-23:59, two digits each) as minutes; -1 otherwise. */
+int64_t		 lt_hhmm(const char *s);
+
+/*
+ * The leader's step: ask for the runs of the schedules that are due
+ * (at most a few per call), each with its next time moved on in the
+ * same transaction (guarded: two leaders never ask twice).  *made says
+ * how many runs were asked for.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err	 lt_schedules_run(struct db *, int *made);
 
 #endif /* LOADTEST_H */

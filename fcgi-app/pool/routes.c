@@ -243,6 +243,10 @@ static const struct route routes[] = {
 	    api_loadtests },
 	{ GH, "/api/admin/loadtests/:id", AUTH_ADMIN, ADMIN | RF_NO_KEY,
 	    api_loadtest },
+	{ GH | P, "/api/admin/loadtest-schedules", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_loadtest_schedules },
+	{ M(METHOD_DELETE), "/api/admin/loadtest-schedules/:id", AUTH_ADMIN,
+	    ADMIN | RF_NO_KEY, api_loadtest_schedule },
 	/* A queue's custom template (api-template.c): a key may too. */
 	{ GH | M(METHOD_PUT) | M(METHOD_DELETE),
 	    "/api/admin/queue/sites/:id/template", AUTH_ADMIN, ADMIN,

@@ -49,6 +49,7 @@ commands:
          [--abandon on|off] [--abandon-grace S] [--pow on|off]
          [--pow-bits N] [--session-renewal on|off]
          [--method fifo|passthrough|hold] [--total-active-users N]
+         [--load-test-queue on|off]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -92,6 +93,17 @@ commands:
                        template (HTML, at most 51200 bytes)
   template reset SLUG  back to the default room page
   template show SLUG   print the stored template
+  loadtest run SLUG --rate N --duration S [--profile mix|status|join]
+         [--wait]      a load test against a test queue (a worker
+                       with loadtest-url runs it); --wait follows it
+  loadtest list [SLUG] [--limit N] | loadtest show ID | loadtest wait ID
+                       runs as JSON lines; one with its series
+  loadtest schedule add SLUG --rate N --duration S [--profile P]
+         (--every MINUTES | --weekly DAY HH:MM ZONE)
+                       a recurring load test (an interval's first
+                       run now; DAY sunday..saturday, ZONE an IANA
+                       time zone such as Europe/Madrid)
+  loadtest schedule list | loadtest schedule delete ID
   audit [--queue SLUG] [--actor NAME] [--action ACTION] [--limit N]
                        the audit log, newest first, as JSON lines
 
@@ -103,7 +115,8 @@ options:
   -h, --help           this text
 
 exit status: 0 done, 1 failed, 2 bad usage or value, 3 queue or
-user exists, 4 no such queue, 5 no such user
+user exists, 4 no such queue, 5 no such user, 6 a load test
+flagged as a regression
 `;
 
 test('--help and -h print the usage to stdout and exit 0', () => {
@@ -240,7 +253,7 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
 		powEnabled: false, powBits: 15, sessionRenewal: false,
 		totalActiveUsers: 0,
-		queuingMethod: 'fifo',
+		queuingMethod: 'fifo', loadTestQueue: false,
 		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&

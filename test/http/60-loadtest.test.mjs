@@ -240,3 +240,141 @@ test('a run clearly slower than the comparable earlier ones is flagged ' +
 	assert.match(m.text, new RegExp('^aqueue_loadtest_p95_seconds\\{' +
 	    `queue="${lt.slug}",profile="status"\\} [1-9]`, 'm'));
 });
+
+test('a run asked for before its queue stopped being a test queue sends ' +
+    'nothing and fails, saying why', async () => {
+	const s = await session();
+	const q = createQueue();
+	const before = show(q.slug).lastNumber;
+	// As if asked for while the queue was a test queue (the flag was
+	// turned off before a worker claimed it).
+	const id = Number(dbSQL('INSERT INTO loadtest (queue_id, profile, ' +
+	    'rate_per_s, duration_s, requested_by, created_ms) SELECT id, ' +
+	    `'join', 50, 2, 'test', 0 FROM queue WHERE slug = '${q.slug}'; ` +
+	    'SELECT LAST_INSERT_ID()')[0][0]);
+	const run = await finished(s, id);
+	assert.equal(run.status, 'failed');
+	assert.match(run.error, /not a test queue/);
+	assert.equal(run.sent, 0);
+	assert.equal(show(q.slug).lastNumber, before, 'no number taken');
+});
+
+test('schedules: an interval runs at once and then every N minutes; a ' +
+    'weekly one at its weekday and time in the operator\'s zone; ' +
+    'refusals change nothing', async () => {
+	const s = await session();
+	const SCH = '/api/admin/loadtest-schedules';
+	const lt = testQueue();
+	const prod = createQueue();
+	const count = () => Number(dbSQL('SELECT COUNT(*) FROM ' +
+	    'loadtest_schedule')[0][0]);
+	const n0 = count();
+	const key = /^key: (qak_\S+)$/m.exec(ctl('key', 'create', lt.slug,
+	    '--name', 'k'))[1];
+	const base = { queue: lt.slug, profile: 'status', ratePerSecond: 10,
+	    durationSeconds: 1 };
+	for (const [m, p] of [['GET', SCH], ['POST', SCH],
+	    ['DELETE', `${SCH}/1`]]) {
+		const r = await req(p, { method: m, headers: {
+		    authorization: `Bearer ${key}`,
+		    'content-type': 'application/json' },
+		    body: m === 'POST' ? JSON.stringify({ ...base,
+		    everyMinutes: 60 }) : undefined });
+		assert.equal(r.status, 403, `${m} ${p} with a key`);
+	}
+	const weekly = (w) => ({ ...base, weekly: { weekday: 'monday',
+	    time: '09:00', timeZone: 'Europe/Madrid', ...w } });
+	for (const [body, error, field] of [
+	    [{ ...base, everyMinutes: 0 }, 'invalid_value', 'everyMinutes'],
+	    [{ ...base, everyMinutes: 40321 }, 'invalid_value',
+		'everyMinutes'],
+	    [{ ...base }, 'invalid_value', 'everyMinutes'],
+	    [weekly({ weekday: 'funday' }), 'invalid_value', 'weekday'],
+	    [weekly({ time: '24:00' }), 'invalid_value', 'time'],
+	    [weekly({ time: '9:00' }), 'invalid_value', 'time'],
+	    [weekly({ timeZone: 'Mars/Olympus' }), 'invalid_value',
+		'timeZone'],
+	    [weekly({ timeZone: '../../etc/passwd' }), 'invalid_value',
+		'timeZone'],
+	    [{ ...base, everyMinutes: 60, queue: prod.slug },
+		'not_a_test_queue', 'queue'],
+	    [{ ...base, everyMinutes: 60, profile: 'nope' },
+		'invalid_value', 'profile']]) {
+		const r = await s('POST', SCH, body);
+		assert.equal(r.status, 422, `${JSON.stringify(body)}: ${r.text}`);
+		assert.equal(r.json.error, error, JSON.stringify(body));
+		assert.equal(r.json.field, field, JSON.stringify(body));
+		checkOp(SCH, 'post', r);
+	}
+	assert.equal(count(), n0, 'nothing written');
+
+	// Weekly: Monday 09:00 in Madrid, the next one.
+	let r = await s('POST', SCH, weekly({}));
+	assert.equal(r.status, 201, r.text);
+	checkOp(SCH, 'post', r);
+	const w = r.json;
+	assert.equal(w.everyMinutes, null);
+	assert.deepEqual(w.weekly, { weekday: 'monday', time: '09:00',
+	    timeZone: 'Europe/Madrid' });
+	const next = Date.parse(w.nextRunAt);
+	assert.ok(next > Date.now() && next <= Date.now() + 7 * 86400000,
+	    w.nextRunAt);
+	const local = new Intl.DateTimeFormat('en-GB', { timeZone:
+	    'Europe/Madrid', weekday: 'long', hour: '2-digit',
+	    minute: '2-digit', hour12: false }).format(new Date(next));
+	assert.equal(local, 'Monday 09:00');
+
+	// Every 60 minutes: the first run at once (the worker's leader asks
+	// for it within its 5 s step), the next an hour after it was due.
+	r = await s('POST', SCH, { ...base, everyMinutes: 60 });
+	assert.equal(r.status, 201, r.text);
+	const e = r.json;
+	const due = Date.parse(e.nextRunAt);
+	let run = null;
+	await waitFor(async () => {
+		const l = (await s('GET', `${API}?queue=${lt.slug}`)).json;
+		run = l.loadtests.find((x) => x.requestedBy ===
+		    `schedule:${e.id}`);
+		return run !== undefined;
+	}, 30000, 250, 'the schedule\'s first run');
+	run = await finished(s, run.id);
+	assert.equal(run.status, 'done');
+	assert.equal(run.sent, 10);
+	const list = await s('GET', SCH);
+	assert.equal(list.status, 200);
+	checkOp(SCH, 'get', list);
+	const now = list.json.schedules.find((x) => x.id === e.id);
+	assert.equal(now.lastRunId, run.id);
+	assert.equal(Date.parse(now.nextRunAt), due + 3600000,
+	    'an hour after it was due');
+	// One run only: the next is an hour away.
+	assert.equal(runsOf(lt.slug), 1);
+
+	// Delete: 204, gone, audited; a second delete is 404.
+	r = await s('DELETE', `${SCH}/${e.id}`);
+	assert.equal(r.status, 204);
+	r = await s('DELETE', `${SCH}/${e.id}`);
+	assert.equal(r.status, 404);
+	checkOp(`${SCH}/{id}`, 'delete', r);
+	assert.ok(!(await s('GET', SCH)).json.schedules.some((x) =>
+	    x.id === e.id));
+	const acts = dbSQL('SELECT action FROM audit_log WHERE queue_slug = ' +
+	    `'${lt.slug}' ORDER BY id`).map((x) => x[0]);
+	assert.deepEqual(acts.filter((a) => a.startsWith('loadtest.')),
+	    ['loadtest.schedule', 'loadtest.schedule', 'loadtest.unschedule']);
+	// The CLI: weekly in another zone, listed, deleted.
+	const out = ctl('loadtest', 'schedule', 'add', lt.slug, '--rate', '5',
+	    '--duration', '1', '--weekly', 'friday', '18:30',
+	    'America/New_York');
+	const cid = Number(/^load-test schedule (\d+) made$/m.exec(out)[1]);
+	const mine = ctl('loadtest', 'schedule', 'list').trim().split('\n')
+	    .map((l) => JSON.parse(l)).find((x) => x.id === cid);
+	assert.deepEqual(mine.weekly, { weekday: 'friday', time: '18:30',
+	    timeZone: 'America/New_York' });
+	const bad = ctlRun('loadtest', 'schedule', 'add', lt.slug, '--rate',
+	    '5', '--duration', '1', '--weekly', 'friday', '18:30', 'Nowhere');
+	assert.equal(bad.code, 2, bad.err);
+	ctl('loadtest', 'schedule', 'delete', String(cid));
+	ctl('loadtest', 'schedule', 'delete', String(w.id));
+	assert.equal(count(), n0);
+});

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,64 @@ test_regressed(void)
 	    "1 percent: flagged");
 }
 
+static void
+test_schedules(void)
+{
+	/* Thursday 2026-12-03 15:00 UTC (16:00 in Madrid). */
+	const int64_t	 a = 1796310000000LL;
+	const char	*tz = getenv("TZ");
+	char		 tz0[128];
+
+	snprintf(tz0, sizeof(tz0), "%s", tz != NULL ? tz : "(unset)");
+
+	ok(lt_zone_valid("Europe/Madrid") && lt_zone_valid("UTC") &&
+	    lt_zone_valid("America/New_York"), "IANA zones of the system");
+	ok(!lt_zone_valid("Mars/Olympus") && !lt_zone_valid("") &&
+	    !lt_zone_valid(NULL) && !lt_zone_valid("../../etc/passwd") &&
+	    !lt_zone_valid("/etc/localtime") && !lt_zone_valid("Europe") &&
+	    !lt_zone_valid("Europe/") && !lt_zone_valid("Europe//Madrid") &&
+	    !lt_zone_valid("Europe/Madrid\n") &&
+	    !lt_zone_valid("Europe/Madrid;rm"), "no other names, no paths");
+	is_int(lt_weekday("sunday"), 0, "sunday 0");
+	is_int(lt_weekday("saturday"), 6, "saturday 6");
+	is_int(lt_weekday("Monday"), -1, "Monday: lower case only");
+	is_int(lt_hhmm("00:00"), 0, "00:00");
+	is_int(lt_hhmm("23:59"), 1439, "23:59");
+	is_int(lt_hhmm("24:00"), -1, "24:00 refused");
+	is_int(lt_hhmm("9:00"), -1, "9:00 refused (HH:MM)");
+	is_int(lt_hhmm("09:60"), -1, "09:60 refused");
+	is_int(lt_hhmm(NULL), -1, "NULL refused");
+	/* Exact values (Python's zoneinfo computed them). */
+	is_int(lt_next_weekly(a, 1, 9 * 60, "Europe/Madrid"),
+	    1796630400000LL, "Monday 09:00 Madrid: 2026-12-07T08:00Z");
+	is_int(lt_next_weekly(a, 4, 16 * 60 + 30, "Europe/Madrid"),
+	    1796311800000LL, "Thursday 16:30 Madrid: today, 15:30Z");
+	is_int(lt_next_weekly(a, 4, 15 * 60 + 59, "Europe/Madrid"),
+	    1796914740000LL, "Thursday 15:59 Madrid: passed, next week");
+	is_int(lt_next_weekly(a, 4, 16 * 60, "Europe/Madrid"),
+	    a + 7 * 86400000LL, "exactly now: next week (strictly after)");
+	is_int(lt_next_weekly(a, 1, 9 * 60, "America/New_York"),
+	    1796652000000LL, "Monday 09:00 New York: 14:00Z");
+	is_int(lt_next_weekly(a, 4, 0, "UTC"), 1796860800000LL,
+	    "Thursday 00:00 UTC: next week");
+	/* Daylight saving time in Madrid, 2026. */
+	is_int(lt_next_weekly(1774396800000LL, 0, 150, "Europe/Madrid"),
+	    1774747800000LL, "29 March 02:30 does not exist: 01:30Z");
+	is_int(lt_next_weekly(1792454400000LL, 0, 150, "Europe/Madrid"),
+	    1792888200000LL, "25 October 02:30 twice: the first, 00:30Z");
+	is_int(lt_next_weekly(a, 7, 0, "UTC"), -1, "weekday 7 refused");
+	is_int(lt_next_weekly(a, 1, 1440, "UTC"), -1, "minute 1440 refused");
+	is_int(lt_next_weekly(a, 1, 0, "Mars/Olympus"), -1, "unknown zone");
+	tz = getenv("TZ");
+	is_str(tz != NULL ? tz : "(unset)", tz0, "TZ as it was");
+	/* Intervals: the next step, missed ones not made up. */
+	is_int(lt_next_every(1000000, 1000001, 60), 1000000 + 3600000,
+	    "due, now just after: one hour on");
+	is_int(lt_next_every(1000000, 1000000 + 3 * 3600000 + 5, 60),
+	    1000000 + 4 * 3600000, "three hours missed: the next step "
+	    "after now, once");
+}
+
 int
 main(void)
 {
@@ -173,5 +232,6 @@ main(void)
 	test_percentiles();
 	test_check();
 	test_regressed();
+	test_schedules();
 	return done_testing();
 }
