@@ -6,7 +6,11 @@
 -- answered 2xx, errors, latency percentiles in microseconds from the
 -- time each request was due (open loop); flagged: clearly worse than
 -- the comparable earlier runs (flag_reason says how); joins, polls and
--- claims: the requests sent by kind (join, status, token).
+-- claims: the requests sent by kind (join, status, token).  A replay
+-- (profile 'replay') sends the joins of queue replay_queue_id's samples
+-- from replay_from_ms to replay_to_ms, replay_speed_milli / 1000 times
+-- faster and replay_volume_milli / 1000 times as many; rate_per_s is
+-- then its busiest second.
 CREATE TABLE loadtest (
 	id		INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	queue_id	INT UNSIGNED NOT NULL,
@@ -32,6 +36,11 @@ CREATE TABLE loadtest (
 	joins		BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	polls		BIGINT UNSIGNED NOT NULL DEFAULT 0,
 	claims		BIGINT UNSIGNED NOT NULL DEFAULT 0,
+	replay_queue_id	INT UNSIGNED NULL,
+	replay_from_ms	BIGINT NULL,
+	replay_to_ms	BIGINT NULL,
+	replay_speed_milli INT UNSIGNED NOT NULL DEFAULT 1000,
+	replay_volume_milli INT UNSIGNED NOT NULL DEFAULT 1000,
 	error		VARCHAR(255) NOT NULL DEFAULT '',
 	KEY loadtest_status (status, id),
 	KEY loadtest_like (profile, rate_per_s, duration_s, status, id),

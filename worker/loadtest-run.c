@@ -85,6 +85,8 @@ struct run {
 	struct ring	 polls, tokens;	/* mix */
 	struct lt_hist	 all, sec;	/* totals; the current second */
 	int64_t		 sec_sent, sec_ok, sec_err;
+	int64_t		*plan;		/* replay: the joins' due times */
+	size_t		 nplan;
 };
 
 static volatile sig_atomic_t	 stop_run;
@@ -244,7 +246,8 @@ ended(struct run *x, struct slot *s, long status, int64_t now)
 		x->sec_ok++;
 	else
 		x->sec_err++;
-	if (strcmp(x->r.profile, "mix") != 0 || !ok || s->kind == K_TOKEN)
+	if ((strcmp(x->r.profile, "mix") != 0 && x->plan == NULL) || !ok ||
+	    s->kind == K_TOKEN)
 		return;
 	s->body[s->len] = '\0';
 	o = json_tokener_parse(s->body);
@@ -252,8 +255,10 @@ ended(struct run *x, struct slot *s, long status, int64_t now)
 	if (adm == 1 && s->kind == K_JOIN &&
 	    json_object_object_get_ex(o, "token", &tok))
 		adm = -1;	/* admitted at its join: it has its token */
-	if (adm == 1)
+	if (adm == 1) {
+		s->vis.due_us = now;	/* its claim is due now */
 		ring_push(&x->tokens, &s->vis);
+	}
 	else if (adm == 0)
 		ring_push(&x->polls, &s->vis);
 	json_object_put(o);
@@ -295,7 +300,10 @@ send_one(struct run *x, int64_t due_us, int64_t now)
 	int		 rc;
 
 	x->sec_sent++;
-	if (strcmp(x->r.profile, "status") == 0) {
+	if (x->plan != NULL) {
+		x->r.joins++;
+		rc = start(x, K_JOIN, due_us, NULL);
+	} else if (strcmp(x->r.profile, "status") == 0) {
 		x->r.polls++;
 		rc = start(x, K_STATUS, due_us, NULL);
 	} else if (strcmp(x->r.profile, "join") == 0) {
@@ -319,6 +327,43 @@ send_one(struct run *x, int64_t due_us, int64_t now)
 		/* No room for one more under way: an error of the run. */
 		x->sec_err++;
 		lt_hist_add(&x->sec, (uint64_t)(now - due_us));
+	}
+}
+
+/*
+ * A replay's visitors: the claims and status polls that are due, sent
+ * on top of the arrivals (each timed from when it was due).
+ */
+static void
+visitors_due(struct run *x, int64_t now)
+{
+	struct visitor	*v, vis;
+	struct ring	*q;
+	enum kind	 k;
+
+	for (;;) {
+		if ((v = ring_head(&x->tokens)) != NULL) {
+			q = &x->tokens;
+			k = K_TOKEN;
+		} else if ((v = ring_head(&x->polls)) != NULL &&
+		    v->due_us <= now) {
+			q = &x->polls;
+			k = K_STATUS;
+		} else
+			return;
+		if (x->free_slots == NULL)
+			return;		/* sent when a request ends */
+		vis = *v;
+		ring_pop(q);
+		x->sec_sent++;
+		if (k == K_TOKEN)
+			x->r.claims++;
+		else
+			x->r.polls++;
+		if (start(x, k, vis.due_us, &vis) == -1) {
+			x->sec_err++;
+			lt_hist_add(&x->sec, (uint64_t)(now - vis.due_us));
+		}
 	}
 }
 
@@ -465,6 +510,17 @@ setup(struct run *x, const struct cfg *c, char *why, size_t len)
 	}
 	if (strcmp(x->r.profile, "status") == 0)
 		return first_number(x, why, len);
+	if (strcmp(x->r.profile, "replay") == 0) {
+		int64_t	 dur, peak;
+
+		if (lt_replay_load(x->db, &x->r, &x->plan, &x->nplan, &dur,
+		    &peak) == -1 || x->nplan == 0) {
+			(void)snprintf(why, len, "the samples of %s in the "
+			    "window are gone (stats-retention)",
+			    x->r.replay_slug);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -485,9 +541,19 @@ teardown(struct run *x)
 	if (x->m != NULL)
 		curl_multi_cleanup(x->m);
 	curl_slist_free_all(x->hdr);
+	free(x->plan);
 	free(x->slots);
 	free(x->polls.v);
 	free(x->tokens.v);
+}
+
+/* When request k is due: the plan's (a replay) or k / rate. */
+static int64_t
+due_of(const struct run *x, int64_t t0, int64_t k)
+{
+	if (x->plan != NULL)
+		return t0 + x->plan[k];
+	return t0 + k * 1000000 / x->r.rate;
 }
 
 /* Send the run's requests; returns 0, or -1 when stopped. */
@@ -495,30 +561,35 @@ static int
 drive(struct run *x, pid_t parent)
 {
 	int64_t	 t0 = mono_us(), now, due, tick = t0 + 1000000, wait;
-	int64_t	 total = x->r.rate * x->r.duration_s, k = 0, sec = 0;
-	int64_t	 end = t0 + x->r.duration_s * 1000000 + TIMEOUT_MS * 1000LL +
-	    2000000;
+	int64_t	 total = x->plan != NULL ? (int64_t)x->nplan :
+	    x->r.rate * x->r.duration_s, k = 0, sec = 0;
+	int64_t	 stop = t0 + x->r.duration_s * 1000000;
+	int64_t	 end = stop + TIMEOUT_MS * 1000LL + 2000000;
 
 	for (;;) {
 		now = mono_us();
 		if (stop_run || getppid() != parent)
 			return -1;
-		while (k < total && (due = t0 + k * 1000000 / x->r.rate) <=
-		    now) {
+		while (k < total && (due = due_of(x, t0, k)) <= now) {
 			send_one(x, due, now);
 			k++;
 		}
+		if (x->plan != NULL && now < stop)
+			visitors_due(x, now);
 		collect(x);
 		now = mono_us();
 		if (now >= tick) {
 			report(x, sec++, (now - t0) / 1000);
 			tick += 1000000;
 		}
-		if ((k == total && x->in_flight == 0) || now > end)
+		if ((k == total && x->in_flight == 0 && (x->plan == NULL ||
+		    now >= stop)) || now > end)
 			break;
 		wait = tick - now;
-		if (k < total && t0 + k * 1000000 / x->r.rate - now < wait)
-			wait = t0 + k * 1000000 / x->r.rate - now;
+		if (k < total && due_of(x, t0, k) - now < wait)
+			wait = due_of(x, t0, k) - now;
+		if (x->plan != NULL && now < stop && wait > 10000)
+			wait = 10000;	/* the visitors' polls */
 		if (wait > 0)
 			(void)curl_multi_poll(x->m, NULL, 0,
 			    (int)((wait + 999) / 1000), NULL);

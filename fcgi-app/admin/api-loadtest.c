@@ -13,6 +13,7 @@
 #include "aqueue.h"
 #include "db-loadtest.h"
 #include "extern.h"
+#include "isotime.h"
 #include "jsonbody.h"
 #include "loadtest.h"
 #include "queue-ops.h"
@@ -44,6 +45,96 @@ bad(struct req *r, const char *f, const char *m)
 	http_app_err_field(r, ERR_INVALID_VALUE, f, m);
 }
 
+/*
+ * A time member of o: Unix ms (an integer) or ISO 8601 with a zone.
+ * Returns 0 with *ms, or -1.
+ */
+static int
+time_member(struct json_object *o, const char *name, int64_t *ms)
+{
+	struct json_object	*v;
+
+	if (!json_object_object_get_ex(o, name, &v))
+		return -1;
+	if (json_object_is_type(v, json_type_int))
+		return (*ms = json_object_get_int64(v)) > 0 ? 0 : -1;
+	if (json_object_is_type(v, json_type_string))
+		return iso_time_parse(json_object_get_string(v), ms);
+	return -1;
+}
+
+/*
+ * A scale member of o (a number, default 1) in thousandths: *milli.
+ * Returns 0, or -1 when it is not a number from 0.001 to 1000.
+ */
+static int
+scale_member(struct json_object *o, const char *name, int64_t *milli)
+{
+	struct json_object	*v;
+	double			 d;
+
+	*milli = 1000;
+	if (!json_object_object_get_ex(o, name, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return -1;
+	d = json_object_get_double(v);
+	if (!(d >= 0.001 && d <= 1000.0))
+		return -1;
+	*milli = (int64_t)(d * 1000.0 + 0.5);
+	return 0;
+}
+
+/*
+ * POST with profile "replay": {queue, profile, replay: {queue, from, to,
+ * speed?, volume?}}.  Sets *id, or answers and returns -1.
+ */
+static int
+ask_replay(struct req *r, struct json_object *body, const char *slug,
+    int64_t *id)
+{
+	struct json_object	*rp;
+	struct lt_err		 err;
+	const char		*src;
+	int64_t			 from, to, speed, volume;
+	size_t			 len;
+
+	if (!json_object_object_get_ex(body, "replay", &rp) ||
+	    !json_object_is_type(rp, json_type_object)) {
+		bad(r, "replay", "replay is required with profile replay: "
+		    "{queue, from, to, speed, volume}.");
+		return -1;
+	}
+	if ((src = jsonbody_get_str(rp, "queue", &len)) == NULL ||
+	    len != strlen(src) || len == 0) {
+		bad(r, "replay.queue", "replay.queue is required: the slug of "
+		    "the queue whose event is replayed.");
+		return -1;
+	}
+	if (time_member(rp, "from", &from) == -1 ||
+	    time_member(rp, "to", &to) == -1) {
+		bad(r, time_member(rp, "from", &from) == -1 ? "replay.from" :
+		    "replay.to", "replay.from and replay.to are required: Unix "
+		    "ms or ISO 8601 with a zone.");
+		return -1;
+	}
+	if (scale_member(rp, "speed", &speed) == -1 ||
+	    scale_member(rp, "volume", &volume) == -1) {
+		bad(r, scale_member(rp, "speed", &speed) == -1 ?
+		    "replay.speed" : "replay.volume", "replay.speed and "
+		    "replay.volume are numbers from 0.001 to 1000 (default "
+		    "1).");
+		return -1;
+	}
+	if (lt_ask_replay(r->db, r->cfg, &r->who, slug, src, from, to, speed,
+	    volume, id, &err) != APP_OK) {
+		answer(r, &err);
+		return -1;
+	}
+	return 0;
+}
+
 /* POST: ask for a run from the body.  Answers. */
 static void
 ask(struct req *r)
@@ -68,8 +159,14 @@ ask(struct req *r)
 	}
 	if ((profile = jsonbody_get_str(body, "profile", &len)) == NULL ||
 	    len != strlen(profile)) {
-		bad(r, "profile", "profile is required: mix, status or join.");
+		bad(r, "profile", "profile is required: mix, status, join or "
+		    "replay.");
 		goto out;
+	}
+	if (strcmp(profile, "replay") == 0) {
+		if (ask_replay(r, body, slug, &id) == -1)
+			goto out;
+		goto made;
 	}
 	if (jsonbody_get_int(body, "ratePerSecond", 1, INT64_MAX / 1000000,
 	    &rate) != 0) {
@@ -88,6 +185,7 @@ ask(struct req *r)
 		answer(r, &err);
 		goto out;
 	}
+made:
 	if (db_lt_get(r->db, id, &run) != APP_OK ||
 	    (o = lt_run_json(&run, NULL, 0)) == NULL) {
 		http_app_err(r, ERR_INTERNAL);

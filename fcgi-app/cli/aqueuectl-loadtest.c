@@ -15,6 +15,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "ctl.h"
+#include "isotime.h"
 #include "db-loadtest.h"
 #include "loadtest.h"
 #include "queue-ops.h"
@@ -87,19 +88,60 @@ follow(struct db *db, int64_t id)
 	}
 }
 
-/* loadtest run SLUG --profile P --rate N --duration S [--wait]. */
+/* A scale ("2", "0.5") in thousandths, or -1. */
+static int64_t
+scale_arg(const char *s)
+{
+	char	*end;
+	double	 d = strtod(s, &end);
+
+	if (end == s || *end != '\0' || !(d >= 0.001 && d <= 1000.0))
+		return -1;
+	return (int64_t)(d * 1000.0 + 0.5);
+}
+
+/*
+ * loadtest run SLUG --profile P --rate N --duration S [--wait], or
+ * --profile replay --source SRC --from TIME --to TIME [--speed X]
+ * [--volume Y] [--wait].
+ */
 static int
 run(struct db *db, const struct cfg *c, int argc, char *argv[],
     const struct principal *who)
 {
 	struct lt_err	 err;
-	const char	*profile = "mix";
-	int64_t		 rate = 0, dur = 0, id;
+	const char	*profile = "mix", *src = NULL;
+	int64_t		 rate = 0, dur = 0, id, from = 0, to = 0;
+	int64_t		 speed = 1000, volume = 1000;
 	int		 i, wait = 0;
+	enum app_err	 er;
 
 	for (i = 3; i < argc; i++) {
 		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
 			profile = argv[++i];
+		else if (strcmp(argv[i], "--source") == 0 && i + 1 < argc)
+			src = argv[++i];
+		else if ((strcmp(argv[i], "--from") == 0 ||
+		    strcmp(argv[i], "--to") == 0) && i + 1 < argc) {
+			int64_t	*t = argv[i][2] == 'f' ? &from : &to;
+
+			if (iso_time_parse(argv[i + 1], t) == -1 &&
+			    parse_int64(argv[i + 1], 1, INT64_MAX, t) == -1) {
+				fprintf(stderr, "aqueuectl: %s: Unix ms or ISO "
+				    "8601 with a zone\n", argv[i]);
+				return 2;
+			}
+			i++;
+		} else if ((strcmp(argv[i], "--speed") == 0 ||
+		    strcmp(argv[i], "--volume") == 0) && i + 1 < argc) {
+			int64_t	*v = argv[i][2] == 's' ? &speed : &volume;
+
+			if ((*v = scale_arg(argv[++i])) == -1) {
+				fprintf(stderr, "aqueuectl: %s: a number from "
+				    "0.001 to 1000\n", argv[i - 1]);
+				return 2;
+			}
+		}
 		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
 			if (parse_int64(argv[++i], 1, INT64_MAX / 1000000,
 			    &rate) == -1)
@@ -114,10 +156,16 @@ run(struct db *db, const struct cfg *c, int argc, char *argv[],
 		else
 			return CTL_USAGE;
 	}
-	if (rate == 0 || dur == 0)
+	if (strcmp(profile, "replay") == 0) {
+		if (src == NULL || from == 0 || to == 0)
+			return CTL_USAGE;
+		er = lt_ask_replay(db, c, who, argv[2], src, from, to, speed,
+		    volume, &id, &err);
+	} else if (rate == 0 || dur == 0)
 		return CTL_USAGE;
-	if (lt_ask(db, c, who, argv[2], profile, rate, dur, &id, &err) !=
-	    APP_OK) {
+	else
+		er = lt_ask(db, c, who, argv[2], profile, rate, dur, &id, &err);
+	if (er != APP_OK) {
 		fprintf(stderr, "aqueuectl: %s%s%s: %s\n", err.code,
 		    err.field != NULL ? " " : "",
 		    err.field != NULL ? err.field : "", err.message);

@@ -14,15 +14,15 @@
 #include "db-loadtest.h"
 #include "db-private.h"
 
-#define LT_NSTR	7	/* string columns of a run's row */
-#define LT_NINT	19	/* integer columns */
+#define LT_NSTR	8	/* string columns of a run's row */
+#define LT_NINT	24	/* integer columns */
 
 /* Result buffers of a run's row (LT_COLS of db-stmt.c). */
 struct run_res {
 	struct lt_run	 r;
 	unsigned long	 len[LT_NSTR];
 	my_bool		 null[LT_NSTR];
-	MYSQL_BIND	 b[26];
+	MYSQL_BIND	 b[LT_NSTR + LT_NINT];
 };
 
 /* The string columns: their index in LT_COLS and their buffer. */
@@ -32,18 +32,20 @@ run_res_bind(struct run_res *x)
 	struct lt_run	*r = &x->r;
 	char		*str[LT_NSTR] = { r->slug, r->profile,
 	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error };
+	    r->error, r->replay_slug };
 	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
 	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
-	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error) };
-	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21 };
+	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
+	    sizeof(r->replay_slug) };
+	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21, 27 };
 	int64_t		*iv[LT_NINT] = { &r->id, &r->queue_id, &r->rate,
 	    &r->duration_s, &r->created_ms, &r->started_ms, &r->finished_ms,
 	    &r->sent, &r->ok, &r->errors, &r->p50_us, &r->p95_us, &r->p99_us,
 	    &r->flagged, &r->elapsed_ms, &r->now_ms, &r->joins, &r->polls,
-	    &r->claims };
+	    &r->claims, &r->replay_queue_id, &r->replay_from_ms,
+	    &r->replay_to_ms, &r->replay_speed_milli, &r->replay_volume_milli };
 	const int	 icol[LT_NINT] = { 0, 1, 4, 5, 9, 10, 11, 12, 13, 14,
-	    15, 16, 17, 18, 20, 22, 23, 24, 25 };
+	    15, 16, 17, 18, 20, 22, 23, 24, 25, 26, 28, 29, 30, 31 };
 	size_t		 i;
 
 	memset(x, 0, sizeof(*x));
@@ -61,10 +63,11 @@ run_res_get(struct run_res *x, struct lt_run *out)
 	struct lt_run	*r = &x->r;
 	char		*str[LT_NSTR] = { r->slug, r->profile,
 	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error };
+	    r->error, r->replay_slug };
 	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
 	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
-	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error) };
+	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
+	    sizeof(r->replay_slug) };
 	size_t		 i, n;
 
 	for (i = 0; i < LT_NSTR; i++) {
@@ -75,19 +78,23 @@ run_res_get(struct run_res *x, struct lt_run *out)
 }
 
 enum app_err
-db_lt_insert(struct db *db, int64_t queue_id, const char *profile,
-    int64_t rate, int64_t duration_s, const char *requested_by,
-    int64_t *id)
+db_lt_insert(struct db *db, const struct lt_run *r, int64_t *id)
 {
-	MYSQL_BIND	 p[5];
+	struct lt_run	 t = *r;
+	MYSQL_BIND	 p[10];
 	unsigned long	 len[2];
 	enum app_err	 er;
 
-	db_bind_int(&p[0], &queue_id);
-	db_bind_str(&p[1], profile, &len[0]);
-	db_bind_int(&p[2], &rate);
-	db_bind_int(&p[3], &duration_s);
-	db_bind_str(&p[4], requested_by, &len[1]);
+	db_bind_int(&p[0], &t.queue_id);
+	db_bind_str(&p[1], t.profile, &len[0]);
+	db_bind_int(&p[2], &t.rate);
+	db_bind_int(&p[3], &t.duration_s);
+	db_bind_str(&p[4], t.requested_by, &len[1]);
+	db_bind_int(&p[5], &t.replay_queue_id);
+	db_bind_int(&p[6], &t.replay_from_ms);
+	db_bind_int(&p[7], &t.replay_to_ms);
+	db_bind_int(&p[8], &t.replay_speed_milli);
+	db_bind_int(&p[9], &t.replay_volume_milli);
 	er = db_run(db, STMT_LT_INSERT, p, NULL, NULL);
 	if (er == APP_DB && db_last_errno(db) == ER_NO_REFERENCED_ROW_2)
 		return APP_NOTFOUND;
@@ -354,7 +361,7 @@ db_lt_prior(struct db *db, const struct lt_run *r,
 {
 	struct prior	 l;
 	struct lt_run	 t = *r;
-	MYSQL_BIND	 p[5];
+	MYSQL_BIND	 p[10];
 	unsigned long	 len;
 	enum app_err	 er;
 
@@ -367,7 +374,12 @@ db_lt_prior(struct db *db, const struct lt_run *r,
 	db_bind_str(&p[1], t.profile, &len);
 	db_bind_int(&p[2], &t.rate);
 	db_bind_int(&p[3], &t.duration_s);
-	db_bind_int(&p[4], &t.id);
+	db_bind_int(&p[4], &t.replay_queue_id);
+	db_bind_int(&p[5], &t.replay_from_ms);
+	db_bind_int(&p[6], &t.replay_to_ms);
+	db_bind_int(&p[7], &t.replay_speed_milli);
+	db_bind_int(&p[8], &t.replay_volume_milli);
+	db_bind_int(&p[9], &t.id);
 	er = db_run_each(db, STMT_LT_PRIOR, p, l.b, prior_row, &l);
 	*n = l.n;
 	return er;

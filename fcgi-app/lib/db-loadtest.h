@@ -40,6 +40,11 @@ struct lt_run {
 	char	 error[LT_TEXT_MAX + 1];
 	int64_t	 now_ms;	/* the database's now at the read */
 	int64_t	 joins, polls, claims;	/* sent, by kind */
+	/* A replay: the source queue (0: none), its window, the scales. */
+	int64_t	 replay_queue_id;
+	char	 replay_slug[SLUG_MAX + 1];
+	int64_t	 replay_from_ms, replay_to_ms;
+	int64_t	 replay_speed_milli, replay_volume_milli;
 };
 
 /* One second of a run's series. */
@@ -50,13 +55,13 @@ struct lt_second {
 };
 
 /*
- * Ask for a run of queue queue_id (pending until a worker claims it),
- * requested_by naming who asked ("user:<name>").  Sets *id.  Returns
+ * Ask for run r (pending until a worker claims it): its queue_id,
+ * profile, rate, duration_s, requested_by (who asked) and, for a
+ * replay, replay_queue_id, its window and scales.  Sets *id.  Returns
  * APP_OK, APP_NOTFOUND (no such queue), APP_DB or APP_DB_DOWN.
  */
-enum app_err	 db_lt_insert(struct db *, int64_t queue_id,
-		    const char *profile, int64_t rate, int64_t duration_s,
-		    const char *requested_by, int64_t *id);
+enum app_err	 db_lt_insert(struct db *, const struct lt_run *r,
+		    int64_t *id);
 
 /* Run id into *out.  APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN. */
 enum app_err	 db_lt_get(struct db *, int64_t id, struct lt_run *out);

@@ -160,7 +160,13 @@
 	"COALESCE(l.started_ms, 0), COALESCE(l.finished_ms, 0), l.sent, " \
 	"l.ok, l.errors, l.p50_us, l.p95_us, l.p99_us, l.flagged, " \
 	"l.flag_reason, l.elapsed_ms, l.error, " DBNOW_SQL ", l.joins, " \
-	"l.polls, l.claims"
+	"l.polls, l.claims, COALESCE(l.replay_queue_id, 0), " \
+	"COALESCE(rq.slug, ''), COALESCE(l.replay_from_ms, 0), " \
+	"COALESCE(l.replay_to_ms, 0), l.replay_speed_milli, " \
+	"l.replay_volume_milli"
+/* The tables of LT_COLS. */
+#define LT_FROM "loadtest l JOIN queue q ON q.id = l.queue_id LEFT JOIN " \
+	"queue rq ON rq.id = l.replay_queue_id"
 
 /* A load-test schedule's row (struct lt_schedule, db-loadtest.c). */
 #define LTS_COLS "s.id, s.queue_id, q.slug, s.profile, s.rate_per_s, " \
@@ -731,16 +737,17 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * stopped reporting leaves its run failed (STMT_LT_STALE, the
 	 * parameter in ms).
 	 */
-	[STMT_LT_INSERT] = { 5, 0,
+	[STMT_LT_INSERT] = { 10, 0,
 	    "INSERT INTO loadtest (queue_id, profile, rate_per_s, duration_s, "
-	    "requested_by, created_ms) VALUES (?, ?, ?, ?, ?, " DBNOW_SQL ")" },
+	    "requested_by, replay_queue_id, replay_from_ms, replay_to_ms, "
+	    "replay_speed_milli, replay_volume_milli, created_ms) VALUES (?, "
+	    "?, ?, ?, ?, NULLIF(?, 0), NULLIF(?, 0), NULLIF(?, 0), ?, ?, "
+	    DBNOW_SQL ")" },
 	[STMT_LT_GET] = { 1, 1,
-	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
-	    "l.queue_id WHERE l.id = ?" },
+	    "SELECT " LT_COLS " FROM " LT_FROM " WHERE l.id = ?" },
 	[STMT_LT_LIST] = { 3, 1,
-	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
-	    "l.queue_id WHERE ? = 0 OR l.queue_id = ? ORDER BY l.id DESC "
-	    "LIMIT ?" },
+	    "SELECT " LT_COLS " FROM " LT_FROM " WHERE ? = 0 OR l.queue_id "
+	    "= ? ORDER BY l.id DESC LIMIT ?" },
 	[STMT_LT_SECONDS] = { 1, 1,
 	    "SELECT sec, sent, ok, errors, p50_us, p95_us, p99_us FROM "
 	    "loadtest_second WHERE loadtest_id = ? ORDER BY sec" },
@@ -764,16 +771,18 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_LT_FINISH] = { 5, 0,
 	    "UPDATE loadtest SET status = ?, error = ?, flagged = ?, "
 	    "flag_reason = ?, finished_ms = " DBNOW_SQL " WHERE id = ?" },
-	[STMT_LT_PRIOR] = { 5, 1,
+	[STMT_LT_PRIOR] = { 10, 1,
 	    "SELECT p95_us, CAST(errors * 1000000 DIV GREATEST(sent, 1) AS "
 	    "SIGNED) FROM loadtest WHERE queue_id = ? AND profile = ? AND "
-	    "rate_per_s = ? AND duration_s = ? AND status = 'done' AND id < ? "
-	    "ORDER BY id DESC LIMIT 10" },
+	    "rate_per_s = ? AND duration_s = ? AND COALESCE(replay_queue_id, "
+	    "0) = ? AND COALESCE(replay_from_ms, 0) = ? AND "
+	    "COALESCE(replay_to_ms, 0) = ? AND replay_speed_milli = ? AND "
+	    "replay_volume_milli = ? AND status = 'done' AND id < ? ORDER BY "
+	    "id DESC LIMIT 10" },
 	[STMT_LT_LATEST] = { 0, 1,
-	    "SELECT " LT_COLS " FROM loadtest l JOIN queue q ON q.id = "
-	    "l.queue_id WHERE l.id IN (SELECT MAX(id) FROM loadtest WHERE "
-	    "status = 'done' GROUP BY queue_id, profile) ORDER BY q.slug, "
-	    "l.profile" },
+	    "SELECT " LT_COLS " FROM " LT_FROM " WHERE l.id IN (SELECT "
+	    "MAX(id) FROM loadtest WHERE status = 'done' GROUP BY queue_id, "
+	    "profile) ORDER BY q.slug, l.profile" },
 	/*
 	 * STMT_LTS_*: load-test schedules.  STMT_LTS_INSERT's next_ms
 	 * parameter NULL: now (an interval's first run).  STMT_LTS_ADVANCE

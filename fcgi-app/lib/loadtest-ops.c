@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -13,6 +14,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "db-loadtest.h"
+#include "db-stats.h"
 #include "isotime.h"
 #include "loadtest.h"
 #include "principal.h"
@@ -97,6 +99,23 @@ lt_check_ask(struct db *db, const struct cfg *c,
 }
 
 enum app_err
+lt_insert_run(struct db *db, int64_t qid, const char *profile, int64_t rate,
+    int64_t duration_s, const struct principal *who, int64_t *id)
+{
+	struct lt_run	 r;
+
+	memset(&r, 0, sizeof(r));
+	r.queue_id = qid;
+	snprintf(r.profile, sizeof(r.profile), "%s", profile);
+	r.rate = rate;
+	r.duration_s = duration_s;
+	snprintf(r.requested_by, sizeof(r.requested_by), "%s", who->name);
+	r.replay_speed_milli = 1000;
+	r.replay_volume_milli = 1000;
+	return db_lt_insert(db, &r, id);
+}
+
+enum app_err
 lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
     const char *slug, const char *profile, int64_t rate, int64_t duration_s,
     int64_t *id, struct lt_err *err)
@@ -117,8 +136,8 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
 	json_object_object_add(after, "durationSeconds",
 	    json_object_new_int64(duration_s));
 	if ((er = db_begin(db)) == APP_OK &&
-	    (er = db_lt_insert(db, qid, profile, rate, duration_s,
-	    who->name, id)) == APP_OK) {
+	    (er = lt_insert_run(db, qid, profile, rate, duration_s, who,
+	    id)) == APP_OK) {
 		json_object_object_add(after, "id", json_object_new_int64(*id));
 		if ((er = qops_audit_write(db, who, qid, slug,
 		    "loadtest.start", NULL, after)) == APP_OK)
@@ -210,6 +229,19 @@ lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 	json_object_object_add(o, "flagReason",
 	    json_object_new_string(r->flag_reason));
 	json_object_object_add(o, "error", json_object_new_string(r->error));
+	if (r->replay_queue_id > 0) {
+		e = json_object_new_object();
+		json_object_object_add(e, "queue",
+		    json_object_new_string(r->replay_slug));
+		put_time(e, "from", r->replay_from_ms);
+		put_time(e, "to", r->replay_to_ms);
+		json_object_object_add(e, "speed",
+		    num3((double)r->replay_speed_milli / 1000.0));
+		json_object_object_add(e, "volume",
+		    num3((double)r->replay_volume_milli / 1000.0));
+		json_object_object_add(o, "replay", e);
+	} else
+		json_object_object_add(o, "replay", NULL);
 	if (s == NULL)
 		return o;
 	a = json_object_new_array();
@@ -229,4 +261,129 @@ lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 	}
 	json_object_object_add(o, "series", a);
 	return o;
+}
+
+int
+lt_replay_load(struct db *db, const struct lt_run *r, int64_t **due_us,
+    size_t *njoins, int64_t *duration_ms, int64_t *peak)
+{
+	struct stats_row	*s = NULL;
+	int64_t			*t = NULL, *iss = NULL;
+	size_t			 n = 0, m = 0, i;
+	int			 rc = -1;
+
+	*due_us = NULL;
+	*njoins = 0;
+	if (db_stats_series(db, r->replay_queue_id, r->replay_from_ms, &s,
+	    &n) != APP_OK)
+		return -1;
+	if ((t = try_reallocarray(NULL, n + 1, sizeof(*t))) != NULL &&
+	    (iss = try_reallocarray(NULL, n + 1, sizeof(*iss))) != NULL) {
+		for (i = 0; i < n; i++)
+			if (s[i].sampled_ms >= r->replay_from_ms &&
+			    s[i].sampled_ms <= r->replay_to_ms) {
+				t[m] = s[i].sampled_ms;
+				iss[m++] = s[i].issued;
+			}
+		rc = lt_replay_plan(t, iss, m,
+		    (double)r->replay_speed_milli / 1000.0,
+		    (double)r->replay_volume_milli / 1000.0, due_us, njoins,
+		    duration_ms, peak);
+	}
+	free(t);
+	free(iss);
+	free(s);
+	return rc;
+}
+
+enum app_err
+lt_ask_replay(struct db *db, const struct cfg *c,
+    const struct principal *who, const char *slug, const char *src,
+    int64_t from_ms, int64_t to_ms, int64_t speed_milli,
+    int64_t volume_milli, int64_t *id, struct lt_err *err)
+{
+	struct lt_run		 r;
+	struct queue		*q = NULL;
+	struct qops_err		 qe;
+	struct json_object	*after;
+	int64_t			*due = NULL, dur_ms, peak;
+	size_t			 njoins;
+	enum app_err		 er;
+
+	*id = 0;
+	memset(&r, 0, sizeof(r));
+	if ((er = lt_check_ask(db, c, who, slug, "mix", 1, 1, &r.queue_id,
+	    err)) != APP_OK)
+		return er;
+	if (src == NULL || (er = qops_get(db, src, &q, &qe)) != APP_OK) {
+		if (src == NULL || er == APP_NOTFOUND)
+			return refuse(err, APP_NOTFOUND, 404, "queue_not_found",
+			    "replay.queue", "replay.queue: no queue with this "
+			    "slug.");
+		return failed(err, er);
+	}
+	r.replay_queue_id = q->id;
+	snprintf(r.replay_slug, sizeof(r.replay_slug), "%s", q->slug);
+	qops_queue_free(q);
+	if (!qops_in_scope(who, r.replay_queue_id))
+		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		    "replay.queue is outside your scope.");
+	if (to_ms <= from_ms)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.to", "replay.to must be after replay.from.");
+	if (speed_milli < 1 || speed_milli > LT_SCALE_MAX)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.speed", "replay.speed must be from 0.001 to 1000 "
+		    "(times faster than the event).");
+	if (volume_milli < 1 || volume_milli > LT_SCALE_MAX)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.volume", "replay.volume must be from 0.001 to "
+		    "1000 (times the event's joins).");
+	r.replay_from_ms = from_ms;
+	r.replay_to_ms = to_ms;
+	r.replay_speed_milli = speed_milli;
+	r.replay_volume_milli = volume_milli;
+	if (lt_replay_load(db, &r, &due, &njoins, &dur_ms, &peak) == -1 ||
+	    njoins == 0) {
+		free(due);
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.from", "%s has %s in this window (the worker "
+		    "samples every queue every stats-interval-ms and keeps "
+		    "the samples stats-retention seconds).", r.replay_slug,
+		    njoins == 0 && due != NULL ? "no join" :
+		    "fewer than two samples");
+	}
+	free(due);
+	r.duration_s = (dur_ms + 999) / 1000;
+	if (r.duration_s < 1)
+		r.duration_s = 1;
+	if (r.duration_s > c->loadtest_max_duration_s)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.speed", "The replay would last %lld s, more than "
+		    "loadtest-max-duration (%lld s): raise replay.speed or "
+		    "shorten the window.", (long long)r.duration_s,
+		    (long long)c->loadtest_max_duration_s);
+	if (peak > c->loadtest_max_rate)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.volume", "The replay's busiest second would send "
+		    "%lld joins, more than loadtest-max-rate (%lld): lower "
+		    "replay.volume or replay.speed.", (long long)peak,
+		    (long long)c->loadtest_max_rate);
+	r.rate = peak > 0 ? peak : 1;
+	snprintf(r.profile, sizeof(r.profile), "replay");
+	snprintf(r.requested_by, sizeof(r.requested_by), "%s", who->name);
+	after = lt_run_json(&r, NULL, 0);
+	if ((er = db_begin(db)) == APP_OK &&
+	    (er = db_lt_insert(db, &r, id)) == APP_OK) {
+		json_object_object_add(after, "id", json_object_new_int64(*id));
+		if ((er = qops_audit_write(db, who, r.queue_id, slug,
+		    "loadtest.start", NULL, after)) == APP_OK)
+			er = db_commit(db);
+	}
+	if (er != APP_OK) {
+		db_rollback(db);
+		*id = 0;
+	}
+	json_object_put(after);
+	return er == APP_OK ? APP_OK : failed(err, er);
 }

@@ -399,8 +399,8 @@ lt_schedules_run(struct db *db, int *made)
 		run = 0;
 		if ((er = db_begin(db)) != APP_OK)
 			break;
-		if ((er = db_lt_insert(db, s[i].queue_id, s[i].profile,
-		    s[i].rate, s[i].duration_s, who.name, &run)) == APP_OK &&
+		if ((er = lt_insert_run(db, s[i].queue_id, s[i].profile,
+		    s[i].rate, s[i].duration_s, &who, &run)) == APP_OK &&
 		    (er = db_lts_advance(db, s[i].id, s[i].next_ms,
 		    next_of(&s[i], now), run, &moved)) == APP_OK && moved)
 			er = db_commit(db);

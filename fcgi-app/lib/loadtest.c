@@ -160,3 +160,58 @@ lt_regressed(int64_t *prior, size_t n, int64_t value, int64_t floor,
 	return value > med + 3 * mad && value * 5 >= med * 6 &&
 	    value - med >= floor;
 }
+
+int
+lt_replay_plan(const int64_t *t_ms, const int64_t *issued, size_t n,
+    double speed, double volume, int64_t **due_us, size_t *njoins,
+    int64_t *duration_ms, int64_t *peak)
+{
+	int64_t		*v = NULL, *nv, start, len, sec, run = 0, best = 0;
+	size_t		 i, k, c, cap = 0, m = 0, j;
+	double		 acc = 0.0, d;
+
+	*due_us = NULL;
+	*njoins = 0;
+	*duration_ms = 0;
+	*peak = 0;
+	if (n < 2 || !(speed > 0.0) || !(volume > 0.0))
+		return -1;
+	for (i = 0; i + 1 < n; i++) {
+		if (t_ms[i + 1] <= t_ms[i])
+			continue;
+		d = issued[i + 1] > issued[i] ?
+		    (double)(issued[i + 1] - issued[i]) : 0.0;
+		acc += d * volume;
+		c = (size_t)acc;
+		acc -= (double)c;
+		start = (int64_t)((double)(t_ms[i] - t_ms[0]) * 1000.0 / speed);
+		len = (int64_t)((double)(t_ms[i + 1] - t_ms[i]) * 1000.0 /
+		    speed);
+		if (m + c > cap) {
+			cap = (m + c) * 2 + 16;
+			if ((nv = try_reallocarray(v, cap, sizeof(*v))) ==
+			    NULL) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		for (k = 0; k < c; k++)
+			v[m++] = start + (int64_t)(((double)k + 0.5) *
+			    (double)len / (double)c);
+	}
+	/* The busiest second: a window over the sorted due times. */
+	for (i = 0, j = 0; i < m; i++) {
+		sec = v[i] / 1000000;
+		while (v[j] / 1000000 < sec)
+			j++;
+		run = (int64_t)(i - j + 1);
+		if (run > best)
+			best = run;
+	}
+	*due_us = v;
+	*njoins = m;
+	*duration_ms = (int64_t)((double)(t_ms[n - 1] - t_ms[0]) / speed);
+	*peak = best;
+	return 0;
+}

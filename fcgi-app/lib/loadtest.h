@@ -25,7 +25,10 @@ struct cfg;
 /*
  * The profiles: "status" polls one number's status; "join" takes
  * numbers; "mix" is visitors as the room sees them: joins, each joined
- * number's status at the room's poll interval, a token once admitted.
+ * number's status at the room's poll interval, a token once admitted;
+ * "replay" is the arrival curve of a past event (the joins of another
+ * queue's samples, scaled in time and volume), each arrival then a
+ * visitor as in "mix" (its polls and claim sent when due, on top).
  */
 #define LT_PROFILE_MAX	16	/* bytes of a profile's name */
 
@@ -73,6 +76,20 @@ uint64_t	 lt_hist_bucket_high(size_t i);
 
 /* 1 when name is a profile ("mix", "status", "join"), else 0. */
 int		 lt_profile_valid(const char *name);
+
+/*
+ * A replay's plan from n samples (t_ms[i] increasing, Unix ms; issued[i]
+ * the last number then) sped up speed times (> 0) with volume times the
+ * joins (> 0): *due_us a new array (free()) of *njoins due times in
+ * microseconds from the start, increasing (each sample interval's joins
+ * spread evenly over its scaled length; fractions carried over),
+ * *duration_ms the scaled length of the samples, *peak the most joins
+ * due within one second of the run ([s, s + 1)).  Returns 0, or -1
+ * when fewer than two samples or out of memory.
+ */
+int		 lt_replay_plan(const int64_t *t_ms, const int64_t *issued,
+		    size_t n, double speed, double volume, int64_t **due_us,
+		    size_t *njoins, int64_t *duration_ms, int64_t *peak);
 
 /*
  * Check a request for a run against the installation's limits (c's
@@ -137,6 +154,15 @@ enum app_err	 lt_ask(struct db *, const struct cfg *c,
 		    int64_t *id, struct lt_err *err);
 
 /*
+ * Insert a pending run (not a replay) of queue qid asked for by who,
+ * without checks or audit (the callers made them).  Sets *id.  As
+ * db_lt_insert().
+ */
+enum app_err	 lt_insert_run(struct db *, int64_t qid, const char *profile,
+		    int64_t rate, int64_t duration_s,
+		    const struct principal *who, int64_t *id);
+
+/*
  * lt_ask()'s checks without writing anything: *queue_id the queue's id
  * when they pass.  Returns APP_OK, or an error with *err set.
  */
@@ -146,12 +172,43 @@ enum app_err	 lt_check_ask(struct db *, const struct cfg *c,
 		    int64_t *queue_id, struct lt_err *err);
 
 /*
+ * Ask for a replay against test queue slug: the joins of queue src's
+ * samples (its "issued" between consecutive samples) from from_ms to
+ * to_ms (Unix ms), speed_milli / 1000 times faster (1-1000000) and
+ * volume_milli / 1000 times as many (1-1000000), each arrival then a
+ * visitor as in "mix".  Checked as lt_ask() (the test queue, who, the
+ * configuration), then: 404 queue_not_found (field "replay.queue"), 422
+ * invalid_value naming replay.to (not after from), replay.from (fewer
+ * than two samples, or no join, in the window), replay.speed (the
+ * replay would last longer than loadtest-max-duration) or
+ * replay.volume (its busiest second above loadtest-max-rate).  The run
+ * keeps its busiest second as its rate and its length as its duration.
+ * Audited as "loadtest.start".  Sets *id.
+ */
+#define LT_SCALE_MAX	1000000	/* thousandths: 1000 times, at most */
+enum app_err	 lt_ask_replay(struct db *, const struct cfg *c,
+		    const struct principal *who, const char *slug,
+		    const char *src, int64_t from_ms, int64_t to_ms,
+		    int64_t speed_milli, int64_t volume_milli, int64_t *id,
+		    struct lt_err *err);
+
+/*
+ * A replay's plan for run r (profile "replay"): the samples of its
+ * source queue in its window, planned by lt_replay_plan() with its
+ * scales.  Returns 0, or -1 (no samples, out of memory, the database).
+ */
+int		 lt_replay_load(struct db *, const struct lt_run *r,
+		    int64_t **due_us, size_t *njoins, int64_t *duration_ms,
+		    int64_t *peak);
+
+/*
  * The API's object of run r: {id, queue, profile, ratePerSecond,
  * durationSeconds, status, requestedBy, runner, createdAt, startedAt,
  * finishedAt (ISO 8601 or null), elapsedSeconds, sent, ok, errors,
  * requests {join, status, token} (sent by kind), errorRate,
  * achievedRatePerSecond, latencyMs {p50, p95, p99}, flagged,
- * flagReason, error}, with "series" [{second, sent, ok,
+ * flagReason, error, replay ({queue, from, to, speed, volume} or
+ * null)}, with "series" [{second, sent, ok,
  * errors, p50Ms, p95Ms, p99Ms}] when s is not NULL (n seconds).  A new
  * object the caller puts; NULL when out of memory.
  */

@@ -96,6 +96,10 @@ commands:
   loadtest run SLUG --rate N --duration S [--profile mix|status|join]
          [--wait]      a load test against a test queue (a worker
                        with loadtest-url runs it); --wait follows it
+  loadtest run SLUG --profile replay --source SRC --from TIME --to TIME
+         [--speed X] [--volume Y] [--wait]
+                       replay SRC's arrivals in that window, X times
+                       faster, Y times as many
   loadtest list [SLUG] [--limit N] | loadtest show ID | loadtest wait ID
                        runs as JSON lines; one with its series
   loadtest schedule add SLUG --rate N --duration S [--profile P]

@@ -378,3 +378,79 @@ test('schedules: an interval runs at once and then every N minutes; a ' +
 	ctl('loadtest', 'schedule', 'delete', String(w.id));
 	assert.equal(count(), n0);
 });
+
+test('a replay sends a past event\'s arrival curve, scaled in time and ' +
+    'volume, each arrival then a visitor; refusals change nothing',
+    async () => {
+	const s = await session();
+	const lt = testQueue(6000);
+	const src = createQueue();
+	// The event: 40 joins in 10 s, then 20 in 10 s (the worker's samples
+	// of src, written here at fixed times an hour ago).
+	const t0 = Date.now() - 3600000;
+	dbSQL('INSERT INTO queue_stats (queue_id, sampled_ms, waiting, ' +
+	    'inflow_per_min, rate_per_minute, serving, issued, active) ' +
+	    `SELECT id, ${t0}, 0, 0, 60, 0, 100, 1 FROM queue WHERE slug = ` +
+	    `'${src.slug}' UNION ALL SELECT id, ${t0 + 10000}, 0, 240, 60, ` +
+	    `0, 140, 1 FROM queue WHERE slug = '${src.slug}' UNION ALL ` +
+	    `SELECT id, ${t0 + 20000}, 0, 120, 60, 0, 160, 1 FROM queue ` +
+	    `WHERE slug = '${src.slug}'`);
+	const replay = { queue: src.slug, from: new Date(t0).toISOString(),
+	    to: t0 + 20000, speed: 5 };
+	const n0 = runsOf(lt.slug);
+	for (const [rp, status, error, field] of [
+	    [{ ...replay, to: t0 }, 422, 'invalid_value', 'replay.to'],
+	    [{ ...replay, from: t0 - 7200000, to: t0 - 3600000 }, 422,
+		'invalid_value', 'replay.from'],
+	    [{ ...replay, speed: 0 }, 422, 'invalid_value', 'replay.speed'],
+	    [{ ...replay, speed: 0.01 }, 422, 'invalid_value',
+		'replay.speed'],
+	    [{ ...replay, volume: 1000 }, 422, 'invalid_value',
+		'replay.volume'],
+	    [{ ...replay, queue: 'no-such-queue' }, 404, 'queue_not_found',
+		'replay.queue'],
+	    [{ ...replay, from: 'yesterday' }, 422, 'invalid_value',
+		'replay.from']]) {
+		const r = await s('POST', API, { queue: lt.slug,
+		    profile: 'replay', replay: rp });
+		assert.equal(r.status, status, `${JSON.stringify(rp)}: ` +
+		    r.text);
+		assert.equal(r.json.error, error, JSON.stringify(rp));
+		assert.equal(r.json.field, field, JSON.stringify(rp));
+		checkOp(API, 'post', r);
+	}
+	assert.equal(runsOf(lt.slug), n0, 'nothing written');
+	const r = await s('POST', API, { queue: lt.slug, profile: 'replay',
+	    replay });
+	assert.equal(r.status, 202, r.text);
+	checkOp(API, 'post', r);
+	// 20 s five times faster: 4 s; the busiest second has 20 joins.
+	assert.equal(r.json.durationSeconds, 4);
+	assert.equal(r.json.ratePerSecond, 20);
+	assert.deepEqual(r.json.replay, { queue: src.slug,
+	    from: new Date(t0).toISOString(),
+	    to: new Date(t0 + 20000).toISOString(), speed: 5, volume: 1 });
+	const run = await finished(s, r.json.id);
+	assert.equal(run.status, 'done', JSON.stringify(run));
+	checkOp(`${API}/{id}`, 'get', await s('GET', `${API}/${run.id}`));
+	assert.equal(run.requests.join, 60, 'every arrival joined');
+	assert.equal(show(lt.slug).lastNumber, 60);
+	assert.equal(run.errors, 0);
+	// The visitors polled and claimed on top of the arrivals (6000/min
+	// admits at once or within a poll).
+	assert.equal(run.sent, run.requests.join + run.requests.status +
+	    run.requests.token);
+	// The curve: the first two seconds carry 40 joins, the last two 20
+	// (sent counts polls and claims too, so at least those).
+	const sent = run.series.map((x) => x.sent);
+	assert.ok(sent[0] + sent[1] >= 40 && sent[2] + sent[3] >= 20,
+	    `${sent}`);
+	// Twice the volume: 120 joins.
+	const r2 = await s('POST', API, { queue: lt.slug, profile: 'replay',
+	    replay: { ...replay, volume: 2 } });
+	assert.equal(r2.status, 202, r2.text);
+	assert.equal(r2.json.ratePerSecond, 40);
+	const run2 = await finished(s, r2.json.id);
+	assert.equal(run2.requests.join, 120);
+	assert.equal(show(lt.slug).lastNumber, 180);
+});

@@ -225,6 +225,52 @@ test_schedules(void)
 	    "after now, once");
 }
 
+static void
+test_replay(void)
+{
+	const int64_t	 t[] = { 1000, 11000, 21000 };
+	const int64_t	 iss[] = { 5, 45, 65 };
+	const int64_t	 t2[] = { 0, 1000, 2000, 3000 };
+	const int64_t	 iss2[] = { 0, 3, 6, 9 };
+	const int64_t	 back[] = { 10, 4 };
+	int64_t		*due = NULL, dur, peak;
+	size_t		 n, i, bad = 0;
+
+	/* 40 joins in 10 s, then 20 in 10 s, five times faster. */
+	ok(lt_replay_plan(t, iss, 3, 5.0, 1.0, &due, &n, &dur, &peak) == 0,
+	    "a plan");
+	is_int(n, 60, "every join");
+	is_int(dur, 4000, "20 s five times faster: 4 s");
+	is_int(peak, 20, "the busiest second: 20 joins");
+	is_int(due[0], 25000, "the first: half a step in");
+	is_int(due[39], 1975000, "the 40th: the end of the first 2 s");
+	is_int(due[40], 2050000, "the 41st: the second interval");
+	is_int(due[59], 3950000, "the last");
+	for (i = 1; i < n; i++)
+		if (due[i] <= due[i - 1])
+			bad++;
+	is_int(bad, 0, "increasing");
+	free(due);
+	ok(lt_replay_plan(t, iss, 3, 1.0, 0.5, &due, &n, &dur, &peak) == 0 &&
+	    n == 30 && dur == 20000 && peak == 2, "half the volume, real time: "
+	    "30 joins in 20 s, 2 in the busiest second (%zu, %lld, %lld)", n,
+	    (long long)dur, (long long)peak);
+	free(due);
+	/* Fractions carry: 3 joins a second at a quarter: 0.75, 1.5, 2.25. */
+	ok(lt_replay_plan(t2, iss2, 4, 1.0, 0.25, &due, &n, &dur, &peak) ==
+	    0 && n == 2 && due[0] == 1500000 && due[1] == 2500000,
+	    "fractions carried over: 2 joins, at 1.5 s and 2.5 s");
+	free(due);
+	/* A number that went down (a reset) counts as no join. */
+	ok(lt_replay_plan(t2, back, 2, 1.0, 1.0, &due, &n, &dur, &peak) ==
+	    0 && n == 0, "a decrease: no join");
+	free(due);
+	ok(lt_replay_plan(t, iss, 1, 1.0, 1.0, &due, &n, &dur, &peak) == -1,
+	    "one sample: no plan");
+	ok(lt_replay_plan(t, iss, 3, 0.0, 1.0, &due, &n, &dur, &peak) == -1,
+	    "speed 0: no plan");
+}
+
 int
 main(void)
 {
@@ -233,5 +279,6 @@ main(void)
 	test_check();
 	test_regressed();
 	test_schedules();
+	test_replay();
 	return done_testing();
 }
