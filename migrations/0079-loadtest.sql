@@ -10,7 +10,9 @@
 -- (profile 'replay') sends the joins of queue replay_queue_id's samples
 -- from replay_from_ms to replay_to_ms, replay_speed_milli / 1000 times
 -- faster and replay_volume_milli / 1000 times as many; rate_per_s is
--- then its busiest second.
+-- then its busiest second.  served_by: the pool processes that answered
+-- its requests, as JSON [{"instance": "pool:<host>:<pid>", "requests":
+-- N}], from the header they add to a load test's answers.
 CREATE TABLE loadtest (
 	id		INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 	queue_id	INT UNSIGNED NOT NULL,
@@ -41,6 +43,7 @@ CREATE TABLE loadtest (
 	replay_to_ms	BIGINT NULL,
 	replay_speed_milli INT UNSIGNED NOT NULL DEFAULT 1000,
 	replay_volume_milli INT UNSIGNED NOT NULL DEFAULT 1000,
+	served_by	TEXT NULL,
 	error		VARCHAR(255) NOT NULL DEFAULT '',
 	KEY loadtest_status (status, id),
 	KEY loadtest_like (profile, rate_per_s, duration_s, status, id),

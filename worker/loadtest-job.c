@@ -71,7 +71,7 @@ job_loadtest(struct worker_ctx *w)
 	if ((pid = fork()) == -1) {
 		log_warn("load test %lld: fork", (long long)id);
 		return db_lt_finish(w->db, id, "failed", "the worker could "
-		    "not start its runner", 0, "");
+		    "not start its runner", 0, "", "");
 	}
 	if (pid == 0)
 		_exit(lt_runner(w->cfg, id, self));

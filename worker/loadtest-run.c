@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #define TIMEOUT_MS	10000	/* one request at most */
 #define POLL_MIN_S	1
 #define POLL_MAX_S	30
+#define SERVED_MAX	64	/* pool processes told apart */
 
 enum kind { K_STATUS, K_JOIN, K_TOKEN };
 
@@ -72,6 +74,12 @@ struct slot {
 	struct slot	*next_free;
 };
 
+/* A pool process that answered (its X-Aqueue-Instance), how often. */
+struct served {
+	char	 id[96];
+	int64_t	 n;
+};
+
 /* The run. */
 struct run {
 	struct lt_run	 r;
@@ -87,6 +95,8 @@ struct run {
 	int64_t		 sec_sent, sec_ok, sec_err;
 	int64_t		*plan;		/* replay: the joins' due times */
 	size_t		 nplan;
+	struct served	 served[SERVED_MAX];	/* X-Aqueue-Instance */
+	size_t		 nserved;
 };
 
 static volatile sig_atomic_t	 stop_run;
@@ -105,6 +115,41 @@ mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The run whose requests these are (one run per process). */
+static struct run	*the_run;
+
+/* A header line of an answer: count X-Aqueue-Instance's process. */
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+	static const char	 name[] = "x-aqueue-instance:";
+	struct run		*x = the_run;
+	size_t			 len = size * n, i, k;
+	char			 id[96];
+
+	(void)arg;
+	if (x == NULL || len <= sizeof(name) - 1 ||
+	    strncasecmp(p, name, sizeof(name) - 1) != 0)
+		return len;
+	for (i = sizeof(name) - 1; i < len && p[i] == ' '; i++)
+		continue;
+	for (k = 0; i < len && k + 1 < sizeof(id) && p[i] != '\r' &&
+	    p[i] != '\n'; i++)
+		id[k++] = p[i];
+	id[k] = '\0';
+	for (i = 0; i < x->nserved && strcmp(x->served[i].id, id) != 0; i++)
+		continue;
+	if (i == x->nserved) {
+		if (x->nserved == SERVED_MAX)
+			return len;
+		snprintf(x->served[i].id, sizeof(x->served[i].id), "%s", id);
+		x->served[i].n = 0;
+		x->nserved++;
+	}
+	x->served[i].n++;
+	return len;
 }
 
 static size_t
@@ -175,6 +220,7 @@ start(struct run *x, enum kind k, int64_t due_us, const struct visitor *v)
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)TIMEOUT_MS);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, s);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->hdr);
@@ -480,6 +526,7 @@ still_test_queue(struct run *x, char *why, size_t len)
 static int
 setup(struct run *x, const struct cfg *c, char *why, size_t len)
 {
+	char	 tok[LT_HEADER_TOKEN_MAX], line[96];
 	size_t	 i, n;
 
 	n = strlen(c->loadtest_url);
@@ -500,6 +547,12 @@ setup(struct run *x, const struct cfg *c, char *why, size_t len)
 	}
 	x->hdr = curl_slist_append(NULL, "Content-Type: application/json");
 	x->hdr = curl_slist_append(x->hdr, "Accept: application/json");
+	if (lt_header_token(c->master_key, tok, sizeof(tok)) == 0) {
+		(void)snprintf(line, sizeof(line), "X-Aqueue-Loadtest: %s",
+		    tok);
+		x->hdr = curl_slist_append(x->hdr, line);
+	}
+	the_run = x;
 	for (i = IN_FLIGHT_MAX; i-- > 0;) {
 		if ((x->slots[i].h = curl_easy_init()) == NULL) {
 			(void)snprintf(why, len, "out of memory");
@@ -508,8 +561,11 @@ setup(struct run *x, const struct cfg *c, char *why, size_t len)
 		x->slots[i].next_free = x->free_slots;
 		x->free_slots = &x->slots[i];
 	}
-	if (strcmp(x->r.profile, "status") == 0)
-		return first_number(x, why, len);
+	if (strcmp(x->r.profile, "status") == 0) {
+		if (first_number(x, why, len) == -1)
+			return -1;
+		x->nserved = 0;		/* (its join is not the run's) */
+	}
 	if (strcmp(x->r.profile, "replay") == 0) {
 		int64_t	 dur, peak;
 
@@ -634,9 +690,46 @@ judge(struct db *db, const struct lt_run *r, char *reason, size_t len)
 	return 0;
 }
 
+/* Order of served[]: most requests first, then by id. */
+static int
+served_cmp(const void *a, const void *b)
+{
+	const struct served	*x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/* The pool processes that answered, most first, as JSON into buf. */
+static void
+served_json(struct run *x, char *buf, size_t len)
+{
+	struct json_object	*a = json_object_new_array(), *e;
+	const char		*s;
+	size_t			 i;
+
+	qsort(x->served, x->nserved, sizeof(x->served[0]), served_cmp);
+	for (i = 0; i < x->nserved; i++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "instance",
+		    json_object_new_string(x->served[i].id));
+		json_object_object_add(e, "requests",
+		    json_object_new_int64(x->served[i].n));
+		json_object_array_add(a, e);
+	}
+	s = json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN);
+	if (strlen(s) < len)
+		memcpy(buf, s, strlen(s) + 1);
+	else
+		buf[0] = '\0';
+	json_object_put(a);
+}
+
 int
 lt_runner(const struct cfg *c, int64_t id, pid_t parent)
 {
+	char		 served[LT_SERVED_MAX + 1] = "";
 	struct run	*x;
 	char		 why[LT_TEXT_MAX + 1] = "", reason[LT_TEXT_MAX + 1];
 	const char	*status = "done";
@@ -670,8 +763,9 @@ lt_runner(const struct cfg *c, int64_t id, pid_t parent)
 		    "(the worker stopped)");
 	} else
 		flagged = judge(x->db, &x->r, reason, sizeof(reason));
-	rc = db_lt_finish(x->db, id, status, why, flagged, reason) == APP_OK ?
-	    0 : 1;
+	served_json(x, served, sizeof(served));
+	rc = db_lt_finish(x->db, id, status, why, flagged, reason, served) ==
+	    APP_OK ? 0 : 1;
 	log_info("load test %lld: %s, %lld sent, %lld errors, p95 %lld us%s%s",
 	    (long long)id, status, (long long)x->r.sent,
 	    (long long)x->r.errors, (long long)x->r.p95_us,

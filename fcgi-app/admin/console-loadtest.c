@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "admin-user.h"
 #include "aqueue.h"
 #include "cfg.h"
@@ -275,6 +277,37 @@ seconds_table(struct buf *b, const struct lt_second *s, size_t n)
 	html_raw(b, "</tbody></table></div>");
 }
 
+/* The pool processes that answered (the run's servedBy), once done. */
+static void
+served_table(struct buf *b, const struct lt_run *l)
+{
+	struct json_object	*a, *e, *v;
+	size_t			 i, n;
+
+	if (l->served_by[0] == '\0' ||
+	    (a = json_tokener_parse(l->served_by)) == NULL)
+		return;
+	n = json_object_is_type(a, json_type_array) ?
+	    json_object_array_length(a) : 0;
+	html_raw(b, "<div class=\"scroll\" " SCROLL("Served by") "><table "
+	    "id=\"lt-served\"><caption>Served by (see <a href=\"/admin/"
+	    "instances\">Instances</a>)</caption><thead><tr><th scope=\"col\">"
+	    "Pool process</th><th scope=\"col\" class=\"num\">Requests</th>"
+	    "</tr></thead><tbody>");
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(a, i);
+		html_raw(b, "<tr><td>");
+		if (json_object_object_get_ex(e, "instance", &v))
+			html_text(b, json_object_get_string(v));
+		html_raw(b, "</td><td class=\"num\">");
+		if (json_object_object_get_ex(e, "requests", &v))
+			text_f(b, "%lld", (long long)json_object_get_int64(v));
+		html_raw(b, "</td></tr>");
+	}
+	html_raw(b, "</tbody></table></div>");
+	json_object_put(a);
+}
+
 void
 console_loadtest(struct req *r)
 {
@@ -330,6 +363,7 @@ console_loadtest(struct req *r)
 	    "values\"></div><figcaption>Throughput against latency, each "
 	    "second</figcaption></figure>");
 	seconds_table(&b, s, n);
+	served_table(&b, &l);
 	html_raw(&b, "</section>");
 	console_chart_head(&head, r);
 	console_page(r, 200, "Load test", head.p, &b);

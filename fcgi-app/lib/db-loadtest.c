@@ -14,7 +14,7 @@
 #include "db-loadtest.h"
 #include "db-private.h"
 
-#define LT_NSTR	8	/* string columns of a run's row */
+#define LT_NSTR	9	/* string columns of a run's row */
 #define LT_NINT	24	/* integer columns */
 
 /* Result buffers of a run's row (LT_COLS of db-stmt.c). */
@@ -32,12 +32,12 @@ run_res_bind(struct run_res *x)
 	struct lt_run	*r = &x->r;
 	char		*str[LT_NSTR] = { r->slug, r->profile,
 	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error, r->replay_slug };
+	    r->error, r->replay_slug, r->served_by };
 	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
 	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
 	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
-	    sizeof(r->replay_slug) };
-	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21, 27 };
+	    sizeof(r->replay_slug), sizeof(r->served_by) };
+	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21, 27, 32 };
 	int64_t		*iv[LT_NINT] = { &r->id, &r->queue_id, &r->rate,
 	    &r->duration_s, &r->created_ms, &r->started_ms, &r->finished_ms,
 	    &r->sent, &r->ok, &r->errors, &r->p50_us, &r->p95_us, &r->p99_us,
@@ -63,11 +63,11 @@ run_res_get(struct run_res *x, struct lt_run *out)
 	struct lt_run	*r = &x->r;
 	char		*str[LT_NSTR] = { r->slug, r->profile,
 	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error, r->replay_slug };
+	    r->error, r->replay_slug, r->served_by };
 	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
 	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
 	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
-	    sizeof(r->replay_slug) };
+	    sizeof(r->replay_slug), sizeof(r->served_by) };
 	size_t		 i, n;
 
 	for (i = 0; i < LT_NSTR; i++) {
@@ -318,17 +318,19 @@ db_lt_progress(struct db *db, const struct lt_run *r,
 
 enum app_err
 db_lt_finish(struct db *db, int64_t id, const char *status,
-    const char *error, int flagged, const char *reason)
+    const char *error, int flagged, const char *reason,
+    const char *served_by)
 {
-	MYSQL_BIND	 p[5];
-	unsigned long	 len[3];
+	MYSQL_BIND	 p[6];
+	unsigned long	 len[4];
 	int64_t		 f = flagged != 0;
 
 	db_bind_str(&p[0], status, &len[0]);
 	db_bind_str(&p[1], error, &len[1]);
 	db_bind_int(&p[2], &f);
 	db_bind_str(&p[3], reason, &len[2]);
-	db_bind_int(&p[4], &id);
+	db_bind_str(&p[4], served_by, &len[3]);
+	db_bind_int(&p[5], &id);
 	return db_run(db, STMT_LT_FINISH, p, NULL, NULL);
 }
 

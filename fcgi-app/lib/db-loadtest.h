@@ -17,6 +17,7 @@
 struct db;
 
 #define LT_TEXT_MAX	255	/* bytes of runner, reason, error */
+#define LT_SERVED_MAX	4095	/* bytes of served_by's JSON */
 
 /* One run as read. */
 struct lt_run {
@@ -45,6 +46,7 @@ struct lt_run {
 	char	 replay_slug[SLUG_MAX + 1];
 	int64_t	 replay_from_ms, replay_to_ms;
 	int64_t	 replay_speed_milli, replay_volume_milli;
+	char	 served_by[LT_SERVED_MAX + 1];	/* JSON, or "" */
 };
 
 /* One second of a run's series. */
@@ -101,10 +103,12 @@ enum app_err	 db_lt_progress(struct db *, const struct lt_run *r,
 
 /*
  * End run id with status ("done", "failed", "cancelled"), error ("" for
- * none), flagged and reason.  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ * none), flagged, reason and served_by (the pool processes' JSON, ""
+ * for none).  Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
 enum app_err	 db_lt_finish(struct db *, int64_t id, const char *status,
-		    const char *error, int flagged, const char *reason);
+		    const char *error, int flagged, const char *reason,
+		    const char *served_by);
 
 /*
  * The comparable earlier runs of r (done, same queue, profile, rate and

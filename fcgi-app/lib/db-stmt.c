@@ -163,7 +163,7 @@
 	"l.polls, l.claims, COALESCE(l.replay_queue_id, 0), " \
 	"COALESCE(rq.slug, ''), COALESCE(l.replay_from_ms, 0), " \
 	"COALESCE(l.replay_to_ms, 0), l.replay_speed_milli, " \
-	"l.replay_volume_milli"
+	"l.replay_volume_milli, COALESCE(l.served_by, '')"
 /* The tables of LT_COLS. */
 #define LT_FROM "loadtest l JOIN queue q ON q.id = l.queue_id LEFT JOIN " \
 	"queue rq ON rq.id = l.replay_queue_id"
@@ -768,9 +768,10 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_LT_SECOND] = { 8, 0,
 	    "INSERT INTO loadtest_second (loadtest_id, sec, sent, ok, errors, "
 	    "p50_us, p95_us, p99_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
-	[STMT_LT_FINISH] = { 5, 0,
+	[STMT_LT_FINISH] = { 6, 0,
 	    "UPDATE loadtest SET status = ?, error = ?, flagged = ?, "
-	    "flag_reason = ?, finished_ms = " DBNOW_SQL " WHERE id = ?" },
+	    "flag_reason = ?, served_by = NULLIF(?, ''), finished_ms = "
+	    DBNOW_SQL " WHERE id = ?" },
 	[STMT_LT_PRIOR] = { 10, 1,
 	    "SELECT p95_us, CAST(errors * 1000000 DIV GREATEST(sent, 1) AS "
 	    "SIGNED) FROM loadtest WHERE queue_id = ? AND profile = ? AND "

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cfg.h"
+#include "crypto.h"
 #include "db.h"
 #include "db-loadtest.h"
 #include "db-stats.h"
@@ -229,6 +230,10 @@ lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 	json_object_object_add(o, "flagReason",
 	    json_object_new_string(r->flag_reason));
 	json_object_object_add(o, "error", json_object_new_string(r->error));
+	e = r->served_by[0] != '\0' ?
+	    json_tokener_parse(r->served_by) : NULL;
+	json_object_object_add(o, "servedBy", e != NULL ? e :
+	    json_object_new_array());
 	if (r->replay_queue_id > 0) {
 		e = json_object_new_object();
 		json_object_object_add(e, "queue",
@@ -386,4 +391,25 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	}
 	json_object_put(after);
 	return er == APP_OK ? APP_OK : failed(err, er);
+}
+
+int
+lt_header_token(const uint8_t *master_key, char *out, size_t len)
+{
+	static const char	 msg[] = "aditus-queue load test";
+	uint8_t			 mac[HMAC_LEN];
+	char			*b;
+	int			 rc = -1;
+
+	if (crypto_hmac_sha256(master_key, MASTER_KEY_LEN, msg,
+	    sizeof(msg) - 1, mac) == -1 ||
+	    (b = crypto_b64url_encode(mac, sizeof(mac))) == NULL)
+		return -1;
+	if (strlen(b) < len) {
+		memcpy(out, b, strlen(b) + 1);
+		rc = 0;
+	}
+	free(b);
+	crypto_wipe(mac, sizeof(mac));
+	return rc;
 }

@@ -202,13 +202,25 @@ int		 lt_replay_load(struct db *, const struct lt_run *r,
 		    int64_t *peak);
 
 /*
+ * The header a load test's requests carry (X-Aqueue-Loadtest) so that
+ * the pool process answering adds X-Aqueue-Instance (its instance id):
+ * the base64url of HMAC-SHA256(master key, "aditus-queue load test"),
+ * known only to the installation's processes, into out (44 bytes at
+ * least).  Returns 0, or -1.
+ */
+#define LT_HEADER_TOKEN_MAX	44
+int		 lt_header_token(const uint8_t *master_key, char *out,
+		    size_t len);
+
+/*
  * The API's object of run r: {id, queue, profile, ratePerSecond,
  * durationSeconds, status, requestedBy, runner, createdAt, startedAt,
  * finishedAt (ISO 8601 or null), elapsedSeconds, sent, ok, errors,
  * requests {join, status, token} (sent by kind), errorRate,
  * achievedRatePerSecond, latencyMs {p50, p95, p99}, flagged,
  * flagReason, error, replay ({queue, from, to, speed, volume} or
- * null)}, with "series" [{second, sent, ok,
+ * null), servedBy ([{instance, requests}], the pool processes that
+ * answered)}, with "series" [{second, sent, ok,
  * errors, p50Ms, p95Ms, p99Ms}] when s is not NULL (n seconds).  A new
  * object the caller puts; NULL when out of memory.
  */

@@ -18,6 +18,8 @@
 #include "cfg.h"
 #include "crypto.h"
 #include "extern.h"
+#include "instance.h"
+#include "loadtest.h"
 #include "log.h"
 
 void
@@ -114,6 +116,31 @@ http_header(struct req *r, const char *name, const char *fmt, ...)
 	free(v);
 }
 
+/*
+ * For a load test's request (X-Aqueue-Loadtest with the installation's
+ * token, lt_header_token()): the header naming this process, so that
+ * the runner knows which pool processes served it.  Anyone else gets
+ * nothing (the token is compared in constant time).
+ */
+static void
+loadtest_instance(struct req *r, FCGX_Stream *out)
+{
+	static char	 tok[LT_HEADER_TOKEN_MAX];
+	static int	 have = -1;
+	const char	*v = req_param(r, "HTTP_X_AQUEUE_LOADTEST");
+	char		 id[160];
+
+	if (v == NULL)
+		return;
+	if (have == -1)
+		have = lt_header_token(r->cfg->master_key, tok,
+		    sizeof(tok)) == 0;
+	if (have && strlen(v) == strlen(tok) &&
+	    crypto_ct_equal(v, tok, strlen(tok)) &&
+	    instance_id("pool", id, sizeof(id)) == 0)
+		FCGX_FPrintF(out, "X-Aqueue-Instance: %s\r\n", id);
+}
+
 void
 http_send(struct req *r, int status, const char *ctype, const void *body,
     size_t len)
@@ -143,6 +170,7 @@ http_send(struct req *r, int status, const char *ctype, const void *body,
 	    "frame-ancestors 'none'; form-action 'self'\r\n", out);
 	if (r->hdrs.len > 0)
 		FCGX_PutStr(r->hdrs.p, (int)r->hdrs.len, out);
+	loadtest_instance(r, out);
 	FCGX_PutS("\r\n", out);
 	if (body != NULL && len > 0 && r->method != METHOD_HEAD)
 		FCGX_PutStr(body, (int)len, out);

@@ -153,6 +153,19 @@ test('a status run sends exactly rate x duration requests in an open ' +
 	assert.equal(run.series.reduce((a, x) => a + x.ok, 0), 60);
 	assert.deepEqual(run.series.map((x) => x.second),
 	    run.series.map((x, i) => i));
+	// The pool processes that answered: names as in the instances view,
+	// every answer counted once (the setup join is not the run's).
+	assert.ok(run.servedBy.length >= 1, JSON.stringify(run.servedBy));
+	for (const x of run.servedBy)
+		assert.match(x.instance, /^pool:[^:]+:\d+$/);
+	assert.equal(run.servedBy.reduce((a, x) => a + x.requests, 0), 60);
+	// Anyone else's request, or a wrong token, gets no such header.
+	for (const h of [{}, { 'x-aqueue-loadtest': 'x'.repeat(43) },
+	    { 'x-aqueue-loadtest': '' }]) {
+		const a = await req(`/queue/${lt.slug}/info`, { headers: h });
+		assert.equal(a.status, 200);
+		assert.equal(a.headers.get('x-aqueue-instance'), null);
+	}
 	// The status profile took one number before its clock started.
 	assert.equal(show(lt.slug).lastNumber, 1);
 	assert.deepEqual(run.requests, { join: 0, status: 60, token: 0 });
