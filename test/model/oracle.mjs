@@ -516,7 +516,13 @@ export class Oracle {
 			if (stale && o.q.lastFresh !== null && was -
 			    o.serving <= this.issuedNear(o.q, o.q.lastFresh))
 				this.staleSteps++;
-			else if (stale && this.changedNear(o.q, o.ev.tRecv))
+			// A copy that read (or missed) an operator's change
+			// just before the outage ran ahead of the others; the
+			// observer that saw it is behind it until the queue
+			// catches up, whenever this answer comes.
+			else if (stale && (this.changedNear(o.q, o.ev.tRecv) ||
+			    (o.serving >= m.fresh && m.allStale &&
+			    this.changedNear(o.q, m.allEv.tRecv))))
 				this.staleChangeSteps++;
 			else
 				this.violation(stale ?
