@@ -747,5 +747,12 @@ enum app_err writers_enter(void);
 void	 writers_leave(void);
 /* In the master: free the slots held by the dead worker pid. */
 void	 writers_reap(pid_t pid);
+/*
+ * In the master of an elastic pool (elastic.h): workers processes run
+ * now, so one fewer slots (at least one, at most writers_init()'s) are
+ * taken from here on; a slot held beyond them is given back as usual.
+ * Can't fail.
+ */
+void	 writers_resize(size_t workers);
 
 #endif /* EXTERN_H */
