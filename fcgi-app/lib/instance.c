@@ -326,6 +326,7 @@ static struct {
 	int64_t			 report_ms;	/* monotonic; 0: never */
 	int64_t			 stats_ms;
 	int64_t			 cpu_ticks;
+	int64_t			 workers;	/* in the last report */
 	struct inst_counts	 counts;
 } tick;
 
@@ -362,9 +363,23 @@ rps_json(const struct inst_counts *a, const struct inst_counts *b,
 	snprintf(out + len, n - len, "}");
 }
 
+/* How many of pids[0..n-1] are processes (not 0). */
+static int64_t
+live_pids(const pid_t *pids, size_t n)
+{
+	size_t	 i;
+	int64_t	 live = 0;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			live++;
+	return live;
+}
+
 /*
- * Report the pool (this process and its n children; workers n, or 1
- * for a process without children) at monotonic time t, from the shared
+ * Report the pool (this process and its children, the n slots of
+ * children where 0 is an empty slot; workers the live ones, or 1 for a
+ * process without children) at monotonic time t, from the shared
  * counters now_counts.  Can't fail (logged).
  */
 static void
@@ -387,7 +402,7 @@ pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
 	dt = tick.report_ms == 0 ? 0 : t - tick.report_ms;
 	memset(&r, 0, sizeof(r));
 	r.kind = "pool";
-	r.workers = n > 0 ? (int64_t)n : 1;
+	r.workers = n > 0 ? live_pids(children, n) : 1;
 	r.busy = now_counts->busy;
 	r.cpu_pct = dt > 0 && hz > 0 ? (double)(cpu - tick.cpu_ticks) *
 	    100000.0 / (double)hz / (double)dt : 0.0;
@@ -400,6 +415,7 @@ pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
 		log_warnx("instance report failed (%d)", (int)er);
 	tick.report_ms = t;
 	tick.cpu_ticks = cpu;
+	tick.workers = r.workers;
 	tick.counts = *now_counts;
 }
 
@@ -429,8 +445,9 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 	int			 held;
 	enum app_err		 er;
 
+	/* A process started or gone (an elastic pool): report it now. */
 	if (tick.report_ms == 0 || t - tick.report_ms >=
-	    c->instance_report_ms) {
+	    c->instance_report_ms || live_pids(children, n) != tick.workers) {
 		(void)instance_counts(&now_counts);
 		pool_report(db, children, n, t, &now_counts);
 	}
