@@ -1,0 +1,271 @@
+/*
+ * elastic.c - the elastic pool: the scoreboard the children mark, the
+ * master's check over it, and the pure decision (elastic.h).
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "elastic.h"
+#include "extern.h"
+#include "log.h"
+
+/* One process's slot: written by the child, read by the master. */
+struct board_slot {
+	atomic_int	 pid;		/* the child that marks it; 0: none */
+	atomic_uchar	 busy;		/* inside a request */
+	atomic_llong	 since_ms;	/* monotonic: busy or idle began */
+};
+
+/* The shared mapping: the running count (for /metrics), the slots. */
+struct board {
+	atomic_int		 running;
+	struct board_slot	 s[];
+};
+
+static struct board		*board;		/* NULL: not elastic */
+static size_t			 nslots;
+static struct elastic_limits	 lim;
+static int			*retiring;	/* the master's, per slot */
+static struct elastic_view	*views;		/* the master's, per slot */
+static size_t			 mine = (size_t)-1;	/* a child's slot */
+
+/* Monotonic milliseconds, the same clock in every process. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+size_t
+elastic_clamp(int64_t workers_min, int64_t workers_max,
+    int64_t db_max_connections)
+{
+	int64_t	 fit;
+
+	fit = (db_max_connections - ELASTIC_CONNS_MASTER) /
+	    ELASTIC_CONNS_PER_CHILD;
+	if (fit > workers_max)
+		fit = workers_max;
+	if (fit < workers_min)
+		fit = workers_min;
+	return fit > 0 ? (size_t)fit : 0;
+}
+
+enum elastic_act
+elastic_decide(const struct elastic_view *v, size_t n,
+    const struct elastic_limits *l, int64_t now_ms, size_t *slot)
+{
+	size_t	 i, total = 0, live = 0, busy = 0, empty = n, old = n;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].pid == 0) {
+			if (empty == n)
+				empty = i;
+			continue;
+		}
+		total++;
+		if (v[i].retiring)
+			continue;
+		live++;
+		if (v[i].busy) {
+			if (now_ms - v[i].since_ms >= l->busy_ms)
+				busy++;
+			continue;
+		}
+		if (now_ms - v[i].since_ms < l->idle_ms)
+			continue;
+		if (old == n || v[i].since_ms <= v[old].since_ms)
+			old = i;
+	}
+	if (live > 0 && busy == live && total < l->max && empty < n) {
+		*slot = empty;
+		return ELASTIC_FORK;
+	}
+	if (live > l->min && old < n) {
+		*slot = old;
+		return ELASTIC_RETIRE;
+	}
+	return ELASTIC_NONE;
+}
+
+size_t
+elastic_init(const struct cfg *c)
+{
+	size_t	 n, i;
+	void	*p;
+
+	if (c->workers_max == 0)
+		return (size_t)c->workers;
+	n = elastic_clamp(c->workers_min, c->workers_max,
+	    c->db_max_connections);
+	p = mmap(NULL, sizeof(*board) + n * sizeof(board->s[0]),
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		log_warn("elastic pool: mmap (a fixed pool of workers-min = "
+		    "%lld instead)", (long long)c->workers_min);
+		return (size_t)c->workers_min;
+	}
+	board = p;
+	atomic_init(&board->running, 0);
+	for (i = 0; i < n; i++) {
+		atomic_init(&board->s[i].pid, 0);
+		atomic_init(&board->s[i].busy, 0);
+		atomic_init(&board->s[i].since_ms, 0);
+	}
+	nslots = n;
+	retiring = xcalloc(n, sizeof(*retiring));
+	views = xcalloc(n, sizeof(*views));
+	lim.min = (size_t)c->workers_min;
+	lim.max = n;
+	lim.busy_ms = ELASTIC_BUSY_MS;
+	lim.idle_ms = ELASTIC_IDLE_MS;
+	if ((c->db_max_connections - ELASTIC_CONNS_MASTER) /
+	    ELASTIC_CONNS_PER_CHILD < c->workers_min)
+		log_warnx("elastic pool: workers-min = %lld processes need "
+		    "more connections than db-max-connections = %lld: a "
+		    "fixed pool of %zu", (long long)c->workers_min,
+		    (long long)c->db_max_connections, n);
+	else if (n < (size_t)c->workers_max)
+		log_info("elastic pool: %zu to %zu processes (workers-max %lld "
+		    "lowered: %zu processes of %d connection and the master's "
+		    "%d fit in db-max-connections = %lld)", lim.min, n,
+		    (long long)c->workers_max, n, ELASTIC_CONNS_PER_CHILD,
+		    ELASTIC_CONNS_MASTER, (long long)c->db_max_connections);
+	else
+		log_info("elastic pool: %zu to %zu processes (%zu of %d "
+		    "connection and the master's %d within db-max-connections "
+		    "= %lld)", lim.min, n, n, ELASTIC_CONNS_PER_CHILD,
+		    ELASTIC_CONNS_MASTER, (long long)c->db_max_connections);
+	return n;
+}
+
+void
+elastic_prepare(size_t i)
+{
+	if (board == NULL || i >= nslots)
+		return;
+	atomic_store(&board->s[i].pid, 0);
+	atomic_store(&board->s[i].busy, 0);
+	atomic_store(&board->s[i].since_ms, mono_ms());
+	retiring[i] = 0;
+	mine = i;
+}
+
+void
+elastic_child(void)
+{
+	if (board != NULL && mine < nslots)
+		atomic_store(&board->s[mine].pid, (int)getpid());
+}
+
+/* This child's slot, or NULL (not elastic, or claimed by another). */
+static struct board_slot *
+my_slot(void)
+{
+	if (board == NULL || mine >= nslots ||
+	    atomic_load(&board->s[mine].pid) != (int)getpid())
+		return NULL;
+	return &board->s[mine];
+}
+
+void
+elastic_busy(void)
+{
+	struct board_slot	*s;
+
+	if ((s = my_slot()) == NULL || atomic_load(&s->busy))
+		return;
+	atomic_store(&s->since_ms, mono_ms());
+	atomic_store(&s->busy, 1);
+}
+
+void
+elastic_idle(int listen_fd)
+{
+	struct board_slot	*s;
+	struct pollfd		 pfd;
+
+	if ((s = my_slot()) == NULL || !atomic_load(&s->busy))
+		return;
+	pfd.fd = listen_fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (listen_fd >= 0 && poll(&pfd, 1, 0) > 0)
+		return;		/* the next one waits: still busy */
+	atomic_store(&s->since_ms, mono_ms());
+	atomic_store(&s->busy, 0);
+}
+
+int
+elastic_enough(const pid_t *pids, size_t n)
+{
+	size_t	 i, live = 0;
+
+	if (board == NULL)
+		return 0;
+	for (i = 0; i < n && i < nslots; i++)
+		if (pids[i] > 0 && !retiring[i])
+			live++;
+	return live >= lim.min;
+}
+
+enum elastic_act
+elastic_tick(const pid_t *pids, size_t n, size_t *slot)
+{
+	size_t			 i, live = 0, total = 0;
+	enum elastic_act	 act;
+
+	if (board == NULL)
+		return ELASTIC_NONE;
+	if (n > nslots)
+		n = nslots;
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0)
+			retiring[i] = 0;
+		views[i].pid = pids[i] > 0 ? pids[i] : 0;
+		views[i].retiring = retiring[i];
+		views[i].busy = atomic_load(&board->s[i].busy);
+		views[i].since_ms = atomic_load(&board->s[i].since_ms);
+		total += views[i].pid != 0;
+		live += views[i].pid != 0 && !retiring[i];
+	}
+	atomic_store(&board->running, (int)total);
+	/* One process always free of writes (writers.c), as in a pool of n. */
+	writers_resize(live);
+	act = elastic_decide(views, n, &lim, mono_ms(), slot);
+	if (act == ELASTIC_FORK) {
+		log_info("elastic pool: all %zu processes busy for %lld ms: "
+		    "starting one more", live, (long long)lim.busy_ms);
+		return ELASTIC_FORK;
+	}
+	if (act == ELASTIC_RETIRE) {
+		log_info("elastic pool: process %ld idle for %lld s: retiring "
+		    "it (%zu left)", (long)pids[*slot],
+		    (long long)(lim.idle_ms / 1000), live - 1);
+		retiring[*slot] = 1;
+		kill(pids[*slot], SIGTERM);
+	}
+	return ELASTIC_NONE;
+}
+
+int64_t
+elastic_workers(void)
+{
+	return board != NULL ? atomic_load(&board->running) : -1;
+}

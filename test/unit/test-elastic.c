@@ -1,0 +1,222 @@
+/*
+ * test-elastic.c - the elastic pool (fcgi-app/pool/elastic.c): the
+ * maximum clamped to the connection budget and never below the
+ * minimum; the decision over a scoreboard (fork one when every running
+ * process has been busy long enough, into the first empty slot, never
+ * past the maximum, retiring processes counted; retire the process
+ * idle the longest, never below the minimum); and the marks a child
+ * makes in its slot (busy when it takes a request, idle only when no
+ * connection waits, nothing once another process claimed the slot).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aqueue.h"
+#include "cfg.h"
+#include "elastic.h"
+#include "tap.h"
+
+#define NOW	1000000		/* a monotonic time, ms */
+
+static const struct elastic_limits lim = { 2, 6, 200, 10000 };
+
+/* Slot i: process pid (0: empty), busy or idle since NOW - ago ms. */
+static void
+set(struct elastic_view *v, size_t i, pid_t pid, int busy, int64_t ago)
+{
+	v[i].pid = pid;
+	v[i].retiring = 0;
+	v[i].busy = busy;
+	v[i].since_ms = NOW - ago;
+}
+
+/* The decision over v[0..n) under l, as "none", "fork 2", "retire 1". */
+static const char *
+decide(const struct elastic_view *v, size_t n, const struct elastic_limits *l)
+{
+	static char		 out[32];
+	size_t			 slot = 99;
+	enum elastic_act	 a;
+
+	a = elastic_decide(v, n, l, NOW, &slot);
+	if (a == ELASTIC_FORK)
+		snprintf(out, sizeof(out), "fork %zu", slot);
+	else if (a == ELASTIC_RETIRE)
+		snprintf(out, sizeof(out), "retire %zu", slot);
+	else
+		snprintf(out, sizeof(out), "none%s", slot == 99 ? "" : "?");
+	return out;
+}
+
+static void
+test_clamp(void)
+{
+	/* 6 children + the master = 7 connections of 20. */
+	is_int(elastic_clamp(2, 6, 20), 6, "budget 20: workers-max 6 stays");
+	/* 7 connections need 7: exactly fits. */
+	is_int(elastic_clamp(2, 6, 7), 6, "budget 7: 6 children fit");
+	is_int(elastic_clamp(2, 6, 6), 5, "budget 6: 5 children + master");
+	is_int(elastic_clamp(2, 6, 4), 3, "budget 4: 3 children + master");
+	/* Never below the minimum, whatever the budget. */
+	is_int(elastic_clamp(2, 6, 2), 2, "budget 2: still workers-min 2");
+	is_int(elastic_clamp(3, 6, 1), 3, "budget 1: still workers-min 3");
+	is_int(elastic_clamp(1, 256, 100000), 256, "a big budget: 256");
+}
+
+static void
+test_fork(void)
+{
+	struct elastic_view	 v[6];
+	struct elastic_limits	 l = lim;
+
+	memset(v, 0, sizeof(v));
+	set(v, 0, 101, 1, 250);
+	set(v, 1, 102, 1, 200);
+	is_str(decide(v, 6, &l), "fork 2", "both busy >= 200 ms: fork one");
+	set(v, 1, 102, 1, 199);
+	is_str(decide(v, 6, &l), "none", "one busy only 199 ms: nothing");
+	set(v, 1, 102, 0, 5);
+	is_str(decide(v, 6, &l), "none", "one idle: nothing");
+	set(v, 1, 102, 0, 60000);
+	is_str(decide(v, 6, &l), "none",
+	    "one idle a minute, but 2 = workers-min: nothing");
+	/* The first empty slot, wherever it is. */
+	set(v, 1, 0, 0, 0);
+	set(v, 2, 103, 1, 1000);
+	is_str(decide(v, 6, &l), "fork 1", "an empty slot between two");
+	/* No process at all: refilling is the respawn loop's. */
+	memset(v, 0, sizeof(v));
+	is_str(decide(v, 6, &l), "none", "nothing runs: nothing decided");
+	/* At the maximum: all six busy. */
+	set(v, 0, 101, 1, 900);
+	set(v, 1, 102, 1, 900);
+	set(v, 2, 103, 1, 900);
+	set(v, 3, 104, 1, 900);
+	set(v, 4, 105, 1, 900);
+	is_str(decide(v, 6, &l), "fork 5", "five busy of max 6: the sixth");
+	set(v, 5, 106, 1, 900);
+	is_str(decide(v, 6, &l), "none", "six busy of max 6: no more");
+	/* The budget's clamp: a maximum below the slots. */
+	memset(v, 0, sizeof(v));
+	l.max = 3;
+	set(v, 0, 101, 1, 900);
+	set(v, 1, 102, 1, 900);
+	is_str(decide(v, 6, &l), "fork 2", "two busy of max 3: a third");
+	set(v, 2, 103, 1, 900);
+	is_str(decide(v, 6, &l), "none",
+	    "three busy of max 3 (the budget's): no fourth, slots free");
+	/* A retiring process holds its connection: it counts in max. */
+	v[2].retiring = 1;
+	v[2].busy = 0;
+	is_str(decide(v, 6, &l), "none",
+	    "two busy + one retiring = max 3: no fork");
+	l.max = 4;
+	is_str(decide(v, 6, &l), "fork 3",
+	    "two busy + one retiring (idle) of max 4: fork, the retiring "
+	    "one is not waited for");
+}
+
+static void
+test_retire(void)
+{
+	struct elastic_view	 v[6];
+	struct elastic_limits	 l = lim;
+
+	memset(v, 0, sizeof(v));
+	set(v, 0, 101, 1, 50);
+	set(v, 1, 102, 0, 11000);
+	set(v, 2, 103, 0, 12000);
+	set(v, 3, 104, 0, 3000);
+	is_str(decide(v, 6, &l), "retire 2",
+	    "4 running, min 2: the one idle longest (12 s) goes");
+	set(v, 2, 103, 0, 11000);
+	is_str(decide(v, 6, &l), "retire 2", "a tie: the higher slot");
+	set(v, 1, 102, 0, 9999);
+	set(v, 2, 103, 0, 9999);
+	is_str(decide(v, 6, &l), "none", "idle 9.999 s: not yet");
+	set(v, 2, 103, 0, 10000);
+	is_str(decide(v, 6, &l), "retire 2", "idle exactly 10 s: goes");
+	/* Never below the minimum. */
+	memset(v, 0, sizeof(v));
+	set(v, 0, 101, 0, 60000);
+	set(v, 1, 102, 0, 60000);
+	is_str(decide(v, 6, &l), "none", "2 idle a minute, min 2: stay");
+	set(v, 2, 103, 0, 60000);
+	is_str(decide(v, 6, &l), "retire 2",
+	    "3 idle a minute, min 2: one goes (tie: the higher slot)");
+	/* One already retiring: the two left are the minimum. */
+	v[2].retiring = 1;
+	is_str(decide(v, 6, &l), "none",
+	    "one retiring, 2 left = min 2: no second retire");
+	/* An empty slot whose old flag lingers is just empty. */
+	v[2].pid = 0;
+	is_str(decide(v, 6, &l), "none", "2 running, min 2: stay");
+	l.min = 1;
+	is_str(decide(v, 6, &l), "retire 1", "min 1: one of two goes");
+}
+
+/* The marks a child makes, in this process as its own child. */
+static void
+test_marks(void)
+{
+	struct cfg		 c;
+	pid_t			 pids[3] = { 0, 0, 0 };
+	int			 fd[2];
+	size_t			 slot = 99, n;
+	char			 ch = 'x';
+	ssize_t			 w;
+
+	is_int(elastic_workers(), -1, "before elastic_init(): not elastic");
+	memset(&c, 0, sizeof(c));
+	c.workers = 4;
+	c.workers_min = 1;
+	c.workers_max = 5;
+	c.db_max_connections = 4;
+	n = elastic_init(&c);
+	is_int(n, 3, "workers-max 5 lowered to 3 by db-max-connections 4");
+	ok(pipe(fd) == 0, "a pipe for the listen socket");
+	elastic_prepare(0);
+	elastic_child();
+	pids[0] = getpid();
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE, "one idle: none");
+	is_int(elastic_workers(), 1, "one process running");
+	elastic_busy();
+	/* A connection waits: going back to wait, it stays busy. */
+	w = write(fd[1], &ch, 1);
+	is_int(w, 1, "a byte in the pipe");
+	elastic_idle(fd[0]);
+	sleep_ms(250);
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_FORK,
+	    "busy 250 ms with the next waiting: fork");
+	is_int(slot, 1, "... into slot 1");
+	/* Nothing waits: idle. */
+	w = read(fd[0], &ch, 1);
+	is_int(w, 1, "the byte read");
+	elastic_idle(fd[0]);
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	    "idle now: none");
+	/* The slot given to another process: this one marks nothing. */
+	elastic_prepare(0);
+	elastic_busy();
+	sleep_ms(250);
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	    "a slot not claimed by this process stays idle");
+	close(fd[0]);
+	close(fd[1]);
+}
+
+int
+main(void)
+{
+	test_clamp();
+	test_fork();
+	test_retire();
+	test_marks();
+	return done_testing();
+}
