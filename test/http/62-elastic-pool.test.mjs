@@ -1,0 +1,148 @@
+// The elastic pool (workers-min, workers-max): a pool of its own on the
+// stack's database, started with 2 to 6 processes, gets a burst of 40
+// clients at once whose joins each hold a process for a while (the body
+// comes 30 ms after the head, as from a slow client).  It grows above 2
+// while the burst lasts (its children and its row of table instance
+// say so), never past its maximum, answers every request 200 (nothing
+// refused, no 5xx), and once idle for the retire time (10 s) it shrinks
+// back to 2.  With db-max-connections 4 the maximum is lowered to 3
+// (3 children and the master's connection), said so at start, and a
+// burst never takes it past 3.  Bounds are on what happens, not how
+// fast: a loaded machine only takes longer.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import {
+	createQueue, dbSQL, startExtraPool, fcgiRequest, fcgiParams,
+	waitFor, sleep, childPids,
+} from './lib.mjs';
+
+const CLIENTS = 40;
+
+// A join whose two-byte body goes out 30 ms after its head: the request
+// holds its process meanwhile.
+const slowJoin = (sock, slug) => fcgiRequest({ sock, timeoutMs: 30000,
+	params: fcgiParams('POST', `/queue/${slug}/join`, {
+		CONTENT_LENGTH: '2',
+		CONTENT_TYPE: 'application/json',
+	}),
+	stdin: '{}',
+	beforeStdin: () => sleep(30),
+});
+
+// The workers of the pool's row of table instance (null: no row yet).
+function rowWorkers(pid) {
+	const rows = dbSQL('SELECT workers FROM instance WHERE id = ' +
+	    `'pool:${hostname()}:${pid}'`);
+	return rows.length === 0 ? null : Number(rows[0][0]);
+}
+
+// burst(pool, slug, until): CLIENTS clients send slow joins, one after
+// the other each, until until(most) is true (looked at every 100 ms) or
+// for 60 s at most; meanwhile the most children seen.  Resolves
+// {statuses (status -> count), errors (failed requests), most
+// (children)}.
+async function burst(pool, slug, until) {
+	const statuses = {};
+	const errors = [];
+	let most = childPids(pool.pid).length;
+	let stop = false;
+	const client = async () => {
+		while (!stop) {
+			try {
+				const r = await slowJoin(pool.sock, slug);
+				statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+			} catch (e) {
+				errors.push(String(e));
+			}
+		}
+	};
+	const clients = Array.from({ length: CLIENTS }, client);
+	const end = Date.now() + 60000;
+	while (!stop) {
+		await sleep(100);
+		most = Math.max(most, childPids(pool.pid).length);
+		stop = await until(most) || Date.now() > end;
+	}
+	await Promise.all(clients);
+	return { statuses, errors, most };
+}
+
+test('2 to 6 processes: a burst grows the pool, nothing is refused, ' +
+    'idle it shrinks back to 2', { timeout: 180000 }, async () => {
+	const q = createQueue({ rate: 6000 });
+	const pool = await startExtraPool({ workers: 4, extra:
+	    'workers-min = 2\nworkers-max = 6\ninstance-report-ms = 1000\n' +
+	    'stats-interval-ms = 0' });
+	try {
+		await waitFor(() => /elastic pool: 2 to 6 processes/.test(
+		    readFileSync(pool.log, 'utf8')), 5000, 100,
+		    'the elastic pool\'s start line');
+		await waitFor(() => childPids(pool.pid).length === 2, 10000,
+		    100, 'the minimum of 2 processes at start');
+		await waitFor(() => rowWorkers(pool.pid) === 2, 10000, 100,
+		    'the instance row with 2 workers');
+		// Until it has grown, and the row says so, and 2 s more.
+		let grown = 0;
+		let reported = 0;
+		const b = await burst(pool, q.slug, async (most) => {
+			if (grown === 0 && most > 2)
+				grown = Date.now();
+			if (reported < 3)
+				reported = Math.max(reported,
+				    rowWorkers(pool.pid) ?? 0);
+			return grown !== 0 && reported > 2 &&
+			    Date.now() - grown > 2000;
+		});
+		assert.deepEqual(b.errors, [], 'every request answered');
+		assert.deepEqual(Object.keys(b.statuses), ['200'],
+		    `only 200s: ${JSON.stringify(b.statuses)}`);
+		assert.ok(b.most > 2, `grew above 2 (most ${b.most})`);
+		assert.ok(b.most <= 6, `never above 6 (most ${b.most})`);
+		assert.ok(reported > 2, `instance row showed ${reported}`);
+		const log = readFileSync(pool.log, 'utf8');
+		assert.match(log, /all \d processes busy for 200 ms/);
+		// Idle: back to 2 after the retire time (10 s), drained.
+		await waitFor(() => childPids(pool.pid).length === 2, 60000,
+		    250, 'the pool back at 2 processes');
+		await waitFor(() => rowWorkers(pool.pid) === 2, 10000, 250,
+		    'the instance row back at 2 workers');
+		assert.match(readFileSync(pool.log, 'utf8'),
+		    /idle for 10 s: retiring it/);
+		assert.doesNotMatch(readFileSync(pool.log, 'utf8'),
+		    /child \d+ died/, 'retired processes exit cleanly');
+		// And it still answers.
+		const r = await slowJoin(pool.sock, q.slug);
+		assert.equal(r.status, 200, r.body);
+	} finally {
+		await pool.stop();
+	}
+});
+
+test('the maximum is lowered to fit db-max-connections', {
+    timeout: 120000 }, async () => {
+	const q = createQueue({ rate: 6000 });
+	const pool = await startExtraPool({ workers: 4, extra:
+	    'workers-min = 2\nworkers-max = 6\ndb-max-connections = 4\n' +
+	    'stats-interval-ms = 0' });
+	try {
+		const lowered = /elastic pool: 2 to 3 processes \(workers-max 6 lowered/;
+		await waitFor(() => lowered.test(readFileSync(pool.log, 'utf8')),
+		    5000, 100,
+		    'the start line with the lowered maximum');
+		let full = 0;
+		const b = await burst(pool, q.slug, async (most) => {
+			if (full === 0 && most >= 3)
+				full = Date.now();
+			return full !== 0 && Date.now() - full > 2000;
+		});
+		assert.deepEqual(b.errors, [], 'every request answered');
+		assert.deepEqual(Object.keys(b.statuses), ['200'],
+		    `only 200s: ${JSON.stringify(b.statuses)}`);
+		assert.equal(b.most, 3, 'grew to 3, the budget, not beyond');
+	} finally {
+		await pool.stop();
+	}
+});
