@@ -691,7 +691,8 @@ void	 routes_free(void);
 /* pool.c */
 /*
  * Run the pre-forked pool on listen socket fd with config file conf
- * already loaded into *c: fork c->workers children, respawn dead ones,
+ * already loaded into *c: fork c->workers children (workers-min to
+ * workers-max with those set: elastic.h), respawn dead ones,
  * SIGTERM/SIGINT drain and exit, SIGHUP or a change of the file re-read
  * conf and replace the children.  With workers = 0 this process answers
  * the requests itself (no master: for mod_fcgid).  Returns the exit
