@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -41,6 +40,7 @@ static struct elastic_limits	 lim;
 static int			*retiring;	/* the master's, per slot */
 static struct elastic_view	*views;		/* the master's, per slot */
 static size_t			 mine = (size_t)-1;	/* a child's slot */
+static int64_t			 busy_began;	/* a child's: 0 never busy */
 
 /* Monotonic milliseconds, the same clock in every process. */
 static int64_t
@@ -188,26 +188,26 @@ void
 elastic_busy(void)
 {
 	struct board_slot	*s;
+	int64_t			 now;
 
 	if ((s = my_slot()) == NULL || atomic_load(&s->busy))
 		return;
-	atomic_store(&s->since_ms, mono_ms());
+	now = mono_ms();
+	/* Straight from one request to the next: busy all along. */
+	if (busy_began == 0 || now - atomic_load(&s->since_ms) >=
+	    ELASTIC_GAP_MS)
+		busy_began = now;
+	atomic_store(&s->since_ms, busy_began);
 	atomic_store(&s->busy, 1);
 }
 
 void
-elastic_idle(int listen_fd)
+elastic_idle(void)
 {
 	struct board_slot	*s;
-	struct pollfd		 pfd;
 
 	if ((s = my_slot()) == NULL || !atomic_load(&s->busy))
 		return;
-	pfd.fd = listen_fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	if (listen_fd >= 0 && poll(&pfd, 1, 0) > 0)
-		return;		/* the next one waits: still busy */
 	atomic_store(&s->since_ms, mono_ms());
 	atomic_store(&s->busy, 0);
 }

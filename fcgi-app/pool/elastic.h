@@ -7,7 +7,7 @@
  * workers-min run.  It learns who is busy from a scoreboard: a shared
  * anonymous mapping the master creates before it forks, one slot per
  * process, which each child marks when it takes a request and when it
- * finds none waiting.  Without workers-min/workers-max (the pool of
+ * goes back to wait for the next.  Without workers-min/workers-max (the pool of
  * `workers` processes) there is no scoreboard and every call below but
  * elastic_init() and elastic_decide() does nothing.
  */
@@ -25,6 +25,8 @@ struct cfg;
 #define ELASTIC_BUSY_MS		200
 /* A process without a request this long: retire it (above the min). */
 #define ELASTIC_IDLE_MS		10000
+/* Idle less than this between two requests: still busy (ms). */
+#define ELASTIC_GAP_MS		5
 /*
  * Database connections a child holds (its one, child_main()) and the
  * master's own (its report, the samples, the poll documents).
@@ -108,14 +110,16 @@ void		 elastic_child(void);
 
 /*
  * In a child: it took a request (elastic_busy()); it is between
- * requests and about to wait (elastic_idle(): marked idle only when
- * no connection is pending on the listen socket listen_fd, so that a
- * process that goes from one request straight to the next stays busy).
+ * requests and about to wait (elastic_idle(): always marked idle, so a
+ * process that lost the next connection to another one does not wait
+ * marked busy).  A request taken less than ELASTIC_GAP_MS after the
+ * idle mark keeps the busy start of the one before, so a process that
+ * goes from one request straight to the next counts as busy all along.
  * A slot another process claimed since (an old child draining after a
  * reload) is left alone.  Can't fail.
  */
 void		 elastic_busy(void);
-void		 elastic_idle(int listen_fd);
+void		 elastic_idle(void);
 
 /*
  * In the master: whether the running processes that are not retiring

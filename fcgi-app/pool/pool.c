@@ -447,7 +447,7 @@ child_main(int fd, const struct cfg *c)
 			if (due < 0 || due > 1000)
 				due = 1000;
 		}
-		elastic_idle(fd);
+		elastic_idle();
 		ts.tv_sec = due / 1000;
 		ts.tv_nsec = (long)(due % 1000) * 1000 * 1000;
 		rc = ppoll(pfd, nfd, due < 0 ? NULL : &ts, &wait_mask);

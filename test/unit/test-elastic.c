@@ -5,8 +5,10 @@
  * process has been busy long enough, into the first empty slot, never
  * past the maximum, retiring processes counted; retire the process
  * idle the longest, never below the minimum); and the marks a child
- * makes in its slot (busy when it takes a request, idle only when no
- * connection waits, nothing once another process claimed the slot).
+ * makes in its slot (busy when it takes a request, idle when it goes
+ * back to wait, also when it then loses the accept to another process;
+ * busy all along from one request straight to the next; nothing once
+ * another process claimed the slot).
  */
 #include "config.h"
 
@@ -167,10 +169,7 @@ test_marks(void)
 {
 	struct cfg		 c;
 	pid_t			 pids[3] = { 0, 0, 0 };
-	int			 fd[2];
 	size_t			 slot = 99, n;
-	char			 ch = 'x';
-	ssize_t			 w;
 
 	is_int(elastic_workers(), -1, "before elastic_init(): not elastic");
 	memset(&c, 0, sizeof(c));
@@ -180,25 +179,43 @@ test_marks(void)
 	c.db_max_connections = 4;
 	n = elastic_init(&c);
 	is_int(n, 3, "workers-max 5 lowered to 3 by db-max-connections 4");
-	ok(pipe(fd) == 0, "a pipe for the listen socket");
 	elastic_prepare(0);
 	elastic_child();
 	pids[0] = getpid();
 	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE, "one idle: none");
 	is_int(elastic_workers(), 1, "one process running");
 	elastic_busy();
-	/* A connection waits: going back to wait, it stays busy. */
-	w = write(fd[1], &ch, 1);
-	is_int(w, 1, "a byte in the pipe");
-	elastic_idle(fd[0]);
+	sleep_ms(250);
+	/* Straight on to the next request: busy all along. */
+	elastic_idle();
+	elastic_busy();
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_FORK,
+	    "busy 250 ms, the next request taken at once: fork");
+	is_int(slot, 1, "... into slot 1");
+	/*
+	 * Back to wait; the next connection wakes it but another process
+	 * accepts it first: no request, so no mark.  Idle, not busy.
+	 */
+	elastic_idle();
+	sleep_ms(250);
+	slot = 99;
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	    "the accept lost: idle 250 ms, not busy: none");
+	is_int(slot, 99, "... no slot");
+	/* A request after that wait: busy from now on, not before. */
+	elastic_busy();
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	    "busy again after 250 ms idle: busy since now: none");
 	sleep_ms(250);
 	is_int(elastic_tick(pids, n, &slot), ELASTIC_FORK,
-	    "busy 250 ms with the next waiting: fork");
-	is_int(slot, 1, "... into slot 1");
-	/* Nothing waits: idle. */
-	w = read(fd[0], &ch, 1);
-	is_int(w, 1, "the byte read");
-	elastic_idle(fd[0]);
+	    "... and 250 ms later: fork");
+	/* Idle 20 ms between two requests: not busy all along. */
+	elastic_idle();
+	sleep_ms(20);
+	elastic_busy();
+	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	    "idle 20 ms before the next request: busy anew: none");
+	elastic_idle();
 	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
 	    "idle now: none");
 	/* The slot given to another process: this one marks nothing. */
@@ -207,8 +224,6 @@ test_marks(void)
 	sleep_ms(250);
 	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
 	    "a slot not claimed by this process stays idle");
-	close(fd[0]);
-	close(fd[1]);
 }
 
 int
