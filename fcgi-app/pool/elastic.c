@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,14 +53,28 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * How many children the connections of db_max_connections leave room
+ * for, after the master's and (embedded_worker 0) the worker daemon's;
+ * may be 0 or less.  Can't fail.
+ */
+static int64_t
+conns_fit(int64_t db_max_connections, int embedded_worker)
+{
+	int64_t	 left = db_max_connections - ELASTIC_CONNS_MASTER;
+
+	if (!embedded_worker)
+		left -= ELASTIC_CONNS_WORKER;
+	return left / ELASTIC_CONNS_PER_CHILD;
+}
+
 size_t
 elastic_clamp(int64_t workers_min, int64_t workers_max,
-    int64_t db_max_connections)
+    int64_t db_max_connections, int embedded_worker)
 {
 	int64_t	 fit;
 
-	fit = (db_max_connections - ELASTIC_CONNS_MASTER) /
-	    ELASTIC_CONNS_PER_CHILD;
+	fit = conns_fit(db_max_connections, embedded_worker);
 	if (fit > workers_max)
 		fit = workers_max;
 	if (fit < workers_min)
@@ -104,6 +119,46 @@ elastic_decide(const struct elastic_view *v, size_t n,
 	return ELASTIC_NONE;
 }
 
+/*
+ * Log the limits now in force for configuration c, with why before
+ * ("" at start): the budget db-max-connections and what it keeps for
+ * the master and the worker daemon (none with embedded-worker on).
+ * Can't fail.
+ */
+static void
+log_limits(const struct cfg *c, const char *why)
+{
+	char	 kept[96];
+
+	if (c->embedded_worker)
+		snprintf(kept, sizeof(kept), "the master's %d (embedded-"
+		    "worker: none kept for aqueue-worker)",
+		    ELASTIC_CONNS_MASTER);
+	else
+		snprintf(kept, sizeof(kept), "the master's %d and "
+		    "aqueue-worker's %d", ELASTIC_CONNS_MASTER,
+		    ELASTIC_CONNS_WORKER);
+	if (conns_fit(c->db_max_connections, c->embedded_worker != 0) <
+	    c->workers_min)
+		log_warnx("%selastic pool: workers-min = %lld processes need "
+		    "more connections than db-max-connections = %lld leaves "
+		    "after %s: a fixed pool of %zu", why,
+		    (long long)c->workers_min,
+		    (long long)c->db_max_connections, kept, lim.max);
+	else if (lim.max < (size_t)c->workers_max)
+		log_info("%selastic pool: %zu to %zu processes (workers-max "
+		    "%lld lowered: %zu processes of %d connection, %s fit "
+		    "in db-max-connections = %lld)", why, lim.min, lim.max,
+		    (long long)c->workers_max, lim.max,
+		    ELASTIC_CONNS_PER_CHILD, kept,
+		    (long long)c->db_max_connections);
+	else
+		log_info("%selastic pool: %zu to %zu processes (%zu of %d "
+		    "connection, %s within db-max-connections = %lld)",
+		    why, lim.min, lim.max, lim.max, ELASTIC_CONNS_PER_CHILD,
+		    kept, (long long)c->db_max_connections);
+}
+
 size_t
 elastic_init(const struct cfg *c)
 {
@@ -113,7 +168,7 @@ elastic_init(const struct cfg *c)
 	if (c->workers_max == 0)
 		return (size_t)c->workers;
 	n = elastic_clamp(c->workers_min, c->workers_max,
-	    c->db_max_connections);
+	    c->db_max_connections, c->embedded_worker != 0);
 	p = mmap(NULL, sizeof(*board) + n * sizeof(board->s[0]),
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
@@ -135,23 +190,7 @@ elastic_init(const struct cfg *c)
 	lim.max = n;
 	lim.busy_ms = ELASTIC_BUSY_MS;
 	lim.idle_ms = ELASTIC_IDLE_MS;
-	if ((c->db_max_connections - ELASTIC_CONNS_MASTER) /
-	    ELASTIC_CONNS_PER_CHILD < c->workers_min)
-		log_warnx("elastic pool: workers-min = %lld processes need "
-		    "more connections than db-max-connections = %lld: a "
-		    "fixed pool of %zu", (long long)c->workers_min,
-		    (long long)c->db_max_connections, n);
-	else if (n < (size_t)c->workers_max)
-		log_info("elastic pool: %zu to %zu processes (workers-max %lld "
-		    "lowered: %zu processes of %d connection and the master's "
-		    "%d fit in db-max-connections = %lld)", lim.min, n,
-		    (long long)c->workers_max, n, ELASTIC_CONNS_PER_CHILD,
-		    ELASTIC_CONNS_MASTER, (long long)c->db_max_connections);
-	else
-		log_info("elastic pool: %zu to %zu processes (%zu of %d "
-		    "connection and the master's %d within db-max-connections "
-		    "= %lld)", lim.min, n, n, ELASTIC_CONNS_PER_CHILD,
-		    ELASTIC_CONNS_MASTER, (long long)c->db_max_connections);
+	log_limits(c, "");
 	return n;
 }
 

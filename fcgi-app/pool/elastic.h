@@ -28,11 +28,14 @@ struct cfg;
 /* Idle less than this between two requests: still busy (ms). */
 #define ELASTIC_GAP_MS		5
 /*
- * Database connections a child holds (its one, child_main()) and the
- * master's own (its report, the samples, the poll documents).
+ * Database connections a child holds (its one, child_main()), the
+ * master's own (its report, the samples, the poll documents) and the
+ * worker daemon's (aqueue-worker: its jobs' and the leader lock's,
+ * start_run() in worker/main.c), which share db-max-connections.
  */
 #define ELASTIC_CONNS_PER_CHILD	1
 #define ELASTIC_CONNS_MASTER	1
+#define ELASTIC_CONNS_WORKER	2
 
 /* What the master knows of one slot, for elastic_decide(). */
 struct elastic_view {
@@ -59,15 +62,16 @@ enum elastic_act {
 
 /*
  * The most processes an elastic pool may run: workers_max, lowered so
- * that the children's connections (ELASTIC_CONNS_PER_CHILD each) and
- * the master's (ELASTIC_CONNS_MASTER) fit in db_max_connections, but
- * never below workers_min (those run whatever the budget: a process
- * without a connection answers from its cache or with 503).  All
- * counts >= 0; returns a count in [workers_min, workers_max].  Can't
- * fail.
+ * that the children's connections (ELASTIC_CONNS_PER_CHILD each), the
+ * master's (ELASTIC_CONNS_MASTER) and, unless embedded_worker is set
+ * (the pool's own processes run the jobs), the worker daemon's
+ * (ELASTIC_CONNS_WORKER) fit in db_max_connections, but never below
+ * workers_min (those run whatever the budget: a process without a
+ * connection answers from its cache or with 503).  All counts >= 0;
+ * returns a count in [workers_min, workers_max].  Can't fail.
  */
 size_t		 elastic_clamp(int64_t workers_min, int64_t workers_max,
-		    int64_t db_max_connections);
+		    int64_t db_max_connections, int embedded_worker);
 
 /*
  * The pure decision, one check of the master at monotonic time now_ms

@@ -1,6 +1,7 @@
 /*
  * test-elastic.c - the elastic pool (fcgi-app/pool/elastic.c): the
- * maximum clamped to the connection budget and never below the
+ * maximum clamped to the connection budget (less the master's and,
+ * without embedded-worker, aqueue-worker's) and never below the
  * minimum; the decision over a scoreboard (fork one when every running
  * process has been busy long enough, into the first empty slot, never
  * past the maximum, retiring processes counted; retire the process
@@ -59,16 +60,27 @@ decide(const struct elastic_view *v, size_t n, const struct elastic_limits *l)
 static void
 test_clamp(void)
 {
-	/* 6 children + the master = 7 connections of 20. */
-	is_int(elastic_clamp(2, 6, 20), 6, "budget 20: workers-max 6 stays");
-	/* 7 connections need 7: exactly fits. */
-	is_int(elastic_clamp(2, 6, 7), 6, "budget 7: 6 children fit");
-	is_int(elastic_clamp(2, 6, 6), 5, "budget 6: 5 children + master");
-	is_int(elastic_clamp(2, 6, 4), 3, "budget 4: 3 children + master");
+	/* aqueue-worker's 2 kept: 6 children + the master + 2 = 9. */
+	is_int(elastic_clamp(2, 6, 20, 0), 6, "budget 20: workers-max 6 stays");
+	is_int(elastic_clamp(2, 6, 9, 0), 6, "budget 9: 6 children fit");
+	is_int(elastic_clamp(2, 6, 8, 0), 5,
+	    "budget 8: 5 children + master + aqueue-worker's 2");
+	is_int(elastic_clamp(2, 6, 6, 0), 3,
+	    "budget 6: 3 children + master + aqueue-worker's 2");
 	/* Never below the minimum, whatever the budget. */
-	is_int(elastic_clamp(2, 6, 2), 2, "budget 2: still workers-min 2");
-	is_int(elastic_clamp(3, 6, 1), 3, "budget 1: still workers-min 3");
-	is_int(elastic_clamp(1, 256, 100000), 256, "a big budget: 256");
+	is_int(elastic_clamp(2, 6, 4, 0), 2,
+	    "budget 4: 1 child fits, still workers-min 2");
+	is_int(elastic_clamp(3, 6, 1, 0), 3, "budget 1: still workers-min 3");
+	is_int(elastic_clamp(1, 256, 100000, 0), 256, "a big budget: 256");
+	/* embedded-worker on: no worker daemon to keep connections for. */
+	is_int(elastic_clamp(2, 6, 7, 1), 6,
+	    "embedded-worker, budget 7: 6 children fit");
+	is_int(elastic_clamp(2, 6, 6, 1), 5,
+	    "embedded-worker, budget 6: 5 children + master");
+	is_int(elastic_clamp(2, 6, 4, 1), 3,
+	    "embedded-worker, budget 4: 3 children + master");
+	is_int(elastic_clamp(2, 6, 2, 1), 2,
+	    "embedded-worker, budget 2: still workers-min 2");
 }
 
 static void
@@ -176,9 +188,10 @@ test_marks(void)
 	c.workers = 4;
 	c.workers_min = 1;
 	c.workers_max = 5;
-	c.db_max_connections = 4;
+	c.db_max_connections = 6;
 	n = elastic_init(&c);
-	is_int(n, 3, "workers-max 5 lowered to 3 by db-max-connections 4");
+	is_int(n, 3, "workers-max 5 lowered to 3 by db-max-connections 6 "
+	    "(the master's 1, aqueue-worker's 2)");
 	elastic_prepare(0);
 	elastic_child();
 	pids[0] = getpid();
