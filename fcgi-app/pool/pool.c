@@ -555,15 +555,18 @@ spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
 	return 0;
 }
 
-/* Send sig to every live child. */
+/* Send sig to every live child, of the current set and the old one. */
 static void
 signal_all(struct pool *p, int sig)
 {
 	size_t	 i;
 
-	for (i = 0; i < p->n; i++)
+	for (i = 0; i < p->n; i++) {
 		if (p->pids[i] > 0)
 			kill(p->pids[i], sig);
+		if (p->old[i] > 0)
+			kill(p->old[i], sig);
+	}
 }
 
 /* Reap children; returns how many of the current set are still alive. */
@@ -632,19 +635,12 @@ stop_all(struct pool *p)
 {
 	int64_t			 until = now_ms() + DRAIN_MS;
 	struct timespec		 ts = { 0, 50 * 1000 * 1000 };
-	size_t			 i;
 
 	signal_all(p, SIGTERM);
-	for (i = 0; i < p->n; i++)
-		if (p->old[i] > 0)
-			kill(p->old[i], SIGTERM);
 	while (reap(p, NULL) > 0 || old_alive(p)) {
 		if (now_ms() > until) {
 			log_warnx("children did not drain in time; killing");
 			signal_all(p, SIGKILL);
-			for (i = 0; i < p->n; i++)
-				if (p->old[i] > 0)
-					kill(p->old[i], SIGKILL);
 			until = now_ms() + DRAIN_MS;
 		}
 		nanosleep(&ts, NULL);
