@@ -167,8 +167,8 @@ elastic_init(const struct cfg *c)
 
 	if (c->workers_max == 0)
 		return (size_t)c->workers;
-	n = elastic_clamp(c->workers_min, c->workers_max,
-	    c->db_max_connections, c->embedded_worker != 0);
+	/* One slot up to workers-max: a reload may raise the clamp. */
+	n = (size_t)c->workers_max;
 	p = mmap(NULL, sizeof(*board) + n * sizeof(board->s[0]),
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
@@ -187,11 +187,28 @@ elastic_init(const struct cfg *c)
 	retiring = xcalloc(n, sizeof(*retiring));
 	views = xcalloc(n, sizeof(*views));
 	lim.min = (size_t)c->workers_min;
-	lim.max = n;
+	lim.max = elastic_clamp(c->workers_min, c->workers_max,
+	    c->db_max_connections, c->embedded_worker != 0);
 	lim.busy_ms = ELASTIC_BUSY_MS;
 	lim.idle_ms = ELASTIC_IDLE_MS;
 	log_limits(c, "");
 	return n;
+}
+
+size_t
+elastic_reload(const struct cfg *nc, const char *why)
+{
+	char	 pre[64];
+	size_t	 max;
+
+	if (board == NULL)
+		return 0;
+	max = elastic_clamp((int64_t)lim.min, (int64_t)nslots,
+	    nc->db_max_connections, nc->embedded_worker != 0);
+	lim.max = max < nslots ? max : nslots;
+	snprintf(pre, sizeof(pre), "%s: ", why);
+	log_limits(nc, pre);
+	return lim.max;
 }
 
 void

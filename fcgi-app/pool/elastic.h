@@ -94,13 +94,24 @@ enum elastic_act elastic_decide(const struct elastic_view *v, size_t n,
 
 /*
  * In the master, before it forks: with workers-min and workers-max set,
- * compute the limits (elastic_clamp(); logged, with the budget when it
- * lowered the maximum) and create the scoreboard.  Returns how many
- * slots the pool needs: the elastic maximum, or c->workers without
+ * compute the limits (elastic_clamp(); logged, with the budget and what
+ * it keeps for the master and aqueue-worker) and create the scoreboard.
+ * Returns how many slots the pool needs: workers-max (so that a reload
+ * may raise the clamped maximum up to it), or c->workers without
  * workers-min/workers-max, or workers-min when the scoreboard cannot be
  * made (logged: then a fixed pool of workers-min).
  */
 size_t		 elastic_init(const struct cfg *c);
+
+/*
+ * In the master, on a reload (why: "SIGHUP" or the file) that is going
+ * ahead with the configuration nc, whose workers-min and workers-max
+ * are those of elastic_init(): the maximum again from nc's
+ * db-max-connections and embedded-worker (elastic_clamp(), at most the
+ * slots), logged as at start.  Returns the maximum now in force, or 0
+ * without workers-min/workers-max.  Can't fail.
+ */
+size_t		 elastic_reload(const struct cfg *nc, const char *why);
 
 /*
  * In the master, just before it forks a process for slot i: the slot

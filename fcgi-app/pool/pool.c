@@ -688,7 +688,8 @@ write_pid(const struct cfg *c)
  * why says) and start a new set of children with it while the old set
  * drains.  Refused, and logged, when it is invalid, its templates do
  * not load, listen, workers(-min/-max), web-server-addrs changed (a
- * restart takes those) or the previous reload drains.  Can't fail.
+ * restart takes those) or the previous reload drains.  An elastic
+ * pool's maximum follows the new budget (elastic_reload()).  Can't fail.
  */
 static void
 pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
@@ -722,6 +723,7 @@ pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
 	(void)log_to_file(nc.log_file);
 	log_info("%s: configuration re-read; new processes start, the old "
 	    "ones drain", why);
+	(void)elastic_reload(&nc, why);
 	for (i = 0; i < p->n; i++) {
 		p->old[i] = p->pids[i];
 		p->pids[i] = 0;

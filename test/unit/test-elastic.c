@@ -9,7 +9,8 @@
  * makes in its slot (busy when it takes a request, idle when it goes
  * back to wait, also when it then loses the accept to another process;
  * busy all along from one request straight to the next; nothing once
- * another process claimed the slot).
+ * another process claimed the slot); a reload's budget moves the
+ * maximum.
  */
 #include "config.h"
 
@@ -190,7 +191,9 @@ test_marks(void)
 	c.workers_max = 5;
 	c.db_max_connections = 6;
 	n = elastic_init(&c);
-	is_int(n, 3, "workers-max 5 lowered to 3 by db-max-connections 6 "
+	is_int(n, 5, "a slot for each of workers-max 5");
+	is_int(elastic_reload(&c, "same"), 3,
+	    "workers-max 5 lowered to 3 by db-max-connections 6 "
 	    "(the master's 1, aqueue-worker's 2)");
 	elastic_prepare(0);
 	elastic_child();
@@ -239,6 +242,49 @@ test_marks(void)
 	    "a slot not claimed by this process stays idle");
 }
 
+/* A reload's db-max-connections and embedded-worker move the maximum. */
+static void
+test_reload(void)
+{
+	struct cfg		 c;
+	pid_t			 pids[5] = { 0, 0, 0, 0, 0 };
+	size_t			 slot = 99;
+
+	memset(&c, 0, sizeof(c));
+	c.workers = 4;
+	c.workers_min = 1;
+	c.workers_max = 5;
+	c.db_max_connections = 20;
+	is_int(elastic_reload(&c, "SIGHUP"), 5,
+	    "db-max-connections 20: workers-max 5, all the slots");
+	c.db_max_connections = 5;
+	is_int(elastic_reload(&c, "SIGHUP"), 2,
+	    "db-max-connections 5: 2 (+ the master + aqueue-worker's 2)");
+	c.db_max_connections = 3;
+	is_int(elastic_reload(&c, "SIGHUP"), 1,
+	    "db-max-connections 3: none fit, workers-min 1");
+	c.embedded_worker = 1;
+	is_int(elastic_reload(&c, "SIGHUP"), 2,
+	    "db-max-connections 3, embedded-worker: 2 (+ the master)");
+	c.embedded_worker = 0;
+	c.db_max_connections = 3;
+	(void)elastic_reload(&c, "SIGHUP");
+	/* The maximum in force is the one the decision keeps to. */
+	elastic_prepare(0);
+	elastic_child();
+	pids[0] = getpid();
+	elastic_busy();
+	sleep_ms(250);
+	is_int(elastic_tick(pids, 5, &slot), ELASTIC_NONE,
+	    "maximum 1 after the reload: busy 250 ms, no fork");
+	c.db_max_connections = 6;
+	is_int(elastic_reload(&c, "SIGHUP"), 3, "db-max-connections 6: 3");
+	is_int(elastic_tick(pids, 5, &slot), ELASTIC_FORK,
+	    "maximum 3 after the next: fork");
+	is_int(slot, 1, "... into slot 1");
+	elastic_idle();
+}
+
 int
 main(void)
 {
@@ -246,5 +292,6 @@ main(void)
 	test_fork();
 	test_retire();
 	test_marks();
+	test_reload();
 	return done_testing();
 }
