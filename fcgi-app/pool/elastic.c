@@ -83,10 +83,10 @@ elastic_clamp(int64_t workers_min, int64_t workers_max,
 }
 
 enum elastic_act
-elastic_decide(const struct elastic_view *v, size_t n,
+elastic_decide(const struct elastic_view *v, size_t n, size_t draining,
     const struct elastic_limits *l, int64_t now_ms, size_t *slot)
 {
-	size_t	 i, total = 0, live = 0, busy = 0, empty = n, old = n;
+	size_t	 i, total = draining, live = 0, busy = 0, empty = n, old = n;
 
 	for (i = 0; i < n; i++) {
 		if (v[i].pid == 0) {
@@ -282,9 +282,9 @@ elastic_enough(const pid_t *pids, size_t n)
 }
 
 enum elastic_act
-elastic_tick(const pid_t *pids, size_t n, size_t *slot)
+elastic_tick(const pid_t *pids, const pid_t *old, size_t n, size_t *slot)
 {
-	size_t			 i, live = 0, total = 0;
+	size_t			 i, live = 0, total = 0, draining = 0;
 	enum elastic_act	 act;
 
 	if (board == NULL)
@@ -292,6 +292,7 @@ elastic_tick(const pid_t *pids, size_t n, size_t *slot)
 	if (n > nslots)
 		n = nslots;
 	for (i = 0; i < n; i++) {
+		draining += old[i] > 0;
 		if (pids[i] <= 0)
 			retiring[i] = 0;
 		views[i].pid = pids[i] > 0 ? pids[i] : 0;
@@ -304,10 +305,11 @@ elastic_tick(const pid_t *pids, size_t n, size_t *slot)
 	atomic_store(&board->running, (int)total);
 	/* One process always free of writes (writers.c), as in a pool of n. */
 	writers_resize(live);
-	act = elastic_decide(views, n, &lim, mono_ms(), slot);
+	act = elastic_decide(views, n, draining, &lim, mono_ms(), slot);
 	if (act == ELASTIC_FORK) {
 		log_info("elastic pool: all %zu processes busy for %lld ms: "
-		    "starting one more", live, (long long)lim.busy_ms);
+		    "starting one more (%zu draining)", live,
+		    (long long)lim.busy_ms, draining);
 		return ELASTIC_FORK;
 	}
 	if (act == ELASTIC_RETIRE) {

@@ -75,12 +75,14 @@ size_t		 elastic_clamp(int64_t workers_min, int64_t workers_max,
 
 /*
  * The pure decision, one check of the master at monotonic time now_ms
- * over the n slots v[0..n-1] under limits l:
+ * over the n slots v[0..n-1] and draining processes outside the slots
+ * (the old set after a reload, finishing their requests) under limits
+ * l:
  *   - ELASTIC_FORK with *slot the first empty slot, when at least one
  *     process runs, every running process that is not retiring is busy
  *     and has been since l->busy_ms or longer, fewer than l->max run
- *     (retiring ones count: they hold their connection until they
- *     exit) and a slot is empty;
+ *     (retiring and draining ones count: they hold their connection
+ *     until they exit) and a slot is empty;
  *   - ELASTIC_RETIRE with *slot the process idle the longest (the
  *     higher slot on a tie), when more than l->min run that are not
  *     retiring and it has been idle since l->idle_ms or longer;
@@ -89,8 +91,8 @@ size_t		 elastic_clamp(int64_t workers_min, int64_t workers_max,
  * refills dead slots with its own back-off).  Can't fail.
  */
 enum elastic_act elastic_decide(const struct elastic_view *v, size_t n,
-		    const struct elastic_limits *l, int64_t now_ms,
-		    size_t *slot);
+		    size_t draining, const struct elastic_limits *l,
+		    int64_t now_ms, size_t *slot);
 
 /*
  * In the master, before it forks: with workers-min and workers-max set,
@@ -145,12 +147,15 @@ int		 elastic_enough(const pid_t *pids, size_t n);
 
 /*
  * In the master, from its loop (a few times a second): one check over
- * its n slots pids[] (0: empty).  Retires a process itself (SIGTERM,
- * logged); returns ELASTIC_FORK with *slot for the caller to fork
- * into (after elastic_prepare()), else ELASTIC_NONE.  Also keeps the
- * write slots at one fewer than the processes (writers_resize()).
+ * its n slots pids[] (0: empty) and the n slots old[] of the set that
+ * drains after a reload (0: none; those alive count toward the
+ * maximum).  Retires a process itself (SIGTERM, logged); returns
+ * ELASTIC_FORK with *slot for the caller to fork into (after
+ * elastic_prepare()), else ELASTIC_NONE.  Also keeps the write slots at
+ * one fewer than the processes (writers_resize()).
  */
-enum elastic_act elastic_tick(const pid_t *pids, size_t n, size_t *slot);
+enum elastic_act elastic_tick(const pid_t *pids, const pid_t *old,
+		    size_t n, size_t *slot);
 
 /*
  * How many processes the elastic pool runs now (any process may ask:

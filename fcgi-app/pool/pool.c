@@ -879,7 +879,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				continue;	/* next tick */
 			spawn(&p, i, fd, c, &orig);
 		}
-		if (elastic_tick(p.pids, p.n, &i) == ELASTIC_FORK)
+		if (elastic_tick(p.pids, p.old, p.n, &i) == ELASTIC_FORK)
 			spawn(&p, i, fd, c, &orig);
 		instance_pool_tick(mdb, c, p.pids, p.n);
 	}

@@ -5,7 +5,8 @@
  * minimum; the decision over a scoreboard (fork one when every running
  * process has been busy long enough, into the first empty slot, never
  * past the maximum, retiring processes counted; retire the process
- * idle the longest, never below the minimum); and the marks a child
+ * idle the longest, never below the minimum; an old set draining after
+ * a reload counted toward the maximum); and the marks a child
  * makes in its slot (busy when it takes a request, idle when it goes
  * back to wait, also when it then loses the accept to another process;
  * busy all along from one request straight to the next; nothing once
@@ -40,15 +41,19 @@ set(struct elastic_view *v, size_t i, pid_t pid, int busy, int64_t ago)
 	v[i].since_ms = NOW - ago;
 }
 
-/* The decision over v[0..n) under l, as "none", "fork 2", "retire 1". */
+/*
+ * The decision over v[0..n) and draining processes outside them under
+ * l, as "none", "fork 2", "retire 1".
+ */
 static const char *
-decide(const struct elastic_view *v, size_t n, const struct elastic_limits *l)
+decide_d(const struct elastic_view *v, size_t n, size_t draining,
+    const struct elastic_limits *l)
 {
 	static char		 out[32];
 	size_t			 slot = 99;
 	enum elastic_act	 a;
 
-	a = elastic_decide(v, n, l, NOW, &slot);
+	a = elastic_decide(v, n, draining, l, NOW, &slot);
 	if (a == ELASTIC_FORK)
 		snprintf(out, sizeof(out), "fork %zu", slot);
 	else if (a == ELASTIC_RETIRE)
@@ -56,6 +61,13 @@ decide(const struct elastic_view *v, size_t n, const struct elastic_limits *l)
 	else
 		snprintf(out, sizeof(out), "none%s", slot == 99 ? "" : "?");
 	return out;
+}
+
+/* The decision over v[0..n) under l, nothing draining. */
+static const char *
+decide(const struct elastic_view *v, size_t n, const struct elastic_limits *l)
+{
+	return decide_d(v, n, 0, l);
 }
 
 static void
@@ -176,12 +188,48 @@ test_retire(void)
 	is_str(decide(v, 6, &l), "retire 1", "min 1: one of two goes");
 }
 
+/* After a reload: the old set, draining, counts toward the maximum. */
+static void
+test_draining(void)
+{
+	struct elastic_view	 v[6];
+	struct elastic_limits	 l = lim;
+
+	memset(v, 0, sizeof(v));
+	/* The new set's two, both busy; the old set's six drain. */
+	set(v, 0, 201, 1, 900);
+	set(v, 1, 202, 1, 900);
+	is_str(decide_d(v, 6, 6, &l), "none",
+	    "2 busy + 6 draining, max 6: no fork");
+	is_str(decide_d(v, 6, 4, &l), "none",
+	    "2 busy + 4 draining = max 6: no fork");
+	is_str(decide_d(v, 6, 3, &l), "fork 2",
+	    "2 busy + 3 draining of max 6: fork");
+	is_str(decide_d(v, 6, 0, &l), "fork 2",
+	    "the old set gone: fork");
+	/* Draining ones are not the new set's: they never block a retire. */
+	set(v, 0, 201, 0, 60000);
+	set(v, 1, 202, 0, 60000);
+	set(v, 2, 203, 0, 60000);
+	is_str(decide_d(v, 6, 3, &l), "retire 2",
+	    "3 idle a minute + 3 draining, min 2: one goes");
+	/* Retiring and draining add up. */
+	set(v, 0, 201, 1, 900);
+	set(v, 1, 202, 1, 900);
+	v[2].retiring = 1;
+	is_str(decide_d(v, 6, 3, &l), "none",
+	    "2 busy + 1 retiring + 3 draining = max 6: no fork");
+	is_str(decide_d(v, 6, 2, &l), "fork 3",
+	    "2 busy + 1 retiring + 2 draining of max 6: fork");
+}
+
 /* The marks a child makes, in this process as its own child. */
 static void
 test_marks(void)
 {
 	struct cfg		 c;
-	pid_t			 pids[3] = { 0, 0, 0 };
+	pid_t			 pids[5] = { 0, 0, 0, 0, 0 };
+	pid_t			 none[5] = { 0, 0, 0, 0, 0 };
 	size_t			 slot = 99, n;
 
 	is_int(elastic_workers(), -1, "before elastic_init(): not elastic");
@@ -198,14 +246,15 @@ test_marks(void)
 	elastic_prepare(0);
 	elastic_child();
 	pids[0] = getpid();
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE, "one idle: none");
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
+	    "one idle: none");
 	is_int(elastic_workers(), 1, "one process running");
 	elastic_busy();
 	sleep_ms(250);
 	/* Straight on to the next request: busy all along. */
 	elastic_idle();
 	elastic_busy();
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_FORK,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_FORK,
 	    "busy 250 ms, the next request taken at once: fork");
 	is_int(slot, 1, "... into slot 1");
 	/*
@@ -215,39 +264,44 @@ test_marks(void)
 	elastic_idle();
 	sleep_ms(250);
 	slot = 99;
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
 	    "the accept lost: idle 250 ms, not busy: none");
 	is_int(slot, 99, "... no slot");
 	/* A request after that wait: busy from now on, not before. */
 	elastic_busy();
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
 	    "busy again after 250 ms idle: busy since now: none");
 	sleep_ms(250);
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_FORK,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_FORK,
 	    "... and 250 ms later: fork");
 	/* Idle 20 ms between two requests: not busy all along. */
 	elastic_idle();
 	sleep_ms(20);
 	elastic_busy();
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
 	    "idle 20 ms before the next request: busy anew: none");
 	elastic_idle();
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
 	    "idle now: none");
 	/* The slot given to another process: this one marks nothing. */
 	elastic_prepare(0);
 	elastic_busy();
 	sleep_ms(250);
-	is_int(elastic_tick(pids, n, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, n, &slot), ELASTIC_NONE,
 	    "a slot not claimed by this process stays idle");
 }
 
-/* A reload's db-max-connections and embedded-worker move the maximum. */
+/*
+ * A reload's db-max-connections and embedded-worker move the maximum;
+ * the old set draining counts toward it.
+ */
 static void
 test_reload(void)
 {
 	struct cfg		 c;
 	pid_t			 pids[5] = { 0, 0, 0, 0, 0 };
+	pid_t			 none[5] = { 0, 0, 0, 0, 0 };
+	pid_t			 old[5] = { 0, 0, 0, 0, 0 };
 	size_t			 slot = 99;
 
 	memset(&c, 0, sizeof(c));
@@ -275,12 +329,22 @@ test_reload(void)
 	pids[0] = getpid();
 	elastic_busy();
 	sleep_ms(250);
-	is_int(elastic_tick(pids, 5, &slot), ELASTIC_NONE,
+	is_int(elastic_tick(pids, none, 5, &slot), ELASTIC_NONE,
 	    "maximum 1 after the reload: busy 250 ms, no fork");
 	c.db_max_connections = 6;
 	is_int(elastic_reload(&c, "SIGHUP"), 3, "db-max-connections 6: 3");
-	is_int(elastic_tick(pids, 5, &slot), ELASTIC_FORK,
+	is_int(elastic_tick(pids, none, 5, &slot), ELASTIC_FORK,
 	    "maximum 3 after the next: fork");
+	is_int(slot, 1, "... into slot 1");
+	/* A reload: two of the old set still draining (not signalled). */
+	old[0] = 900001;
+	old[3] = 900002;
+	is_int(elastic_tick(pids, old, 5, &slot), ELASTIC_NONE,
+	    "1 busy + 2 draining = maximum 3: no fork");
+	old[3] = 0;
+	slot = 99;
+	is_int(elastic_tick(pids, old, 5, &slot), ELASTIC_FORK,
+	    "1 busy + 1 draining of maximum 3: fork");
 	is_int(slot, 1, "... into slot 1");
 	elastic_idle();
 }
@@ -291,6 +355,7 @@ main(void)
 	test_clamp();
 	test_fork();
 	test_retire();
+	test_draining();
 	test_marks();
 	test_reload();
 	return done_testing();
