@@ -146,3 +146,64 @@ test('the maximum is lowered to fit db-max-connections', {
 		await pool.stop();
 	}
 });
+
+// SIGHUP while a burst keeps all six busy: the master starts a new set of
+// workers-min (2) while the old six drain, and the old ones still alive
+// count toward workers-max: the new set never holds more than
+// max(6 - old alive, 2), so the pool never holds more than 6 + 2
+// (children of the master, sampled every 20 ms; a count over the bound
+// must hold for two samples in a row, as one scan of /proc may see an old
+// process just before it exits and a new one forked just after).  Taken
+// at 6, so that no fork races the signal and the old set is known.
+test('a reload under a burst: the old set draining counts toward ' +
+    'workers-max', { timeout: 180000 }, async () => {
+	const q = createQueue({ rate: 6000 });
+	const pool = await startExtraPool({ workers: 4, extra:
+	    'workers-min = 2\nworkers-max = 6\nstats-interval-ms = 0' });
+	try {
+		await waitFor(() => childPids(pool.pid).length === 2, 10000,
+		    100, 'the minimum of 2 processes at start');
+		let done = false;
+		const running = burst(pool, q.slug, async () => done);
+		const over = [];
+		let most = 0;
+		let grew = 0;
+		let old;
+		try {
+			await waitFor(() => childPids(pool.pid).length === 6,
+			    60000, 20, 'the burst growing the pool to 6');
+			old = new Set(childPids(pool.pid));
+			process.kill(pool.pid, 'SIGHUP');
+			let before = false;
+			const end = Date.now() + 8000;
+			while (Date.now() < end) {
+				const now = childPids(pool.pid);
+				const o = now.filter((p) => old.has(p)).length;
+				const n = now.length - o;
+				const bad = n > Math.max(6 - o, 2);
+				if (bad && before)
+					over.push({ old: o, new: n });
+				before = bad;
+				most = Math.max(most, now.length);
+				grew = Math.max(grew, n);
+				await sleep(20);
+			}
+		} finally {
+			done = true;
+		}
+		const b = await running;
+		const log = readFileSync(pool.log, 'utf8');
+		assert.match(log, /SIGHUP: configuration re-read/);
+		assert.deepEqual(over, [], 'the new set within max(6 - old, 2)');
+		assert.ok(most <= 8, `never above 6 + 2 (most ${most})`);
+		assert.ok(grew > 2, `the new set grew (to ${grew})`);
+		assert.deepEqual(childPids(pool.pid).filter((p) => old.has(p)),
+		    [], 'the old set gone');
+		assert.deepEqual(b.errors, [], 'every request answered');
+		assert.deepEqual(Object.keys(b.statuses), ['200'],
+		    `only 200s: ${JSON.stringify(b.statuses)}`);
+		assert.doesNotMatch(log, /did not drain|child \d+ died/);
+	} finally {
+		await pool.stop();
+	}
+});
