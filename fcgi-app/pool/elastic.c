@@ -212,6 +212,13 @@ elastic_reload(const struct cfg *nc, const char *why)
 }
 
 void
+elastic_start(void)
+{
+	if (board != NULL)
+		writers_resize(lim.min);
+}
+
+void
 elastic_prepare(size_t i)
 {
 	if (board == NULL || i >= nslots)

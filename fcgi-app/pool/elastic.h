@@ -116,6 +116,14 @@ size_t		 elastic_init(const struct cfg *c);
 size_t		 elastic_reload(const struct cfg *nc, const char *why);
 
 /*
+ * In the master, after writers_init() and before its first fork: the
+ * write slots for the workers-min processes it starts with
+ * (writers_resize(); elastic_tick() keeps them in step after that).
+ * Does nothing without workers-min/workers-max.  Can't fail.
+ */
+void		 elastic_start(void);
+
+/*
  * In the master, just before it forks a process for slot i: the slot
  * starts idle, now, owned by nobody until the child claims it; the
  * child inherits i as its slot.  Can't fail.

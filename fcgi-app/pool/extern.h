@@ -752,6 +752,7 @@ void	 writers_reap(pid_t pid);
  * In the master of an elastic pool (elastic.h): workers processes run
  * now, so one fewer slots (at least one, at most writers_init()'s) are
  * taken from here on; a slot held beyond them is given back as usual.
+ * Each slot more than before wakes one waiter, if any, to take it.
  * Can't fail.
  */
 void	 writers_resize(size_t workers);

@@ -817,6 +817,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	p.old_since = 0;
 	write_pid(c);
 	(void)writers_init(p.n, pool_wait);
+	elastic_start();
 	(void)instance_shm_init(NULL);
 	pool_gates(c, NULL);
 	/*

@@ -226,10 +226,15 @@ writers_leave(void)
 void
 writers_resize(size_t workers)
 {
-	size_t	 n = workers > 1 ? workers - 1 : 1;
+	size_t	 n = workers > 1 ? workers - 1 : 1, was;
 
-	if (slots != NULL)
-		atomic_store(nused, n < nslots ? n : nslots);
+	if (slots == NULL)
+		return;
+	if (n > nslots)
+		n = nslots;
+	/* More slots: a waiter may take each new one now. */
+	for (was = atomic_exchange(nused, n); was < n; was++)
+		wake_one();
 }
 
 void
