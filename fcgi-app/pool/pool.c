@@ -882,7 +882,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 		}
 		if (elastic_tick(p.pids, p.old, p.n, &i) == ELASTIC_FORK)
 			spawn(&p, i, fd, c, &orig);
-		instance_pool_tick(mdb, c, p.pids, p.n);
+		instance_pool_tick(mdb, c, p.pids, p.old, p.n);
 	}
 	stop_all(&p);
 	(void)instance_remove(mdb, "pool");
