@@ -42,6 +42,7 @@ static int			*retiring;	/* the master's, per slot */
 static struct elastic_view	*views;		/* the master's, per slot */
 static size_t			 mine = (size_t)-1;	/* a child's slot */
 static int64_t			 busy_began;	/* a child's: 0 never busy */
+static int64_t			 fork_after;	/* the master's: no fork till */
 
 /* Monotonic milliseconds, the same clock in every process. */
 static int64_t
@@ -313,6 +314,8 @@ elastic_tick(const pid_t *pids, const pid_t *old, size_t n, size_t *slot)
 	/* One process always free of writes (writers.c), as in a pool of n. */
 	writers_resize(live);
 	act = elastic_decide(views, n, draining, &lim, mono_ms(), slot);
+	if (act == ELASTIC_FORK && mono_ms() < fork_after)
+		return ELASTIC_NONE;	/* the last fork failed: not yet */
 	if (act == ELASTIC_FORK) {
 		log_info("elastic pool: all %zu processes busy for %lld ms: "
 		    "starting one more (%zu draining)", live,
@@ -327,6 +330,12 @@ elastic_tick(const pid_t *pids, const pid_t *old, size_t n, size_t *slot)
 		kill(pids[*slot], SIGTERM);
 	}
 	return ELASTIC_NONE;
+}
+
+void
+elastic_fork_failed(int64_t ms)
+{
+	fork_after = mono_ms() + ms;
 }
 
 int64_t

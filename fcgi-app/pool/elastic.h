@@ -166,6 +166,13 @@ enum elastic_act elastic_tick(const pid_t *pids, const pid_t *old,
 		    size_t n, size_t *slot);
 
 /*
+ * In the master: the fork elastic_tick() asked for failed (logged by
+ * the caller); elastic_tick() asks for none for the next ms
+ * milliseconds.  Can't fail.
+ */
+void		 elastic_fork_failed(int64_t ms);
+
+/*
  * How many processes the elastic pool runs now (any process may ask:
  * /metrics), or -1 without workers-min/workers-max.
  */

@@ -880,8 +880,9 @@ pool_run(int fd, const char *conf, struct cfg *c)
 				continue;	/* next tick */
 			spawn(&p, i, fd, c, &orig);
 		}
-		if (elastic_tick(p.pids, p.old, p.n, &i) == ELASTIC_FORK)
-			spawn(&p, i, fd, c, &orig);
+		if (elastic_tick(p.pids, p.old, p.n, &i) == ELASTIC_FORK &&
+		    spawn(&p, i, fd, c, &orig) == -1)
+			elastic_fork_failed(RESPAWN_MIN_MS);
 		instance_pool_tick(mdb, c, p.pids, p.old, p.n);
 	}
 	stop_all(&p);

@@ -293,7 +293,8 @@ test_marks(void)
 
 /*
  * A reload's db-max-connections and embedded-worker move the maximum;
- * the old set draining counts toward it.
+ * the old set draining counts toward it; a failed fork is not asked
+ * for again during the back-off.
  */
 static void
 test_reload(void)
@@ -346,6 +347,13 @@ test_reload(void)
 	is_int(elastic_tick(pids, old, 5, &slot), ELASTIC_FORK,
 	    "1 busy + 1 draining of maximum 3: fork");
 	is_int(slot, 1, "... into slot 1");
+	/* That fork failed: none asked for during the back-off. */
+	elastic_fork_failed(300);
+	is_int(elastic_tick(pids, old, 5, &slot), ELASTIC_NONE,
+	    "the fork failed: none during the 300 ms back-off");
+	sleep_ms(350);
+	is_int(elastic_tick(pids, old, 5, &slot), ELASTIC_FORK,
+	    "the back-off over: fork again");
 	elastic_idle();
 }
 
