@@ -21,15 +21,16 @@ import {
 
 const CLIENTS = 40;
 
-// A join whose two-byte body goes out 30 ms after its head: the request
-// holds its process meanwhile.
-const slowJoin = (sock, slug) => fcgiRequest({ sock, timeoutMs: 30000,
+// A join whose two-byte body goes out holdMs (30) ms after its head: the
+// request holds its process meanwhile.
+const slowJoin = (sock, slug, holdMs = 30) => fcgiRequest({ sock,
+	timeoutMs: 30000,
 	params: fcgiParams('POST', `/queue/${slug}/join`, {
 		CONTENT_LENGTH: '2',
 		CONTENT_TYPE: 'application/json',
 	}),
 	stdin: '{}',
-	beforeStdin: () => sleep(30),
+	beforeStdin: () => sleep(holdMs),
 });
 
 // The workers of the pool's row of table instance (null: no row yet).
@@ -39,12 +40,12 @@ function rowWorkers(pid) {
 	return rows.length === 0 ? null : Number(rows[0][0]);
 }
 
-// burst(pool, slug, until): CLIENTS clients send slow joins, one after
-// the other each, until until(most) is true (looked at every 100 ms) or
-// for 60 s at most; meanwhile the most children seen.  Resolves
-// {statuses (status -> count), errors (failed requests), most
-// (children)}.
-async function burst(pool, slug, until) {
+// burst(pool, slug, until, clients, holdMs): clients (CLIENTS) clients
+// send slow joins (holdMs, slowJoin()), one after the other each, until
+// until(most) is true (looked at every 100 ms) or for 60 s at most;
+// meanwhile the most children seen.  Resolves {statuses (status ->
+// count), errors (failed requests), most (children)}.
+async function burst(pool, slug, until, clients = CLIENTS, holdMs = 30) {
 	const statuses = {};
 	const errors = [];
 	let most = childPids(pool.pid).length;
@@ -52,21 +53,22 @@ async function burst(pool, slug, until) {
 	const client = async () => {
 		while (!stop) {
 			try {
-				const r = await slowJoin(pool.sock, slug);
+				const r = await slowJoin(pool.sock, slug,
+				    holdMs);
 				statuses[r.status] = (statuses[r.status] ?? 0) + 1;
 			} catch (e) {
 				errors.push(String(e));
 			}
 		}
 	};
-	const clients = Array.from({ length: CLIENTS }, client);
+	const running = Array.from({ length: clients }, client);
 	const end = Date.now() + 60000;
 	while (!stop) {
 		await sleep(100);
 		most = Math.max(most, childPids(pool.pid).length);
 		stop = await until(most) || Date.now() > end;
 	}
-	await Promise.all(clients);
+	await Promise.all(running);
 	return { statuses, errors, most };
 }
 
@@ -147,14 +149,16 @@ test('the maximum is lowered to fit db-max-connections', {
 	}
 });
 
-// SIGHUP while a burst keeps all six busy: the master starts a new set of
-// workers-min (2) while the old six drain, and the old ones still alive
-// count toward workers-max: the new set never holds more than
-// max(6 - old alive, 2), so the pool never holds more than 6 + 2
-// (children of the master, sampled every 20 ms; a count over the bound
-// must hold for two samples in a row, as one scan of /proc may see an old
-// process just before it exits and a new one forked just after).  Taken
-// at 6, so that no fork races the signal and the old set is known.
+// SIGHUP while 12 clients keep all six busy with joins of 1.5 s each: the
+// master starts a new set of workers-min (2) while the old six drain (up
+// to 1.5 s: long enough for the new set to be busy 200 ms and fork), and
+// the old ones still alive count toward workers-max: the new set never
+// holds more than max(6 - old alive, 2), so the pool never holds more
+// than 6 + 2 (children of the master, sampled every 20 ms; a count over
+// the bound must hold for two samples in a row, as one scan of /proc may
+// see an old process just before it exits and a new one forked just
+// after).  Taken at 6, so that no fork races the signal and the old set
+// is known.
 test('a reload under a burst: the old set draining counts toward ' +
     'workers-max', { timeout: 180000 }, async () => {
 	const q = createQueue({ rate: 6000 });
@@ -164,7 +168,8 @@ test('a reload under a burst: the old set draining counts toward ' +
 		await waitFor(() => childPids(pool.pid).length === 2, 10000,
 		    100, 'the minimum of 2 processes at start');
 		let done = false;
-		const running = burst(pool, q.slug, async () => done);
+		const running = burst(pool, q.slug, async () => done, 12,
+		    1500);
 		const over = [];
 		let most = 0;
 		let grew = 0;
