@@ -25,6 +25,7 @@
 #include "aqueue.h"
 #include "cfg.h"
 #include "crypto.h"
+#include "elastic.h"
 #include "extern.h"
 #include "db-loadtest.h"
 #include "instance.h"
@@ -209,7 +210,7 @@ page_metrics(struct req *r)
 	struct qops_err		 err;
 	struct inst_counts	 c;
 	size_t			 n = 0, i, e, k;
-	int64_t			 now;
+	int64_t			 now, workers;
 	enum app_err		 er;
 	int			 pool;
 
@@ -312,12 +313,17 @@ page_metrics(struct req *r)
 	    (unsigned long long)instance_joins_unknown());
 	steps(&b);
 	loadtests(&b, r->db);
-	/* Without a master (workers = 0) this process answers alone. */
+	/*
+	 * Without a master (workers = 0) this process answers alone; an
+	 * elastic pool (elastic.h) counts its running processes.
+	 */
 	family(&b, "aqueue_workers", "gauge",
 	    "Processes of this pool that answer requests (1 without a "
 	    "master: the one answering this scrape).");
-	buf_printf(&b, "aqueue_workers %lld\n",
-	    (long long)(r->cfg->workers > 0 ? r->cfg->workers : 1));
+	workers = elastic_workers();
+	if (workers < 0)
+		workers = r->cfg->workers > 0 ? r->cfg->workers : 1;
+	buf_printf(&b, "aqueue_workers %lld\n", (long long)workers);
 	family(&b, "aqueue_workers_busy", "gauge",
 	    "Workers of this pool inside a request (this scrape included).");
 	buf_printf(&b, "aqueue_workers_busy %lld\n", (long long)c.busy);

@@ -45,6 +45,8 @@ static const struct cfg_key keys[] = {
 	{ "listen", S(listen), "unix:/run/aqueue/fcgi.sock", 0, 0 },
 	{ "listen-mode", O(listen_mode), "0660", 0, 0777 },
 	{ "workers", I(workers), "4", 0, 256 },
+	{ "workers-min", I(workers_min), "0", 0, 256 },
+	{ "workers-max", I(workers_max), "0", 0, 256 },
 	{ "pid-file", S(pid_file), "", 0, 0 },
 	{ "db-host", S(db_host), "", 0, 0 },
 	{ "db-port", I(db_port), "3306", 1, 65535 },
@@ -313,6 +315,29 @@ check_listen(struct cfg *c, const char *path)
 }
 
 /*
+ * The elastic pool's keys: both unset (0), or 1 <= workers-min <
+ * workers-max with a master (workers not 0).  Returns 0, or -1
+ * (logged).
+ */
+static int
+check_workers(const struct cfg *c, const char *path)
+{
+	if (c->workers_min == 0 && c->workers_max == 0)
+		return 0;
+	if (c->workers_min < 1 || c->workers_max <= c->workers_min) {
+		log_errorx("%s: workers-min and workers-max go together, with "
+		    "1 <= workers-min < workers-max", path);
+		return -1;
+	}
+	if (c->workers == 0) {
+		log_errorx("%s: workers = 0 (no master) cannot have "
+		    "workers-min and workers-max", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The keys that name files or folders: a relative value is taken from
  * the configuration file's own folder, so that an installation under a
  * prefix (a shared host's account) can ship one file that works
@@ -457,6 +482,8 @@ cfg_load(const char *path, struct cfg *c)
 	if (check_listen(c, path) == -1)
 		return -1;
 	if (check_db_hosts(c, path) == -1)
+		return -1;
+	if (check_workers(c, path) == -1)
 		return -1;
 	/*
 	 * The server must give up on a statement before the client does,

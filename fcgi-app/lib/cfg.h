@@ -14,6 +14,8 @@ struct cfg {
 	char	*listen;	/* "unix:/path", "host:port", or "" (fd 0) */
 	int64_t	 listen_mode;	/* unix socket permission bits (octal) */
 	int64_t	 workers;	/* pool processes 1..256; 0: no master */
+	int64_t	 workers_min;	/* elastic pool: fewest processes, 0: off */
+	int64_t	 workers_max;	/* elastic pool: most processes, 0: off */
 	char	*pid_file;	/* master's pid, or "" for none */
 	char	*db_host;	/* "" with db_socket set */
 	int64_t	 db_port;

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include <stdatomic.h>
@@ -326,6 +328,7 @@ static struct {
 	int64_t			 report_ms;	/* monotonic; 0: never */
 	int64_t			 stats_ms;
 	int64_t			 cpu_ticks;
+	int64_t			 workers;	/* in the last report */
 	struct inst_counts	 counts;
 } tick;
 
@@ -362,14 +365,49 @@ rps_json(const struct inst_counts *a, const struct inst_counts *b,
 	snprintf(out + len, n - len, "}");
 }
 
+/* How many of pids[0..n-1] are processes (not 0). */
+static int64_t
+live_pids(const pid_t *pids, size_t n)
+{
+	size_t	 i;
+	int64_t	 live = 0;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			live++;
+	return live;
+}
+
 /*
- * Report the pool (this process and its n children; workers n, or 1
- * for a process without children) at monotonic time t, from the shared
- * counters now_counts.  Can't fail (logged).
+ * The CPU time, in clock ticks of hz, of this process's children that
+ * have exited and been waited for (getrusage(2) RUSAGE_CHILDREN), 0
+ * when it cannot be read.  Can't fail.
+ */
+static int64_t
+reaped_ticks(long hz)
+{
+	struct rusage	 ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) == -1)
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * hz +
+	    ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * hz /
+	    1000000;
+}
+
+/*
+ * Report the pool (this process and its children, the n slots of
+ * children where 0 is an empty slot, and the n slots old of those
+ * draining after a reload, NULL for none; workers the live children,
+ * or 1 for a process without children) at monotonic time t, from the
+ * shared counters now_counts.  The CPU time counts the draining
+ * children and those that exited too (a retired, respawned or drained
+ * process), so that it neither falls nor jumps when one goes.  Can't
+ * fail (logged).
  */
 static void
-pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
-    const struct inst_counts *now_counts)
+pool_report(struct db *db, const pid_t *children, const pid_t *old,
+    size_t n, int64_t t, const struct inst_counts *now_counts)
 {
 	struct instance_report	 r;
 	char			 rps[INSTANCE_RPS_MAX + 1];
@@ -378,16 +416,20 @@ pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
 	long			 hz = sysconf(_SC_CLK_TCK);
 	enum app_err		 er;
 
-	pids = xcalloc(n + 1, sizeof(*pids));
+	pids = xcalloc(2 * n + 1, sizeof(*pids));
 	pids[0] = getpid();
 	if (n > 0)
 		memcpy(pids + 1, children, n * sizeof(*pids));
-	instance_proc_usage(pids, n + 1, &cpu, &rss);
+	if (n > 0 && old != NULL)
+		memcpy(pids + 1 + n, old, n * sizeof(*pids));
+	instance_proc_usage(pids, 2 * n + 1, &cpu, &rss);
 	free(pids);
+	if (n > 0)
+		cpu += reaped_ticks(hz);
 	dt = tick.report_ms == 0 ? 0 : t - tick.report_ms;
 	memset(&r, 0, sizeof(r));
 	r.kind = "pool";
-	r.workers = n > 0 ? (int64_t)n : 1;
+	r.workers = n > 0 ? live_pids(children, n) : 1;
 	r.busy = now_counts->busy;
 	r.cpu_pct = dt > 0 && hz > 0 ? (double)(cpu - tick.cpu_ticks) *
 	    100000.0 / (double)hz / (double)dt : 0.0;
@@ -400,6 +442,7 @@ pool_report(struct db *db, const pid_t *children, size_t n, int64_t t,
 		log_warnx("instance report failed (%d)", (int)er);
 	tick.report_ms = t;
 	tick.cpu_ticks = cpu;
+	tick.workers = r.workers;
 	tick.counts = *now_counts;
 }
 
@@ -415,13 +458,13 @@ instance_single_tick(struct db *db, const struct cfg *c)
 	if (memcmp(now_counts.requests, tick.counts.requests,
 	    sizeof(now_counts.requests)) == 0)
 		return 0;
-	pool_report(db, NULL, 0, t, &now_counts);
+	pool_report(db, NULL, NULL, 0, t, &now_counts);
 	return 1;
 }
 
 void
 instance_pool_tick(struct db *db, const struct cfg *c,
-    const pid_t *children, size_t n)
+    const pid_t *children, const pid_t *old, size_t n)
 {
 	struct inst_counts	 now_counts;
 	int64_t			 t = mono_ms();
@@ -429,10 +472,11 @@ instance_pool_tick(struct db *db, const struct cfg *c,
 	int			 held;
 	enum app_err		 er;
 
+	/* A process started or gone (an elastic pool): report it now. */
 	if (tick.report_ms == 0 || t - tick.report_ms >=
-	    c->instance_report_ms) {
+	    c->instance_report_ms || live_pids(children, n) != tick.workers) {
 		(void)instance_counts(&now_counts);
-		pool_report(db, children, n, t, &now_counts);
+		pool_report(db, children, old, n, t, &now_counts);
 	}
 	if (c->stats_interval_ms > 0 && (tick.stats_ms == 0 ||
 	    t - tick.stats_ms >= c->stats_interval_ms)) {

@@ -221,15 +221,20 @@ enum app_err	 instance_remove(struct db *, const char *kind);
 
 /*
  * The pool master's periodic work, called about once a second from its
- * loop: every instance-report-ms it reports the pool (workers, busy,
- * CPU and RSS of master and children from /proc, requests per second
- * by endpoint since the previous report from the shared counters), and
+ * loop, with its n slots of children (0: an empty slot) and the n
+ * slots old of those draining after a reload: every
+ * instance-report-ms, and at once when the number of live children
+ * changed (an elastic pool grew or shrank), it reports the pool
+ * (workers: the live children; busy, CPU and RSS of master and
+ * children, draining ones too, from /proc, the CPU of children that
+ * exited from getrusage(2), requests per second by endpoint since the
+ * previous report from the shared counters), and
  * every stats-interval-ms, while it holds the database's named lock
  * "aqueue-stats", it samples every queue (stats_sample()).  Database
  * failures are logged and retried at the next interval.  Can't fail.
  */
 void		 instance_pool_tick(struct db *, const struct cfg *,
-		    const pid_t *children, size_t n);
+		    const pid_t *children, const pid_t *old, size_t n);
 
 /*
  * The periodic work of a FastCGI process without a master (workers =

@@ -694,7 +694,8 @@ void	 routes_free(void);
 /* pool.c */
 /*
  * Run the pre-forked pool on listen socket fd with config file conf
- * already loaded into *c: fork c->workers children, respawn dead ones,
+ * already loaded into *c: fork c->workers children (workers-min to
+ * workers-max with those set: elastic.h), respawn dead ones,
  * SIGTERM/SIGINT drain and exit, SIGHUP or a change of the file re-read
  * conf and replace the children.  With workers = 0 this process answers
  * the requests itself (no master: for mod_fcgid).  Returns the exit
@@ -750,5 +751,13 @@ enum app_err writers_enter(void);
 void	 writers_leave(void);
 /* In the master: free the slots held by the dead worker pid. */
 void	 writers_reap(pid_t pid);
+/*
+ * In the master of an elastic pool (elastic.h): workers processes run
+ * now, so one fewer slots (at least one, at most writers_init()'s) are
+ * taken from here on; a slot held beyond them is given back as usual.
+ * Each slot more than before wakes one waiter, if any, to take it.
+ * Can't fail.
+ */
+void	 writers_resize(size_t workers);
 
 #endif /* EXTERN_H */

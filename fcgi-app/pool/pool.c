@@ -31,6 +31,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "docwriter.h"
+#include "elastic.h"
 #include "embedded-worker.h"
 #include "extern.h"
 #include "fairness.h"
@@ -446,6 +447,7 @@ child_main(int fd, const struct cfg *c)
 			if (due < 0 || due > 1000)
 				due = 1000;
 		}
+		elastic_idle();
 		ts.tv_sec = due / 1000;
 		ts.tv_nsec = (long)(due % 1000) * 1000 * 1000;
 		rc = ppoll(pfd, nfd, due < 0 ? NULL : &ts, &wait_mask);
@@ -470,6 +472,7 @@ child_main(int fd, const struct cfg *c)
 		}
 		/* A full period for this request, however accept went. */
 		request_timer(c->request_timeout_s);
+		elastic_busy();
 		route_request(&fr, c, db);
 		/*
 		 * One request per connection: a kept-open connection
@@ -521,6 +524,7 @@ spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
 {
 	pid_t	 pid, master = getpid();
 
+	elastic_prepare(i);
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
 		return -1;
@@ -542,6 +546,7 @@ spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
 		(void)master;
 		sigprocmask(SIG_SETMASK, orig, NULL);
 		log_open("aqueue-fcgi", 0);
+		elastic_child();
 		child_main(fd, c);
 		_exit(0);
 	}
@@ -550,15 +555,18 @@ spawn(struct pool *p, size_t i, int fd, struct cfg *c, sigset_t *orig)
 	return 0;
 }
 
-/* Send sig to every live child. */
+/* Send sig to every live child, of the current set and the old one. */
 static void
 signal_all(struct pool *p, int sig)
 {
 	size_t	 i;
 
-	for (i = 0; i < p->n; i++)
+	for (i = 0; i < p->n; i++) {
 		if (p->pids[i] > 0)
 			kill(p->pids[i], sig);
+		if (p->old[i] > 0)
+			kill(p->old[i], sig);
+	}
 }
 
 /* Reap children; returns how many of the current set are still alive. */
@@ -627,19 +635,12 @@ stop_all(struct pool *p)
 {
 	int64_t			 until = now_ms() + DRAIN_MS;
 	struct timespec		 ts = { 0, 50 * 1000 * 1000 };
-	size_t			 i;
 
 	signal_all(p, SIGTERM);
-	for (i = 0; i < p->n; i++)
-		if (p->old[i] > 0)
-			kill(p->old[i], SIGTERM);
 	while (reap(p, NULL) > 0 || old_alive(p)) {
 		if (now_ms() > until) {
 			log_warnx("children did not drain in time; killing");
 			signal_all(p, SIGKILL);
-			for (i = 0; i < p->n; i++)
-				if (p->old[i] > 0)
-					kill(p->old[i], SIGKILL);
 			until = now_ms() + DRAIN_MS;
 		}
 		nanosleep(&ts, NULL);
@@ -686,8 +687,9 @@ write_pid(const struct cfg *c)
  * Read the configuration file again (SIGHUP, or the file changed, as
  * why says) and start a new set of children with it while the old set
  * drains.  Refused, and logged, when it is invalid, its templates do
- * not load, listen/workers/web-server-addrs changed (a restart takes
- * those) or the previous reload still drains.  Can't fail.
+ * not load, listen, workers(-min/-max), web-server-addrs changed (a
+ * restart takes those) or the previous reload drains.  An elastic
+ * pool's maximum follows the new budget (elastic_reload()).  Can't fail.
  */
 static void
 pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
@@ -696,10 +698,11 @@ pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
 	size_t		 i;
 
 	if (cfg_load(conf, &nc) == -1 || nc.workers != c->workers ||
-	    strcmp(nc.listen, c->listen) != 0 ||
+	    nc.workers_min != c->workers_min || nc.workers_max !=
+	    c->workers_max || strcmp(nc.listen, c->listen) != 0 ||
 	    strcmp(nc.web_server_addrs, c->web_server_addrs) != 0) {
-		log_warnx("%s: configuration not reloaded (invalid, or "
-		    "listen/workers/web-server-addrs changed: restart for "
+		log_warnx("%s: configuration not reloaded (invalid, or listen/"
+		    "workers(-min/-max)/web-server-addrs changed: restart for "
 		    "those)", why);
 		cfg_free(&nc);
 		return;
@@ -720,6 +723,7 @@ pool_reload(struct pool *p, const char *conf, struct cfg *c, const char *why)
 	(void)log_to_file(nc.log_file);
 	log_info("%s: configuration re-read; new processes start, the old "
 	    "ones drain", why);
+	(void)elastic_reload(&nc, why);
 	for (i = 0; i < p->n; i++) {
 		p->old[i] = p->pids[i];
 		p->pids[i] = 0;
@@ -806,13 +810,14 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	sigprocmask(SIG_BLOCK, &set, &orig);
 	signal(SIGPIPE, SIG_IGN);
 
-	p.n = (size_t)c->workers;
+	p.n = elastic_init(c);
 	p.pids = xcalloc(p.n, sizeof(*p.pids));
 	p.started = xcalloc(p.n, sizeof(*p.started));
 	p.old = xcalloc(p.n, sizeof(*p.old));
 	p.old_since = 0;
 	write_pid(c);
 	(void)writers_init(p.n, pool_wait);
+	elastic_start();
 	(void)instance_shm_init(NULL);
 	pool_gates(c, NULL);
 	/*
@@ -837,15 +842,16 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	 * designated writer like the workers.
 	 */
 	db_allow_failback(mdb);
-	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
-	    c->listen : "fd 0", p.n);
-	for (i = 0; i < p.n; i++)
+	for (i = 0; i < p.n && !elastic_enough(p.pids, p.n); i++)
 		spawn(&p, i, fd, c, &orig);
+	log_info("listening on %s with %zu processes", c->listen[0] != '\0' ?
+	    c->listen : "fd 0", i);
 
 	for (;;) {
 		sig = sigtimedwait(&set, &si, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
-			log_info("stopping: draining %zu processes", p.n);
+			log_info("stopping: draining %zu processes",
+			    reap(&p, NULL));
 			break;
 		}
 		if (sig == SIGHUP) {
@@ -867,14 +873,17 @@ pool_run(int fd, const char *conf, struct cfg *c)
 		crashed = 0;
 		reap(&p, &crashed);
 		for (i = 0; i < p.n; i++) {
-			if (p.pids[i] != 0)
+			if (p.pids[i] != 0 || elastic_enough(p.pids, p.n))
 				continue;
 			if (crashed && now_ms() - p.started[i] <
 			    RESPAWN_MIN_MS)
 				continue;	/* next tick */
 			spawn(&p, i, fd, c, &orig);
 		}
-		instance_pool_tick(mdb, c, p.pids, p.n);
+		if (elastic_tick(p.pids, p.old, p.n, &i) == ELASTIC_FORK &&
+		    spawn(&p, i, fd, c, &orig) == -1)
+			elastic_fork_failed(RESPAWN_MIN_MS);
+		instance_pool_tick(mdb, c, p.pids, p.old, p.n);
 	}
 	stop_all(&p);
 	(void)instance_remove(mdb, "pool");

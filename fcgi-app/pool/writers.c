@@ -49,6 +49,11 @@ struct slot {
 static struct slot	*slots;		/* shared with every worker */
 static size_t		 nslots;
 /*
+ * The slots in use, from the front: nslots, or fewer while an elastic
+ * pool runs fewer processes (writers_resize()).  Shared too.
+ */
+static atomic_size_t	*nused;
+/*
  * The workers waiting for a slot, by pid (0: free entry), so that the
  * master can strike out one that died waiting: two per worker, for the
  * old set that drains after a reload beside the new one.
@@ -78,8 +83,9 @@ writers_init(size_t workers, writers_wait_fn wait)
 	wait_fn = wait;
 	nslots = workers > 1 ? workers - 1 : 1;
 	nwaiters = 2 * (workers > 0 ? workers : 1);
-	p = mmap(NULL, nslots * sizeof(*slots) + nwaiters * sizeof(*waiters),
-	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, nslots * sizeof(*slots) + nwaiters * sizeof(*waiters) +
+	    sizeof(*nused), PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		log_warn("mmap");
 		slots = NULL;
@@ -87,6 +93,9 @@ writers_init(size_t workers, writers_wait_fn wait)
 	}
 	slots = p;
 	waiters = (atomic_int *)(void *)(slots + nslots);
+	/* nwaiters is even: 8-aligned after the 4-byte waiters. */
+	nused = (atomic_size_t *)(void *)(waiters + nwaiters);
+	atomic_init(nused, nslots);
 	for (i = 0; i < nslots; i++) {
 		atomic_init(&slots[i].pid, 0);
 		atomic_init(&slots[i].since_ms, 0);
@@ -143,10 +152,10 @@ take(int64_t *youngest)
 {
 	int	 me = (int)getpid(), free_pid;
 	int64_t	 since;
-	size_t	 i;
+	size_t	 i, n = atomic_load(nused);
 
 	*youngest = 0;
-	for (i = 0; i < nslots; i++) {
+	for (i = 0; i < n && i < nslots; i++) {
 		free_pid = 0;
 		if (atomic_compare_exchange_strong(&slots[i].pid, &free_pid,
 		    me)) {
@@ -212,6 +221,20 @@ writers_leave(void)
 	atomic_store(&slots[mine].pid, 0);
 	mine = (size_t)-1;
 	wake_one();
+}
+
+void
+writers_resize(size_t workers)
+{
+	size_t	 n = workers > 1 ? workers - 1 : 1, was;
+
+	if (slots == NULL)
+		return;
+	if (n > nslots)
+		n = nslots;
+	/* More slots: a waiter may take each new one now. */
+	for (was = atomic_exchange(nused, n); was < n; was++)
+		wake_one();
 }
 
 void
