@@ -644,8 +644,13 @@ export class Oracle {
 			q.tokens.add(ev.tRecv, tp, ev);
 			q.admitted.add(ev.tRecv, tp, ev);
 		}
+		// position null: the server says the place is not drawn
+		// yet (a pre-queue no join and no worker has closed since
+		// the opening); it must not admit then, whatever serving is.
+		const undrawn = o.position === null && o.admitted === false;
 		if (o.number !== undefined && o.serving !== undefined &&
-		    o.admitted !== undefined && o.admitted !== (p <= o.serving))
+		    o.admitted !== undefined && !undrawn &&
+		    o.admitted !== (p <= o.serving))
 			this.violation('admitted-mismatch', q, ev,
 			    `number ${o.number} (position ${p}) said ` +
 			    `admitted ${o.admitted} with serving ${o.serving}` +
