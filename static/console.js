@@ -108,7 +108,8 @@ function autorateLog(list) {
 
 // Every 3 s (the first after first ms): fetch el's data-live JSON and
 // hand it to apply, then mark el's data-refreshed with the time; a
-// failed fetch is tried again at the next tick.
+// failed fetch is tried again at the next tick.  apply returns true to
+// stop (nothing more will change).
 function live(el, first, apply) {
 	async function refresh() {
 		try {
@@ -116,8 +117,10 @@ function live(el, first, apply) {
 			    credentials: 'same-origin',
 			    headers: { Accept: 'application/json' } });
 			if (r.ok) {
-				apply(await r.json());
+				const end = apply(await r.json());
 				el.dataset.refreshed = String(Date.now());
+				if (end === true)
+					return;
 			}
 		} catch (e) {
 			// Try again at the next tick.
@@ -350,6 +353,7 @@ function live(el, first, apply) {
 		text('lt-p95', ms(d.latencyMs.p95));
 		text('lt-p99', ms(d.latencyMs.p99));
 		text('lt-flag', d.flagged ? d.flagReason : 'none');
+		const ended = !['pending', 'running'].includes(d.status);
 		body.replaceChildren(...d.series.map((s) => {
 			const tr = document.createElement('tr');
 			for (const v of [s.second, s.sent, s.ok, s.errors,
@@ -362,5 +366,7 @@ function live(el, first, apply) {
 			return tr;
 		}));
 		draw();
+		// Ended: the page's tables (served by) come with a reload.
+		return ended;
 	});
 })();

@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cfg.h"
@@ -27,6 +29,7 @@
 
 static pid_t	 child;		/* the runner under way, or 0 */
 static int64_t	 child_run;	/* its run */
+static char	 runner_id[160];	/* the claiming worker's instance id */
 
 /* Reap the runner when it has ended.  Returns 1 while it runs. */
 static int
@@ -71,26 +74,41 @@ job_loadtest(struct worker_ctx *w)
 	if ((pid = fork()) == -1) {
 		log_warn("load test %lld: fork", (long long)id);
 		return db_lt_finish(w->db, id, "failed", "the worker could "
-		    "not start its runner", 0, "", "");
+		    "not start its runner", 0, "", "", w->instance_id);
 	}
 	if (pid == 0)
 		_exit(lt_runner(w->cfg, id, self));
 	child = pid;
 	child_run = id;
+	snprintf(runner_id, sizeof(runner_id), "%s", w->instance_id);
 	log_info("load test %lld: runner %ld started", (long long)id,
 	    (long)pid);
 	return APP_OK;
 }
 
 void
-job_loadtest_abort(void)
+job_loadtest_abort(struct db *db)
 {
+	struct timespec	 ts = { 0, 50000000L };
+	int		 i;
+
 	if (child == 0)
 		return;
 	(void)kill(child, SIGTERM);
+	/* The runner ends its run within a second or so; 5 s at most. */
+	for (i = 0; i < 100; i++) {
+		if (!child_running())
+			return;
+		(void)nanosleep(&ts, NULL);
+	}
+	log_warnx("load test %lld: its runner did not end; killed",
+	    (long long)child_run);
+	(void)kill(child, SIGKILL);
 	while (waitpid(child, NULL, 0) == -1 && errno == EINTR)
 		continue;
 	child = 0;
+	(void)db_lt_finish(db, child_run, "cancelled", "stopped before its "
+	    "end (the worker stopped)", 0, "", "", runner_id);
 }
 
 /*
@@ -101,5 +119,5 @@ job_loadtest_schedules(struct worker_ctx *w)
 {
 	int	 made;
 
-	return lt_schedules_run(w->db, &made);
+	return lt_schedules_run(w->db, w->cfg, &made);
 }

@@ -93,6 +93,10 @@ struct run {
 	struct ring	 polls, tokens;	/* mix */
 	struct lt_hist	 all, sec;	/* totals; the current second */
 	int64_t		 sec_sent, sec_ok, sec_err;
+	int64_t		 sec_start;	/* the current second's, mono us */
+	int64_t		 cap;		/* requests a second, at most */
+	int		 gone;		/* ended elsewhere, or no test queue */
+	pid_t		 parent;	/* the worker that forked this runner */
 	int64_t		*plan;		/* replay: the joins' due times */
 	size_t		 nplan;
 	struct served	 served[SERVED_MAX];	/* X-Aqueue-Instance */
@@ -399,8 +403,13 @@ visitors_due(struct run *x, int64_t now)
 			return;
 		if (x->free_slots == NULL)
 			return;		/* sent when a request ends */
+		if (x->sec_sent >= x->cap)
+			return;		/* loadtest-max-rate: next second */
 		vis = *v;
 		ring_pop(q);
+		/* Held back by the cap: due when it could go. */
+		if (vis.due_us < x->sec_start)
+			vis.due_us = x->sec_start;
 		x->sec_sent++;
 		if (k == K_TOKEN)
 			x->r.claims++;
@@ -419,6 +428,7 @@ report(struct run *x, int64_t sec, int64_t elapsed_ms)
 {
 	struct lt_second	 s;
 	enum app_err		 er;
+	int			 live;
 
 	memset(&s, 0, sizeof(s));
 	s.sec = sec;
@@ -436,10 +446,12 @@ report(struct run *x, int64_t sec, int64_t elapsed_ms)
 	x->r.p95_us = (int64_t)lt_hist_permille(&x->all, 950);
 	x->r.p99_us = (int64_t)lt_hist_permille(&x->all, 990);
 	x->r.elapsed_ms = elapsed_ms;
-	if ((er = db_lt_progress(x->db, &x->r, sec >= 0 ? &s : NULL)) !=
-	    APP_OK)
+	if ((er = db_lt_progress(x->db, &x->r, sec >= 0 ? &s : NULL,
+	    &live)) != APP_OK)
 		log_warnx("load test %lld: its progress was not written "
 		    "(error %d)", (long long)x->r.id, (int)er);
+	else if (!live)
+		x->gone = 1;
 	lt_hist_reset(&x->sec);
 	x->sec_sent = x->sec_ok = x->sec_err = 0;
 }
@@ -462,7 +474,8 @@ first_number(struct run *x, char *why, size_t len)
 		return -1;
 	}
 	s = &x->slots[0];
-	while (x->in_flight > 0 && mono_us() < end && !stop_run) {
+	while (x->in_flight > 0 && mono_us() < end && !stop_run &&
+	    getppid() == x->parent) {
 		int running;
 
 		(void)curl_multi_perform(x->m, &running);
@@ -486,6 +499,19 @@ first_number(struct run *x, char *why, size_t len)
 		x->free_slots = s;
 		s->body[s->len] = '\0';
 		o = json_tokener_parse(s->body);
+		if (stop_run || getppid() != x->parent) {
+			json_object_put(o);
+			(void)snprintf(why, len, "stopped before its end (the "
+			    "worker stopped)");
+			return -2;
+		}
+		if (status >= 200 && status <= 299 && x->nserved == 0) {
+			json_object_put(o);
+			(void)snprintf(why, len, "the answer did not come from "
+			    "this installation (no X-Aqueue-Instance): check "
+			    "loadtest-url");
+			return -1;
+		}
 		if (status < 200 || status > 299 ||
 		    visitor_from(o, &v, 0) == -1) {
 			json_object_put(o);
@@ -562,15 +588,18 @@ setup(struct run *x, const struct cfg *c, char *why, size_t len)
 		x->free_slots = &x->slots[i];
 	}
 	if (strcmp(x->r.profile, "status") == 0) {
-		if (first_number(x, why, len) == -1)
-			return -1;
+		int	 rc;
+
+		if ((rc = first_number(x, why, len)) < 0)
+			return rc;
 		x->nserved = 0;		/* (its join is not the run's) */
 	}
 	if (strcmp(x->r.profile, "replay") == 0) {
 		int64_t	 dur, peak;
 
-		if (lt_replay_load(x->db, &x->r, &x->plan, &x->nplan, &dur,
-		    &peak) == -1 || x->nplan == 0) {
+		if (lt_replay_load(x->db, &x->r, (size_t)(c->loadtest_max_rate *
+		    c->loadtest_max_duration_s), &x->plan, &x->nplan, &dur,
+		    &peak) != 0 || x->nplan == 0) {
 			(void)snprintf(why, len, "the samples of %s in the "
 			    "window are gone (stats-retention)",
 			    x->r.replay_slug);
@@ -612,20 +641,32 @@ due_of(const struct run *x, int64_t t0, int64_t k)
 	return t0 + k * 1000000 / x->r.rate;
 }
 
-/* Send the run's requests; returns 0, or -1 when stopped. */
-static int
-drive(struct run *x, pid_t parent)
-{
-	int64_t	 t0 = mono_us(), now, due, tick = t0 + 1000000, wait;
-	int64_t	 total = x->plan != NULL ? (int64_t)x->nplan :
-	    x->r.rate * x->r.duration_s, k = 0, sec = 0;
-	int64_t	 stop = t0 + x->r.duration_s * 1000000;
-	int64_t	 end = stop + TIMEOUT_MS * 1000LL + 2000000;
+/* Why drive() stopped early. */
+enum stopped {
+	RUN_DONE = 0,
+	RUN_STOPPED,	/* SIGTERM, or the worker is gone */
+	RUN_GONE,	/* not a test queue any more, or ended elsewhere */
+	RUN_FOREIGN	/* answers without X-Aqueue-Instance */
+};
 
+/* Send the run's requests; returns why it stopped. */
+static enum stopped
+drive(struct run *x)
+{
+	int64_t		 t0 = mono_us(), now, due, tick = t0 + 1000000, wait;
+	int64_t		 total = x->plan != NULL ? (int64_t)x->nplan :
+	    x->r.rate * x->r.duration_s, k = 0, sec = 0;
+	int64_t		 stop = t0 + x->r.duration_s * 1000000;
+	int64_t		 end = stop + TIMEOUT_MS * 1000LL + 2000000;
+	enum stopped	 why = RUN_DONE;
+
+	x->sec_start = t0;
 	for (;;) {
 		now = mono_us();
-		if (stop_run || getppid() != parent)
-			return -1;
+		if (stop_run || getppid() != x->parent) {
+			why = RUN_STOPPED;
+			break;
+		}
 		while (k < total && (due = due_of(x, t0, k)) <= now) {
 			send_one(x, due, now);
 			k++;
@@ -636,7 +677,17 @@ drive(struct run *x, pid_t parent)
 		now = mono_us();
 		if (now >= tick) {
 			report(x, sec++, (now - t0) / 1000);
+			x->sec_start = tick;
 			tick += 1000000;
+			if (x->gone) {
+				why = RUN_GONE;
+				break;
+			}
+			/* Answered, but by no process of ours. */
+			if (x->r.ok > 0 && x->nserved == 0) {
+				why = RUN_FOREIGN;
+				break;
+			}
 		}
 		if ((k == total && x->in_flight == 0 && (x->plan == NULL ||
 		    now >= stop)) || now > end)
@@ -656,7 +707,7 @@ drive(struct run *x, pid_t parent)
 		report(x, sec, (mono_us() - t0) / 1000);
 	else
 		report(x, -1, (mono_us() - t0) / 1000);
-	return 0;
+	return why;
 }
 
 /*
@@ -710,7 +761,8 @@ served_json(struct run *x, char *buf, size_t len)
 	size_t			 i;
 
 	qsort(x->served, x->nserved, sizeof(x->served[0]), served_cmp);
-	for (i = 0; i < x->nserved; i++) {
+	/* At most what the column holds: the busiest first (~70 each). */
+	for (i = 0; i < x->nserved && (i + 1) * 120 < len; i++) {
 		e = json_object_new_object();
 		json_object_object_add(e, "instance",
 		    json_object_new_string(x->served[i].id));
@@ -754,18 +806,38 @@ lt_runner(const struct cfg *c, int64_t id, pid_t parent)
 	    x->r.profile, x->r.slug, (long long)x->r.rate,
 	    (long long)x->r.duration_s);
 	reason[0] = '\0';
-	if (!still_test_queue(x, why, sizeof(why)) ||
-	    setup(x, c, why, sizeof(why)) == -1)
+	x->parent = parent;
+	x->cap = c->loadtest_max_rate;
+	if (!still_test_queue(x, why, sizeof(why)))
 		status = "failed";
-	else if (drive(x, parent) == -1) {
-		status = "cancelled";
-		(void)snprintf(why, sizeof(why), "stopped before its end "
-		    "(the worker stopped)");
-	} else
-		flagged = judge(x->db, &x->r, reason, sizeof(reason));
+	else if ((rc = setup(x, c, why, sizeof(why))) < 0)
+		status = rc == -2 ? "cancelled" : "failed";
+	else
+		switch (drive(x)) {
+		case RUN_DONE:
+			flagged = judge(x->db, &x->r, reason, sizeof(reason));
+			break;
+		case RUN_STOPPED:
+			status = "cancelled";
+			(void)snprintf(why, sizeof(why), "stopped before its "
+			    "end (the worker stopped)");
+			break;
+		case RUN_GONE:
+			status = "cancelled";
+			(void)snprintf(why, sizeof(why), "stopped: its queue "
+			    "is no longer a test queue, or the run was ended "
+			    "elsewhere");
+			break;
+		case RUN_FOREIGN:
+			status = "failed";
+			(void)snprintf(why, sizeof(why), "the answers did not "
+			    "come from this installation (no "
+			    "X-Aqueue-Instance): check loadtest-url");
+			break;
+		}
 	served_json(x, served, sizeof(served));
-	rc = db_lt_finish(x->db, id, status, why, flagged, reason, served) ==
-	    APP_OK ? 0 : 1;
+	rc = db_lt_finish(x->db, id, status, why, flagged, reason, served,
+	    x->r.runner) == APP_OK ? 0 : 1;
 	log_info("load test %lld: %s, %lld sent, %lld errors, p95 %lld us%s%s",
 	    (long long)id, status, (long long)x->r.sent,
 	    (long long)x->r.errors, (long long)x->r.p95_us,

@@ -64,7 +64,6 @@ lost(struct worker_run *r, const char *why)
 	r->w.leader = 0;
 	job_autorate_abort();
 	job_rounds_abort();
-	job_loadtest_abort();
 	log_info("leader: lost the lock (%s); now standby", why);
 	if (r->embedded)
 		(void)instance_remove(r->w.db, "worker");
@@ -202,6 +201,7 @@ worker_run_end(struct worker_run *r)
 {
 	job_autorate_abort();
 	job_rounds_abort();
+	job_loadtest_abort(r->w.db);
 	if (!r->embedded || r->w.leader)
 		(void)instance_remove(r->w.db, "worker");
 	if (r->w.leader && db_session(r->lockdb) == r->lock_session) {

@@ -95,8 +95,12 @@ enum app_err	 job_stats(struct worker_ctx *);
 int64_t		 job_stats_next(struct worker_ctx *);
 /* Drop an auto-rate poll under way (the lead was lost, or a stop). */
 void		 job_autorate_abort(void);
-/* Stop a load test's runner under way (it ends "cancelled"). */
-void		 job_loadtest_abort(void);
+/*
+ * Stop a load test's runner under way (it ends "cancelled"): SIGTERM,
+ * at most 5 s to end, then SIGKILL and the run ended "cancelled" with
+ * db.  Can't fail.
+ */
+void		 job_loadtest_abort(struct db *db);
 /*
  * Run load test id in this (forked) process with a connection of its
  * own (loadtest-run.c), stopping early on SIGTERM or when parent is no

@@ -68,12 +68,17 @@ outcome(const struct lt_run *r)
 	return 0;
 }
 
-/* Follow run id until it ends.  Returns the exit status. */
+/*
+ * Follow run id until it ends; give up when it is still pending after
+ * a minute (no worker with loadtest-url claimed it).  Returns the exit
+ * status.
+ */
 static int
 follow(struct db *db, int64_t id)
 {
 	struct lt_run	 r;
 	enum app_err	 er;
+	int		 pending = 0;
 
 	for (;;) {
 		if ((er = db_lt_get(db, id, &r)) != APP_OK) {
@@ -84,6 +89,12 @@ follow(struct db *db, int64_t id)
 		progress(&r);
 		if (ended(r.status))
 			return outcome(&r);
+		if (strcmp(r.status, "pending") == 0 && ++pending > 60) {
+			fprintf(stderr, "aqueuectl: load test %lld is still "
+			    "pending after a minute: no aqueue-worker with "
+			    "loadtest-url has claimed it\n", (long long)id);
+			return 1;
+		}
 		sleep(1);
 	}
 }

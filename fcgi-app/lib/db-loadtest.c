@@ -283,7 +283,7 @@ db_lt_claim(struct db *db, const char *runner, int64_t stale_ms,
 
 enum app_err
 db_lt_progress(struct db *db, const struct lt_run *r,
-    const struct lt_second *s)
+    const struct lt_second *s, int *live)
 {
 	MYSQL_BIND	 p[11];
 	struct lt_run	 t = *r;
@@ -301,8 +301,14 @@ db_lt_progress(struct db *db, const struct lt_run *r,
 	db_bind_int(&p[8], &t.polls);
 	db_bind_int(&p[9], &t.claims);
 	db_bind_int(&p[10], &t.id);
-	if ((er = db_run(db, STMT_LT_PROGRESS, p, NULL, NULL)) != APP_OK ||
-	    s == NULL)
+	*live = 1;
+	if ((er = db_run(db, STMT_LT_PROGRESS, p, NULL, NULL)) != APP_OK)
+		return er;
+	if (db_affected(db, STMT_LT_PROGRESS) == 0) {
+		*live = 0;
+		return APP_OK;
+	}
+	if (s == NULL)
 		return er;
 	u = *s;
 	db_bind_int(&p[0], &t.id);
@@ -319,10 +325,10 @@ db_lt_progress(struct db *db, const struct lt_run *r,
 enum app_err
 db_lt_finish(struct db *db, int64_t id, const char *status,
     const char *error, int flagged, const char *reason,
-    const char *served_by)
+    const char *served_by, const char *runner)
 {
-	MYSQL_BIND	 p[6];
-	unsigned long	 len[4];
+	MYSQL_BIND	 p[7];
+	unsigned long	 len[5];
 	int64_t		 f = flagged != 0;
 
 	db_bind_str(&p[0], status, &len[0]);
@@ -331,6 +337,7 @@ db_lt_finish(struct db *db, int64_t id, const char *status,
 	db_bind_str(&p[3], reason, &len[2]);
 	db_bind_str(&p[4], served_by, &len[3]);
 	db_bind_int(&p[5], &id);
+	db_bind_str(&p[6], runner, &len[4]);
 	return db_run(db, STMT_LT_FINISH, p, NULL, NULL);
 }
 

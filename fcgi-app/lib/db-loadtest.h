@@ -93,22 +93,26 @@ enum app_err	 db_lt_claim(struct db *, const char *runner,
 		    int64_t stale_ms, int64_t *id);
 
 /*
- * The outcome of running run id so far: r's totals (its id, status,
+ * The outcome of running run r->id so far: r's totals (its status,
  * texts and times are not used), the heartbeat set to now; with s not
- * NULL, second s of its series too.  Returns APP_OK, APP_DB or
- * APP_DB_DOWN.
+ * NULL, second s of its series too.  Only while the run is running and
+ * its queue is a test queue: *live 0 otherwise (the runner stops).
+ * Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
 enum app_err	 db_lt_progress(struct db *, const struct lt_run *r,
-		    const struct lt_second *s);
+		    const struct lt_second *s, int *live);
 
 /*
  * End run id with status ("done", "failed", "cancelled"), error ("" for
  * none), flagged, reason and served_by (the pool processes' JSON, ""
- * for none).  Returns APP_OK, APP_DB or APP_DB_DOWN.
+ * for none), only while it is running and runner (the claiming
+ * worker's instance id) holds it: a run another worker ended as failed
+ * (its runner stopped reporting) stays so.  Returns APP_OK, APP_DB or
+ * APP_DB_DOWN.
  */
 enum app_err	 db_lt_finish(struct db *, int64_t id, const char *status,
 		    const char *error, int flagged, const char *reason,
-		    const char *served_by);
+		    const char *served_by, const char *runner);
 
 /*
  * The comparable earlier runs of r (done, same queue, profile, rate and
@@ -121,7 +125,7 @@ enum app_err	 db_lt_prior(struct db *, const struct lt_run *r,
 		    int64_t err_ppm[LT_PRIOR_MAX], size_t *n);
 
 /*
- * The latest finished run of each queue and profile (for /metrics):
+ * The latest run done of each queue and profile (for /metrics):
  * like db_lt_list().
  */
 enum app_err	 db_lt_latest(struct db *, struct lt_run **out, size_t *n);

@@ -761,17 +761,18 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "= " DBNOW_SQL ", heartbeat_ms = " DBNOW_SQL ", id = "
 	    "LAST_INSERT_ID(id) WHERE status = 'pending' ORDER BY id LIMIT 1" },
 	[STMT_LT_PROGRESS] = { 11, 0,
-	    "UPDATE loadtest SET sent = ?, ok = ?, errors = ?, p50_us = ?, "
-	    "p95_us = ?, p99_us = ?, elapsed_ms = ?, joins = ?, polls = ?, "
-	    "claims = ?, heartbeat_ms = " DBNOW_SQL " WHERE id = ? AND "
-	    "status = 'running'" },
+	    "UPDATE loadtest l JOIN queue q ON q.id = l.queue_id SET l.sent "
+	    "= ?, l.ok = ?, l.errors = ?, l.p50_us = ?, l.p95_us = ?, "
+	    "l.p99_us = ?, l.elapsed_ms = ?, l.joins = ?, l.polls = ?, "
+	    "l.claims = ?, l.heartbeat_ms = " DBNOW_SQL " WHERE l.id = ? "
+	    "AND l.status = 'running' AND q.load_test_queue = 1" },
 	[STMT_LT_SECOND] = { 8, 0,
 	    "INSERT INTO loadtest_second (loadtest_id, sec, sent, ok, errors, "
 	    "p50_us, p95_us, p99_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
-	[STMT_LT_FINISH] = { 6, 0,
+	[STMT_LT_FINISH] = { 7, 0,
 	    "UPDATE loadtest SET status = ?, error = ?, flagged = ?, "
 	    "flag_reason = ?, served_by = NULLIF(?, ''), finished_ms = "
-	    DBNOW_SQL " WHERE id = ?" },
+	    DBNOW_SQL " WHERE id = ? AND status = 'running' AND runner = ?" },
 	[STMT_LT_PRIOR] = { 10, 1,
 	    "SELECT p95_us, CAST(errors * 1000000 DIV GREATEST(sent, 1) AS "
 	    "SIGNED) FROM loadtest WHERE queue_id = ? AND profile = ? AND "

@@ -269,8 +269,8 @@ lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 }
 
 int
-lt_replay_load(struct db *db, const struct lt_run *r, int64_t **due_us,
-    size_t *njoins, int64_t *duration_ms, int64_t *peak)
+lt_replay_load(struct db *db, const struct lt_run *r, size_t max_joins,
+    int64_t **due_us, size_t *njoins, int64_t *duration_ms, int64_t *peak)
 {
 	struct stats_row	*s = NULL;
 	int64_t			*t = NULL, *iss = NULL;
@@ -281,7 +281,7 @@ lt_replay_load(struct db *db, const struct lt_run *r, int64_t **due_us,
 	*njoins = 0;
 	if (db_stats_series(db, r->replay_queue_id, r->replay_from_ms, &s,
 	    &n) != APP_OK)
-		return -1;
+		return -3;
 	if ((t = try_reallocarray(NULL, n + 1, sizeof(*t))) != NULL &&
 	    (iss = try_reallocarray(NULL, n + 1, sizeof(*iss))) != NULL) {
 		for (i = 0; i < n; i++)
@@ -292,8 +292,8 @@ lt_replay_load(struct db *db, const struct lt_run *r, int64_t **due_us,
 			}
 		rc = lt_replay_plan(t, iss, m,
 		    (double)r->replay_speed_milli / 1000.0,
-		    (double)r->replay_volume_milli / 1000.0, due_us, njoins,
-		    duration_ms, peak);
+		    (double)r->replay_volume_milli / 1000.0, max_joins, due_us,
+		    njoins, duration_ms, peak);
 	}
 	free(t);
 	free(iss);
@@ -312,8 +312,9 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	struct qops_err		 qe;
 	struct json_object	*after;
 	int64_t			*due = NULL, dur_ms, peak;
-	size_t			 njoins;
+	size_t			 njoins = 0;
 	enum app_err		 er;
+	int			 rc;
 
 	*id = 0;
 	memset(&r, 0, sizeof(r));
@@ -348,17 +349,22 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	r.replay_to_ms = to_ms;
 	r.replay_speed_milli = speed_milli;
 	r.replay_volume_milli = volume_milli;
-	if (lt_replay_load(db, &r, &due, &njoins, &dur_ms, &peak) == -1 ||
-	    njoins == 0) {
-		free(due);
+	rc = lt_replay_load(db, &r, (size_t)(c->loadtest_max_rate *
+	    c->loadtest_max_duration_s), &due, &njoins, &dur_ms, &peak);
+	free(due);
+	if (rc == -3)
+		return failed(err, APP_DB_DOWN);
+	if (rc == -2)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "replay.volume", "The replay would send more joins than "
+		    "loadtest-max-rate times loadtest-max-duration: lower "
+		    "replay.volume or shorten the window.");
+	if (rc == -1 || njoins == 0)
 		return refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.from", "%s has %s in this window (the worker "
 		    "samples every queue every stats-interval-ms and keeps "
 		    "the samples stats-retention seconds).", r.replay_slug,
-		    njoins == 0 && due != NULL ? "no join" :
-		    "fewer than two samples");
-	}
-	free(due);
+		    rc == 0 ? "no join" : "fewer than two samples");
 	r.duration_s = (dur_ms + 999) / 1000;
 	if (r.duration_s < 1)
 		r.duration_s = 1;

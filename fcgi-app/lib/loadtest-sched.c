@@ -213,6 +213,10 @@ lt_schedule_add(struct db *db, const struct cfg *c,
 		return refuse(err, APP_INVALID, 422, "invalid_value",
 		    "everyMinutes", "everyMinutes must be an integer from 1 "
 		    "to %d (four weeks)", LT_EVERY_MAX);
+	if (every_min != 0 && every_min * 60 <= duration_s)
+		return refuse(err, APP_INVALID, 422, "invalid_value",
+		    "everyMinutes", "everyMinutes must be longer than the "
+		    "run (durationSeconds): runs would pile up");
 	if (every_min == 0) {
 		if (weekday < 0 || weekday > 6)
 			return refuse(err, APP_INVALID, 422, "invalid_value",
@@ -377,15 +381,45 @@ next_of(const struct lt_schedule *s, int64_t now_ms)
 	return t > 0 ? t : now_ms + 7 * 86400000LL;
 }
 
+/*
+ * Whether schedule s may ask for a run now: its checks pass today (the
+ * queue still a test queue, the values within the limits of c) and its
+ * last run has ended.  Logs why not.  Returns 1 or 0.
+ */
+static int
+may_run(struct db *db, const struct cfg *c, const struct principal *who,
+    const struct lt_schedule *s)
+{
+	struct lt_run	 last;
+	struct lt_err	 err;
+	int64_t		 qid;
+
+	if (lt_check_ask(db, c, who, s->slug, s->profile, s->rate,
+	    s->duration_s, &qid, &err) != APP_OK) {
+		log_warnx("load-test schedule %lld: no run (%s: %s)",
+		    (long long)s->id, err.code, err.message);
+		return 0;
+	}
+	if (s->last_run_id > 0 && db_lt_get(db, s->last_run_id, &last) ==
+	    APP_OK && (strcmp(last.status, "pending") == 0 ||
+	    strcmp(last.status, "running") == 0)) {
+		log_warnx("load-test schedule %lld: no run (load test %lld "
+		    "has not ended)", (long long)s->id,
+		    (long long)s->last_run_id);
+		return 0;
+	}
+	return 1;
+}
+
 enum app_err
-lt_schedules_run(struct db *db, int *made)
+lt_schedules_run(struct db *db, const struct cfg *c, int *made)
 {
 	struct lt_schedule	*s = NULL;
 	struct principal	 who;
 	size_t			 n = 0, i;
 	enum app_err		 er;
 	int64_t			 now, run;
-	int			 moved;
+	int			 moved, go;
 
 	*made = 0;
 	if ((er = db_now_ms(db, &now)) != APP_OK ||
@@ -397,8 +431,18 @@ lt_schedules_run(struct db *db, int *made)
 		snprintf(who.name, sizeof(who.name), "schedule:%lld",
 		    (long long)s[i].id);
 		run = 0;
+		go = may_run(db, c, &who, &s[i]);
 		if ((er = db_begin(db)) != APP_OK)
 			break;
+		/* Not now: the next time moves on all the same. */
+		if (!go) {
+			if ((er = db_lts_advance(db, s[i].id, s[i].next_ms,
+			    next_of(&s[i], now), s[i].last_run_id, &moved)) ==
+			    APP_OK && moved && (er = db_commit(db)) == APP_OK)
+				continue;
+			db_rollback(db);
+			continue;
+		}
 		if ((er = lt_insert_run(db, s[i].queue_id, s[i].profile,
 		    s[i].rate, s[i].duration_s, &who, &run)) == APP_OK &&
 		    (er = db_lts_advance(db, s[i].id, s[i].next_ms,
@@ -409,7 +453,9 @@ lt_schedules_run(struct db *db, int *made)
 			db_rollback(db);
 			continue;
 		}
-		if (er == APP_OK) {
+		if (er != APP_OK)
+			db_rollback(db);
+		else {
 			(*made)++;
 			log_info("load-test schedule %lld: load test %lld "
 			    "asked for", (long long)s[i].id, (long long)run);

@@ -163,12 +163,12 @@ lt_regressed(int64_t *prior, size_t n, int64_t value, int64_t floor,
 
 int
 lt_replay_plan(const int64_t *t_ms, const int64_t *issued, size_t n,
-    double speed, double volume, int64_t **due_us, size_t *njoins,
-    int64_t *duration_ms, int64_t *peak)
+    double speed, double volume, size_t max_joins, int64_t **due_us,
+    size_t *njoins, int64_t *duration_ms, int64_t *peak)
 {
 	int64_t		*v = NULL, *nv, start, len, sec, run = 0, best = 0;
 	size_t		 i, k, c, cap = 0, m = 0, j;
-	double		 acc = 0.0, d;
+	double		 acc = 0.0, d, total = 0.0;
 
 	*due_us = NULL;
 	*njoins = 0;
@@ -176,6 +176,12 @@ lt_replay_plan(const int64_t *t_ms, const int64_t *issued, size_t n,
 	*peak = 0;
 	if (n < 2 || !(speed > 0.0) || !(volume > 0.0))
 		return -1;
+	/* The joins first: nothing is allocated for a plan too big. */
+	for (i = 0; i + 1 < n; i++)
+		if (t_ms[i + 1] > t_ms[i] && issued[i + 1] > issued[i])
+			total += (double)(issued[i + 1] - issued[i]) * volume;
+	if (total > (double)max_joins)
+		return -2;
 	for (i = 0; i + 1 < n; i++) {
 		if (t_ms[i + 1] <= t_ms[i])
 			continue;

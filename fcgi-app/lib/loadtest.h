@@ -84,12 +84,14 @@ int		 lt_profile_valid(const char *name);
  * microseconds from the start, increasing (each sample interval's joins
  * spread evenly over its scaled length; fractions carried over),
  * *duration_ms the scaled length of the samples, *peak the most joins
- * due within one second of the run ([s, s + 1)).  Returns 0, or -1
- * when fewer than two samples or out of memory.
+ * due within one second of the run ([s, s + 1)).  Returns 0; -1 when
+ * fewer than two samples or out of memory; -2 (nothing allocated) when
+ * the plan would hold more than max_joins joins.
  */
 int		 lt_replay_plan(const int64_t *t_ms, const int64_t *issued,
-		    size_t n, double speed, double volume, int64_t **due_us,
-		    size_t *njoins, int64_t *duration_ms, int64_t *peak);
+		    size_t n, double speed, double volume, size_t max_joins,
+		    int64_t **due_us, size_t *njoins, int64_t *duration_ms,
+		    int64_t *peak);
 
 /*
  * Check a request for a run against the installation's limits (c's
@@ -108,8 +110,8 @@ const char	*lt_check(const struct cfg *c, const char *profile,
  * profile, rate and duration; the latest LT_PRIOR_MAX) when there are
  * at least LT_PRIOR_MIN of them and value > median + 3 * MAD (median
  * absolute deviation, robust to a noisy run), value >= median * 1.2,
- * and value - median >= floor (an absolute least change, so that 0 to
- * 1 error in a million is no regression).  Sets *median.  Returns 1
+ * and value - median >= floor (an absolute least change: 1 ms of p95,
+ * 1 % of errors).  Sets *median.  Returns 1
  * when flagged, else 0.  prior is reordered.
  */
 #define LT_PRIOR_MIN	3
@@ -195,11 +197,13 @@ enum app_err	 lt_ask_replay(struct db *, const struct cfg *c,
 /*
  * A replay's plan for run r (profile "replay"): the samples of its
  * source queue in its window, planned by lt_replay_plan() with its
- * scales.  Returns 0, or -1 (no samples, out of memory, the database).
+ * scales, at most max_joins joins.  Returns 0; -1 (fewer than two
+ * samples, out of memory), -2 (more than max_joins), -3 (the
+ * database).
  */
 int		 lt_replay_load(struct db *, const struct lt_run *r,
-		    int64_t **due_us, size_t *njoins, int64_t *duration_ms,
-		    int64_t *peak);
+		    size_t max_joins, int64_t **due_us, size_t *njoins,
+		    int64_t *duration_ms, int64_t *peak);
 
 /*
  * The header a load test's requests carry (X-Aqueue-Loadtest) so that
@@ -319,9 +323,12 @@ int64_t		 lt_hhmm(const char *s);
 /*
  * The leader's step: ask for the runs of the schedules that are due
  * (at most a few per call), each with its next time moved on in the
- * same transaction (guarded: two leaders never ask twice).  *made says
+ * same transaction (guarded: two leaders never ask twice).  A schedule
+ * whose checks fail today (lt_check_ask() with c) or whose last run
+ * has not ended gets no run that time (logged); its time moves on.  *made says
  * how many runs were asked for.  Returns APP_OK, APP_DB or APP_DB_DOWN.
  */
-enum app_err	 lt_schedules_run(struct db *, int *made);
+enum app_err	 lt_schedules_run(struct db *, const struct cfg *c,
+		    int *made);
 
 #endif /* LOADTEST_H */

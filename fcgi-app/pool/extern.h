@@ -128,6 +128,8 @@ struct req {
 	const char		*method_name;
 	char			 path[512];	/* routed on: see req_peek() */
 	const char		*origin;	/* HTTP_ORIGIN or NULL */
+	/* X-Aqueue-Loadtest (a load test's token), or NULL */
+	const char		*loadtest;
 	const char		*accept;	/* HTTP_ACCEPT or NULL */
 	int64_t			 now_ms;
 	struct field_val	 fields[FIELD__MAX];

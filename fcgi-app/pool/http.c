@@ -127,7 +127,7 @@ loadtest_instance(struct req *r, FCGX_Stream *out)
 {
 	static char	 tok[LT_HEADER_TOKEN_MAX];
 	static int	 have = -1;
-	const char	*v = req_param(r, "HTTP_X_AQUEUE_LOADTEST");
+	const char	*v = r->loadtest;
 	char		 id[160];
 
 	if (v == NULL)

@@ -327,6 +327,7 @@ req_init(struct req *r, FCGX_Request *fr, const struct cfg *c,
 	r->method_name = FCGX_GetParam("REQUEST_METHOD", fr->envp);
 	r->method = req_method_of(r->method_name);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
+	r->loadtest = FCGX_GetParam("HTTP_X_AQUEUE_LOADTEST", fr->envp);
 	r->accept = FCGX_GetParam("HTTP_ACCEPT", fr->envp);
 
 	req_paths_of(fr, &p);

@@ -272,6 +272,24 @@ test('a run asked for before its queue stopped being a test queue sends ' +
 	assert.equal(show(q.slug).lastNumber, before, 'no number taken');
 });
 
+test('turning loadTestQueue off during a run stops it within a second ' +
+    'or so', async () => {
+	const s = await session();
+	const lt = testQueue();
+	const r = await s('POST', API, { queue: lt.slug, profile: 'status',
+	    ratePerSecond: 20, durationSeconds: 20 });
+	assert.equal(r.status, 202, r.text);
+	await waitFor(async () => (await s('GET', `${API}/${r.json.id}`)).json
+	    .sent >= 20, 30000, 100, 'the run under way');
+	ctl('update', lt.slug, '--load-test-queue', 'off');
+	const t = Date.now();
+	const run = await finished(s, r.json.id, 30000);
+	assert.equal(run.status, 'cancelled', JSON.stringify(run));
+	assert.match(run.error, /no longer a test queue/);
+	assert.ok(Date.now() - t < 10000, 'stopped well before its 20 s');
+	assert.ok(run.sent < 400, `${run.sent} of 400 sent`);
+});
+
 test('schedules: an interval runs at once and then every N minutes; a ' +
     'weekly one at its weekday and time in the operator\'s zone; ' +
     'refusals change nothing', async () => {
@@ -312,7 +330,9 @@ test('schedules: an interval runs at once and then every N minutes; a ' +
 	    [{ ...base, everyMinutes: 60, queue: prod.slug },
 		'not_a_test_queue', 'queue'],
 	    [{ ...base, everyMinutes: 60, profile: 'nope' },
-		'invalid_value', 'profile']]) {
+		'invalid_value', 'profile'],
+	    [{ ...base, everyMinutes: 1, durationSeconds: 60 },
+		'invalid_value', 'everyMinutes']]) {
 		const r = await s('POST', SCH, body);
 		assert.equal(r.status, 422, `${JSON.stringify(body)}: ${r.text}`);
 		assert.equal(r.json.error, error, JSON.stringify(body));

@@ -225,6 +225,9 @@ test_schedules(void)
 	    "after now, once");
 }
 
+/* The out-parameters of lt_replay_plan() in test_replay(). */
+#define P	&due, &n, &dur, &peak
+
 static void
 test_replay(void)
 {
@@ -237,7 +240,7 @@ test_replay(void)
 	size_t		 n, i, bad = 0;
 
 	/* 40 joins in 10 s, then 20 in 10 s, five times faster. */
-	ok(lt_replay_plan(t, iss, 3, 5.0, 1.0, &due, &n, &dur, &peak) == 0,
+	ok(lt_replay_plan(t, iss, 3, 5.0, 1.0, 1000, P) == 0,
 	    "a plan");
 	is_int(n, 60, "every join");
 	is_int(dur, 4000, "20 s five times faster: 4 s");
@@ -251,24 +254,28 @@ test_replay(void)
 			bad++;
 	is_int(bad, 0, "increasing");
 	free(due);
-	ok(lt_replay_plan(t, iss, 3, 1.0, 0.5, &due, &n, &dur, &peak) == 0 &&
+	ok(lt_replay_plan(t, iss, 3, 1.0, 0.5, 1000, P) == 0 &&
 	    n == 30 && dur == 20000 && peak == 2, "half the volume, real time: "
 	    "30 joins in 20 s, 2 in the busiest second (%zu, %lld, %lld)", n,
 	    (long long)dur, (long long)peak);
 	free(due);
 	/* Fractions carry: 3 joins a second at a quarter: 0.75, 1.5, 2.25. */
-	ok(lt_replay_plan(t2, iss2, 4, 1.0, 0.25, &due, &n, &dur, &peak) ==
+	ok(lt_replay_plan(t2, iss2, 4, 1.0, 0.25, 1000, P) ==
 	    0 && n == 2 && due[0] == 1500000 && due[1] == 2500000,
 	    "fractions carried over: 2 joins, at 1.5 s and 2.5 s");
 	free(due);
 	/* A number that went down (a reset) counts as no join. */
-	ok(lt_replay_plan(t2, back, 2, 1.0, 1.0, &due, &n, &dur, &peak) ==
+	ok(lt_replay_plan(t2, back, 2, 1.0, 1.0, 1000, P) ==
 	    0 && n == 0, "a decrease: no join");
 	free(due);
-	ok(lt_replay_plan(t, iss, 1, 1.0, 1.0, &due, &n, &dur, &peak) == -1,
+	ok(lt_replay_plan(t, iss, 1, 1.0, 1.0, 1000, P) == -1,
 	    "one sample: no plan");
-	ok(lt_replay_plan(t, iss, 3, 0.0, 1.0, &due, &n, &dur, &peak) == -1,
+	ok(lt_replay_plan(t, iss, 3, 0.0, 1.0, 1000, P) == -1,
 	    "speed 0: no plan");
+	due = NULL;
+	is_int(lt_replay_plan(t, iss, 3, 1.0, 1000.0, 59999, &due, &n, &dur,
+	    &peak), -2, "60000 joins above 59999: refused");
+	ok(due == NULL, "... with nothing allocated");
 }
 
 int
