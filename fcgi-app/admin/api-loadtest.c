@@ -135,6 +135,55 @@ ask_replay(struct req *r, struct json_object *body, const char *slug,
 	return 0;
 }
 
+/*
+ * The members every request for a run has: queue and profile into
+ * *slug and *profile (owned by body).  Returns 0, or -1 after answering
+ * 422 naming the member.
+ */
+static int
+run_head(struct req *r, struct json_object *body, const char **slug,
+    const char **profile)
+{
+	size_t	 len;
+
+	if ((*slug = jsonbody_get_str(body, "queue", &len)) == NULL ||
+	    len != strlen(*slug) || len == 0) {
+		bad(r, "queue", "queue is required: the slug of a test "
+		    "queue.");
+		return -1;
+	}
+	if ((*profile = jsonbody_get_str(body, "profile", &len)) == NULL ||
+	    len != strlen(*profile)) {
+		bad(r, "profile", "profile is required: mix, status, join or "
+		    "replay.");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * ratePerSecond and durationSeconds into *rate and *dur.  Returns 0,
+ * or -1 after answering 422 naming the member.
+ */
+static int
+run_load(struct req *r, struct json_object *body, int64_t *rate,
+    int64_t *dur)
+{
+	if (jsonbody_get_int(body, "ratePerSecond", 1, INT64_MAX / 1000000,
+	    rate) != 0) {
+		bad(r, "ratePerSecond", "ratePerSecond is required: an "
+		    "integer, requests per second.");
+		return -1;
+	}
+	if (jsonbody_get_int(body, "durationSeconds", 1, INT64_MAX / 1000,
+	    dur) != 0) {
+		bad(r, "durationSeconds", "durationSeconds is required: an "
+		    "integer, seconds.");
+		return -1;
+	}
+	return 0;
+}
+
 /* POST: ask for a run from the body.  Answers. */
 static void
 ask(struct req *r)
@@ -145,41 +194,20 @@ ask(struct req *r)
 	const char		*slug, *profile;
 	enum http_err		 he;
 	int64_t			 rate, dur, id;
-	size_t			 len;
 
 	if ((he = req_body_json(r, &body, 1)) != ERR_OK) {
 		http_app_err(r, he);
 		return;
 	}
-	if ((slug = jsonbody_get_str(body, "queue", &len)) == NULL ||
-	    len != strlen(slug) || len == 0) {
-		bad(r, "queue", "queue is required: the slug of a test "
-		    "queue.");
+	if (run_head(r, body, &slug, &profile) == -1)
 		goto out;
-	}
-	if ((profile = jsonbody_get_str(body, "profile", &len)) == NULL ||
-	    len != strlen(profile)) {
-		bad(r, "profile", "profile is required: mix, status, join or "
-		    "replay.");
-		goto out;
-	}
 	if (strcmp(profile, "replay") == 0) {
 		if (ask_replay(r, body, slug, &id) == -1)
 			goto out;
 		goto made;
 	}
-	if (jsonbody_get_int(body, "ratePerSecond", 1, INT64_MAX / 1000000,
-	    &rate) != 0) {
-		bad(r, "ratePerSecond", "ratePerSecond is required: an "
-		    "integer, requests per second.");
+	if (run_load(r, body, &rate, &dur) == -1)
 		goto out;
-	}
-	if (jsonbody_get_int(body, "durationSeconds", 1, INT64_MAX / 1000,
-	    &dur) != 0) {
-		bad(r, "durationSeconds", "durationSeconds is required: an "
-		    "integer, seconds.");
-		goto out;
-	}
 	if (lt_ask(r->db, r->cfg, &r->who, slug, profile, rate, dur, &id,
 	    &err) != APP_OK) {
 		answer(r, &err);
@@ -295,26 +323,9 @@ schedule_add(struct req *r)
 		http_app_err(r, he);
 		return;
 	}
-	if ((slug = jsonbody_get_str(body, "queue", &len)) == NULL ||
-	    len != strlen(slug) || len == 0) {
-		bad(r, "queue", "queue is required: the slug of a test "
-		    "queue.");
+	if (run_head(r, body, &slug, &profile) == -1 ||
+	    run_load(r, body, &rate, &dur) == -1)
 		goto out;
-	}
-	if ((profile = jsonbody_get_str(body, "profile", &len)) == NULL ||
-	    len != strlen(profile)) {
-		bad(r, "profile", "profile is required: mix, status or join.");
-		goto out;
-	}
-	if (jsonbody_get_int(body, "ratePerSecond", 1, INT64_MAX / 1000000,
-	    &rate) != 0 || jsonbody_get_int(body, "durationSeconds", 1,
-	    INT64_MAX / 1000, &dur) != 0) {
-		bad(r, jsonbody_get_int(body, "ratePerSecond", 1,
-		    INT64_MAX / 1000000, &rate) != 0 ? "ratePerSecond" :
-		    "durationSeconds", "ratePerSecond and durationSeconds "
-		    "are required: integers.");
-		goto out;
-	}
 	if (json_object_object_get_ex(body, "everyMinutes", &w) &&
 	    w != NULL) {
 		if (jsonbody_get_int(body, "everyMinutes", 1, LT_EVERY_MAX,

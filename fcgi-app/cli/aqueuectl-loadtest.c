@@ -99,6 +99,26 @@ follow(struct db *db, int64_t id)
 	}
 }
 
+/*
+ * The options of a run's load at argv[*i]: --rate N (requests per
+ * second) and --duration S (seconds) into *rate and *dur (-1 when not
+ * a number), *i moved past the value.  Returns 1 when argv[*i] was one
+ * of them, else 0.
+ */
+static int
+load_opt(int argc, char *argv[], int *i, int64_t *rate, int64_t *dur)
+{
+	int	 r = strcmp(argv[*i], "--rate") == 0;
+
+	if ((!r && strcmp(argv[*i], "--duration") != 0) || *i + 1 >= argc)
+		return 0;
+	(*i)++;
+	if (parse_int64(argv[*i], 1, r ? INT64_MAX / 1000000 :
+	    INT64_MAX / 1000, r ? rate : dur) == -1)
+		*(r ? rate : dur) = -1;
+	return 1;
+}
+
 /* A scale ("2", "0.5") in thousandths, or -1. */
 static int64_t
 scale_arg(const char *s)
@@ -152,17 +172,9 @@ run(struct db *db, const struct cfg *c, int argc, char *argv[],
 				    "0.001 to 1000\n", argv[i - 1]);
 				return 2;
 			}
-		}
-		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
-			if (parse_int64(argv[++i], 1, INT64_MAX / 1000000,
-			    &rate) == -1)
-				rate = -1;
-		} else if (strcmp(argv[i], "--duration") == 0 &&
-		    i + 1 < argc) {
-			if (parse_int64(argv[++i], 1, INT64_MAX / 1000,
-			    &dur) == -1)
-				dur = -1;
-		} else if (strcmp(argv[i], "--wait") == 0)
+		} else if (load_opt(argc, argv, &i, &rate, &dur))
+			continue;
+		else if (strcmp(argv[i], "--wait") == 0)
 			wait = 1;
 		else
 			return CTL_USAGE;
@@ -266,16 +278,9 @@ schedule_add(struct db *db, const struct cfg *c, int argc, char *argv[],
 	for (i = 4; i < argc; i++) {
 		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
 			profile = argv[++i];
-		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
-			if (parse_int64(argv[++i], 1, INT64_MAX / 1000000,
-			    &rate) == -1)
-				rate = -1;
-		} else if (strcmp(argv[i], "--duration") == 0 &&
-		    i + 1 < argc) {
-			if (parse_int64(argv[++i], 1, INT64_MAX / 1000,
-			    &dur) == -1)
-				dur = -1;
-		} else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc) {
+		else if (load_opt(argc, argv, &i, &rate, &dur))
+			continue;
+		else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc) {
 			if (parse_int64(argv[++i], 1, INT64_MAX / 60000,
 			    &every) == -1)
 				every = -1;

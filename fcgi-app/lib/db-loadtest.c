@@ -14,67 +14,199 @@
 #include "db-loadtest.h"
 #include "db-private.h"
 
-#define LT_NSTR	9	/* string columns of a run's row */
-#define LT_NINT	24	/* integer columns */
 
-/* Result buffers of a run's row (LT_COLS of db-stmt.c). */
-struct run_res {
-	struct lt_run	 r;
-	unsigned long	 len[LT_NSTR];
-	my_bool		 null[LT_NSTR];
-	MYSQL_BIND	 b[LT_NSTR + LT_NINT];
+/*
+ * One row's result buffers: the struct fetched into (a run or a
+ * schedule), its string members (address, capacity) and the binds of
+ * every column, set by its describe function (run_describe(),
+ * sched_describe()).
+ */
+#define ROW_STR_MAX	9
+#define ROW_INT_MAX	24
+struct row {
+	union {
+		struct lt_run		 run;
+		struct lt_schedule	 sched;
+	}		 rec;
+	size_t		 size;		/* of the struct in rec */
+	size_t		 nstr;
+	char		*str[ROW_STR_MAX];
+	size_t		 cap[ROW_STR_MAX];
+	unsigned long	 len[ROW_STR_MAX];
+	my_bool		 null[ROW_STR_MAX];
+	MYSQL_BIND	 b[ROW_STR_MAX + ROW_INT_MAX];
 };
 
-/* The string columns: their index in LT_COLS and their buffer. */
+/*
+ * Bind w's columns: nstr strings str[i] of cap[i] bytes at column
+ * col[i], nint integers iv[i] at column icol[i].  Can't fail.
+ */
 static void
-run_res_bind(struct run_res *x)
+row_bind(struct row *w, char *const *str, const size_t *cap,
+    const int *col, size_t nstr, int64_t *const *iv, const int *icol,
+    size_t nint)
 {
-	struct lt_run	*r = &x->r;
-	char		*str[LT_NSTR] = { r->slug, r->profile,
-	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error, r->replay_slug, r->served_by };
-	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
-	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
-	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
-	    sizeof(r->replay_slug), sizeof(r->served_by) };
-	const int	 col[LT_NSTR] = { 2, 3, 6, 7, 8, 19, 21, 27, 32 };
-	int64_t		*iv[LT_NINT] = { &r->id, &r->queue_id, &r->rate,
+	size_t	 i;
+
+	w->nstr = nstr;
+	for (i = 0; i < nstr; i++) {
+		w->str[i] = str[i];
+		w->cap[i] = cap[i];
+		db_bind_res_str(&w->b[col[i]], str[i], cap[i] - 1, &w->len[i],
+		    &w->null[i]);
+	}
+	for (i = 0; i < nint; i++)
+		db_bind_int(&w->b[icol[i]], iv[i]);
+}
+
+/* A run's row (LT_COLS of db-stmt.c) into w->rec.run. */
+static void
+run_describe(struct row *w)
+{
+	struct lt_run	*r = &w->rec.run;
+	char		*str[] = { r->slug, r->profile, r->requested_by,
+	    r->status, r->runner, r->flag_reason, r->error, r->replay_slug,
+	    r->served_by };
+	const size_t	 cap[] = { sizeof(r->slug), sizeof(r->profile),
+	    sizeof(r->requested_by), sizeof(r->status), sizeof(r->runner),
+	    sizeof(r->flag_reason), sizeof(r->error), sizeof(r->replay_slug),
+	    sizeof(r->served_by) };
+	static const int col[] = { 2, 3, 6, 7, 8, 19, 21, 27, 32 };
+	int64_t		*iv[] = { &r->id, &r->queue_id, &r->rate,
 	    &r->duration_s, &r->created_ms, &r->started_ms, &r->finished_ms,
 	    &r->sent, &r->ok, &r->errors, &r->p50_us, &r->p95_us, &r->p99_us,
 	    &r->flagged, &r->elapsed_ms, &r->now_ms, &r->joins, &r->polls,
 	    &r->claims, &r->replay_queue_id, &r->replay_from_ms,
 	    &r->replay_to_ms, &r->replay_speed_milli, &r->replay_volume_milli };
-	const int	 icol[LT_NINT] = { 0, 1, 4, 5, 9, 10, 11, 12, 13, 14,
-	    15, 16, 17, 18, 20, 22, 23, 24, 25, 26, 28, 29, 30, 31 };
-	size_t		 i;
+	static const int icol[] = { 0, 1, 4, 5, 9, 10, 11, 12, 13, 14, 15,
+	    16, 17, 18, 20, 22, 23, 24, 25, 26, 28, 29, 30, 31 };
 
-	memset(x, 0, sizeof(*x));
-	for (i = 0; i < LT_NSTR; i++)
-		db_bind_res_str(&x->b[col[i]], str[i], cap[i] - 1, &x->len[i],
-		    &x->null[i]);
-	for (i = 0; i < LT_NINT; i++)
-		db_bind_int(&x->b[icol[i]], iv[i]);
+	w->size = sizeof(*r);
+	row_bind(w, str, cap, col, sizeof(col) / sizeof(col[0]), iv, icol,
+	    sizeof(icol) / sizeof(icol[0]));
 }
 
-/* The fetched row of x, its strings ended, into *out. */
+/* A schedule's row (LTS_COLS of db-stmt.c) into w->rec.sched. */
 static void
-run_res_get(struct run_res *x, struct lt_run *out)
+sched_describe(struct row *w)
 {
-	struct lt_run	*r = &x->r;
-	char		*str[LT_NSTR] = { r->slug, r->profile,
-	    r->requested_by, r->status, r->runner, r->flag_reason,
-	    r->error, r->replay_slug, r->served_by };
-	size_t		 cap[LT_NSTR] = { sizeof(r->slug),
-	    sizeof(r->profile), sizeof(r->requested_by), sizeof(r->status),
-	    sizeof(r->runner), sizeof(r->flag_reason), sizeof(r->error),
-	    sizeof(r->replay_slug), sizeof(r->served_by) };
+	struct lt_schedule	*s = &w->rec.sched;
+	char			*str[] = { s->slug, s->profile, s->zone,
+	    s->created_by };
+	const size_t		 cap[] = { sizeof(s->slug), sizeof(s->profile),
+	    sizeof(s->zone), sizeof(s->created_by) };
+	static const int	 col[] = { 2, 3, 9, 11 };
+	int64_t			*iv[] = { &s->id, &s->queue_id, &s->rate,
+	    &s->duration_s, &s->every_min, &s->weekday, &s->at_min,
+	    &s->next_ms, &s->created_ms, &s->last_run_id };
+	static const int	 icol[] = { 0, 1, 4, 5, 6, 7, 8, 10, 12, 13 };
+
+	w->size = sizeof(*s);
+	row_bind(w, str, cap, col, sizeof(col) / sizeof(col[0]), iv, icol,
+	    sizeof(icol) / sizeof(icol[0]));
+}
+
+/*
+ * Make room for one more element of size bytes in the array *v of *n
+ * (*cap allocated, doubled when full).  Returns the new element, or
+ * NULL when out of memory (*v unchanged).
+ */
+static void *
+append(void **v, size_t *n, size_t *cap, size_t size)
+{
+	void	*nv;
+	size_t	 c;
+
+	if (*n == *cap) {
+		c = *cap == 0 ? 16 : *cap * 2;
+		if ((nv = try_reallocarray(*v, c, size)) == NULL)
+			return NULL;
+		*v = nv;
+		*cap = c;
+	}
+	return (char *)*v + (*n)++ * size;
+}
+
+/* State of a list of rows while they come in. */
+struct row_list {
+	struct row	 w;
+	void		*v;
+	size_t		 n, cap;
+};
+
+/*
+ * db_run_each() callback: the fetched row, its strings ended, appended.
+ * Returns 0, or -1 on allocation failure.
+ */
+static int
+row_list_row(void *arg)
+{
+	struct row_list	*l = arg;
+	struct row	*w = &l->w;
+	void		*e;
 	size_t		 i, n;
 
-	for (i = 0; i < LT_NSTR; i++) {
-		n = x->null[i] ? 0 : x->len[i];
-		str[i][n < cap[i] ? n : cap[i] - 1] = '\0';
+	for (i = 0; i < w->nstr; i++) {
+		n = w->null[i] ? 0 : w->len[i];
+		w->str[i][n < w->cap[i] ? n : w->cap[i] - 1] = '\0';
 	}
-	*out = *r;
+	if ((e = append(&l->v, &l->n, &l->cap, w->size)) == NULL)
+		return -1;
+	memcpy(e, &w->rec, w->size);
+	return 0;
+}
+
+/*
+ * Run statement s with p; each row described by describe() into a new
+ * array *out of *n (NULL when none), freed with free().  Returns as
+ * db_run_each().
+ */
+static enum app_err
+row_list(struct db *db, enum stmt s, MYSQL_BIND *p,
+    void (*describe)(struct row *), void **out, size_t *n)
+{
+	struct row_list	*l;
+	enum app_err	 er;
+
+	*out = NULL;
+	*n = 0;
+	if ((l = try_calloc(1, sizeof(*l))) == NULL)
+		return APP_ENOMEM;
+	describe(&l->w);
+	er = db_run_each(db, s, p, l->w.b, row_list_row, l);
+	if (er == APP_OK) {
+		*out = l->v;
+		*n = l->n;
+	} else
+		free(l->v);
+	free(l);
+	return er;
+}
+
+/* Run statement s with p as a list of runs into *out, *n. */
+static enum app_err
+run_list(struct db *db, enum stmt s, MYSQL_BIND *p, struct lt_run **out,
+    size_t *n)
+{
+	void		*v = NULL;
+	enum app_err	 er;
+
+	er = row_list(db, s, p, run_describe, &v, n);
+	*out = v;
+	return er;
+}
+
+/* Run statement st with p as a list of schedules into *out, *n. */
+static enum app_err
+sched_list(struct db *db, enum stmt st, MYSQL_BIND *p,
+    struct lt_schedule **out, size_t *n)
+{
+	void		*v = NULL;
+	enum app_err	 er;
+
+	er = row_list(db, st, p, sched_describe, &v, n);
+	*out = v;
+	return er;
 }
 
 enum app_err
@@ -107,87 +239,20 @@ db_lt_insert(struct db *db, const struct lt_run *r, int64_t *id)
 enum app_err
 db_lt_get(struct db *db, int64_t id, struct lt_run *out)
 {
-	struct run_res	*x;
+	struct lt_run	*r = NULL;
 	MYSQL_BIND	 p[1];
+	size_t		 n = 0;
 	enum app_err	 er;
-	int		 found = 0;
 
 	memset(out, 0, sizeof(*out));
-	if ((x = try_calloc(1, sizeof(*x))) == NULL)
-		return APP_ENOMEM;
-	run_res_bind(x);
 	db_bind_int(&p[0], &id);
-	if ((er = db_run(db, STMT_LT_GET, p, x->b, &found)) == APP_OK &&
-	    found)
-		run_res_get(x, out);
-	free(x);
-	if (er != APP_OK)
-		return er;
-	return found ? APP_OK : APP_NOTFOUND;
-}
-
-/* State of a list of runs while rows come in. */
-struct run_list {
-	struct run_res	 x;
-	struct lt_run	*r;
-	size_t		 n, cap;
-};
-
-/*
- * Make room for one more element of size bytes in the array *v of *n
- * (*cap allocated, doubled when full).  Returns the new element, or
- * NULL when out of memory (*v unchanged).
- */
-static void *
-append(void **v, size_t *n, size_t *cap, size_t size)
-{
-	void	*nv;
-	size_t	 c;
-
-	if (*n == *cap) {
-		c = *cap == 0 ? 16 : *cap * 2;
-		if ((nv = try_reallocarray(*v, c, size)) == NULL)
-			return NULL;
-		*v = nv;
-		*cap = c;
+	if ((er = run_list(db, STMT_LT_GET, p, &r, &n)) == APP_OK) {
+		if (n == 0)
+			er = APP_NOTFOUND;
+		else
+			*out = r[0];
 	}
-	return (char *)*v + (*n)++ * size;
-}
-
-/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
-static int
-run_list_row(void *arg)
-{
-	struct run_list	*l = arg;
-	struct lt_run	*r;
-
-	if ((r = append((void **)&l->r, &l->n, &l->cap, sizeof(*r))) ==
-	    NULL)
-		return -1;
-	run_res_get(&l->x, r);
-	return 0;
-}
-
-/* Run statement s with p as a list of runs into *out, *n. */
-static enum app_err
-run_list(struct db *db, enum stmt s, MYSQL_BIND *p, struct lt_run **out,
-    size_t *n)
-{
-	struct run_list	*l;
-	enum app_err	 er;
-
-	*out = NULL;
-	*n = 0;
-	if ((l = try_calloc(1, sizeof(*l))) == NULL)
-		return APP_ENOMEM;
-	run_res_bind(&l->x);
-	er = db_run_each(db, s, p, l->x.b, run_list_row, l);
-	if (er == APP_OK) {
-		*out = l->r;
-		*n = l->n;
-	} else
-		free(l->r);
-	free(l);
+	free(r);
 	return er;
 }
 
@@ -396,58 +461,6 @@ db_lt_prior(struct db *db, const struct lt_run *r,
 
 /* ---- schedules ------------------------------------------------- */
 
-#define LTS_NSTR	4	/* string columns of a schedule's row */
-#define LTS_NINT	10	/* integer columns */
-
-/* Result buffers of a schedule's row (LTS_COLS of db-stmt.c). */
-struct sched_res {
-	struct lt_schedule	 s;
-	unsigned long		 len[LTS_NSTR];
-	my_bool			 null[LTS_NSTR];
-	MYSQL_BIND		 b[LTS_NSTR + LTS_NINT];
-};
-
-static void
-sched_res_bind(struct sched_res *x)
-{
-	struct lt_schedule	*s = &x->s;
-	char			*str[LTS_NSTR] = { s->slug, s->profile,
-	    s->zone, s->created_by };
-	size_t			 cap[LTS_NSTR] = { sizeof(s->slug),
-	    sizeof(s->profile), sizeof(s->zone), sizeof(s->created_by) };
-	const int		 col[LTS_NSTR] = { 2, 3, 9, 11 };
-	int64_t			*iv[LTS_NINT] = { &s->id, &s->queue_id,
-	    &s->rate, &s->duration_s, &s->every_min, &s->weekday, &s->at_min,
-	    &s->next_ms, &s->created_ms, &s->last_run_id };
-	const int		 icol[LTS_NINT] = { 0, 1, 4, 5, 6, 7, 8, 10,
-	    12, 13 };
-	size_t			 i;
-
-	memset(x, 0, sizeof(*x));
-	for (i = 0; i < LTS_NSTR; i++)
-		db_bind_res_str(&x->b[col[i]], str[i], cap[i] - 1, &x->len[i],
-		    &x->null[i]);
-	for (i = 0; i < LTS_NINT; i++)
-		db_bind_int(&x->b[icol[i]], iv[i]);
-}
-
-static void
-sched_res_get(struct sched_res *x, struct lt_schedule *out)
-{
-	struct lt_schedule	*s = &x->s;
-	char			*str[LTS_NSTR] = { s->slug, s->profile,
-	    s->zone, s->created_by };
-	size_t			 cap[LTS_NSTR] = { sizeof(s->slug),
-	    sizeof(s->profile), sizeof(s->zone), sizeof(s->created_by) };
-	size_t			 i, n;
-
-	for (i = 0; i < LTS_NSTR; i++) {
-		n = x->null[i] ? 0 : x->len[i];
-		str[i][n < cap[i] ? n : cap[i] - 1] = '\0';
-	}
-	*out = *s;
-}
-
 enum app_err
 db_lts_insert(struct db *db, const struct lt_schedule *s, int64_t *id)
 {
@@ -470,50 +483,6 @@ db_lts_insert(struct db *db, const struct lt_schedule *s, int64_t *id)
 		return er;
 	*id = db_insert_id(db, STMT_LTS_INSERT);
 	return APP_OK;
-}
-
-/* State of a list of schedules while rows come in. */
-struct sched_list {
-	struct sched_res	 x;
-	struct lt_schedule	*s;
-	size_t			 n, cap;
-};
-
-/* db_run_each() callback.  Returns 0, or -1 on allocation failure. */
-static int
-sched_list_row(void *arg)
-{
-	struct sched_list	*l = arg;
-	struct lt_schedule	*s;
-
-	if ((s = append((void **)&l->s, &l->n, &l->cap, sizeof(*s))) ==
-	    NULL)
-		return -1;
-	sched_res_get(&l->x, s);
-	return 0;
-}
-
-/* Run statement st with p as a list of schedules into *out, *n. */
-static enum app_err
-sched_list(struct db *db, enum stmt st, MYSQL_BIND *p,
-    struct lt_schedule **out, size_t *n)
-{
-	struct sched_list	*l;
-	enum app_err		 er;
-
-	*out = NULL;
-	*n = 0;
-	if ((l = try_calloc(1, sizeof(*l))) == NULL)
-		return APP_ENOMEM;
-	sched_res_bind(&l->x);
-	er = db_run_each(db, st, p, l->x.b, sched_list_row, l);
-	if (er == APP_OK) {
-		*out = l->s;
-		*n = l->n;
-	} else
-		free(l->s);
-	free(l);
-	return er;
 }
 
 enum app_err

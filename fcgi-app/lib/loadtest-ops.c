@@ -22,9 +22,8 @@
 #include "queue-audit.h"
 #include "queue-ops.h"
 
-/* Refuse with status, code, field and a message.  Returns er. */
-static enum app_err
-refuse(struct lt_err *err, enum app_err er, int status, const char *code,
+enum app_err
+lt_refuse(struct lt_err *err, enum app_err er, int status, const char *code,
     const char *field, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -43,9 +42,9 @@ static enum app_err
 failed(struct lt_err *err, enum app_err er)
 {
 	if (er == APP_DB_DOWN)
-		return refuse(err, er, 503, "service_unavailable", NULL,
+		return lt_refuse(err, er, 503, "service_unavailable", NULL,
 		    "The database does not answer; try again.");
-	return refuse(err, er, 500, "internal_error", NULL,
+	return lt_refuse(err, er, 500, "internal_error", NULL,
 	    "Internal error.");
 }
 
@@ -62,41 +61,56 @@ lt_check_ask(struct db *db, const struct cfg *c,
 	memset(err, 0, sizeof(*err));
 	*queue_id = 0;
 	if (who->kind == PRINCIPAL_KEY)
-		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		return lt_refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "An API key cannot run load tests; sign in to the "
 		    "console.");
 	if ((er = qops_get(db, slug, &q, &qe)) != APP_OK) {
 		if (er == APP_NOTFOUND)
-			return refuse(err, er, 404, "queue_not_found", "queue",
-			    "No queue with this slug.");
+			return lt_refuse(err, er, 404, "queue_not_found",
+			    "queue", "No queue with this slug.");
 		return failed(err, er);
 	}
 	if (!qops_in_scope(who, q->id)) {
 		qops_queue_free(q);
-		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		return lt_refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "This queue is outside your scope.");
 	}
 	if ((field = lt_check(c, profile, rate, duration_s, &rule)) != NULL) {
 		qops_queue_free(q);
-		return refuse(err, APP_INVALID, 422, "invalid_value", field,
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value", field,
 		    "%s", rule);
 	}
 	if (!q->load_test_queue) {
 		qops_queue_free(q);
-		return refuse(err, APP_INVALID, 422, "not_a_test_queue",
+		return lt_refuse(err, APP_INVALID, 422, "not_a_test_queue",
 		    "queue", "Load tests run only against a test queue "
 		    "(loadTestQueue on); this one serves visitors.");
 	}
 	if (c->loadtest_url[0] == '\0') {
 		qops_queue_free(q);
-		return refuse(err, APP_INVALID, 409, "load_tests_unavailable",
-		    NULL, "Load tests are off in this installation: set "
-		    "loadtest-url (the room's address as the worker reaches "
-		    "it) in the configuration.");
+		return lt_refuse(err, APP_INVALID, 409,
+		    "load_tests_unavailable", NULL, "Load tests are off in "
+		    "this installation: set loadtest-url (the room's address "
+		    "as the worker reaches it) in the configuration.");
 	}
 	*queue_id = q->id;
 	qops_queue_free(q);
 	return APP_OK;
+}
+
+/* A pending run of queue qid (not a replay) asked for by who, in *r. */
+static void
+run_init(struct lt_run *r, int64_t qid, const char *profile, int64_t rate,
+    int64_t duration_s, const struct principal *who)
+{
+	memset(r, 0, sizeof(*r));
+	r->queue_id = qid;
+	snprintf(r->profile, sizeof(r->profile), "%s", profile);
+	r->rate = rate;
+	r->duration_s = duration_s;
+	snprintf(r->requested_by, sizeof(r->requested_by), "%s", who->name);
+	r->replay_speed_milli = 1000;
+	r->replay_volume_milli = 1000;
 }
 
 enum app_err
@@ -105,15 +119,35 @@ lt_insert_run(struct db *db, int64_t qid, const char *profile, int64_t rate,
 {
 	struct lt_run	 r;
 
-	memset(&r, 0, sizeof(r));
-	r.queue_id = qid;
-	snprintf(r.profile, sizeof(r.profile), "%s", profile);
-	r.rate = rate;
-	r.duration_s = duration_s;
-	snprintf(r.requested_by, sizeof(r.requested_by), "%s", who->name);
-	r.replay_speed_milli = 1000;
-	r.replay_volume_milli = 1000;
+	run_init(&r, qid, profile, rate, duration_s, who);
 	return db_lt_insert(db, &r, id);
+}
+
+/*
+ * Insert run r of queue slug and its audit row "loadtest.start" (after,
+ * released here, gets the id) in one transaction.  Sets *id (0 on
+ * failure).  Returns APP_OK, or an error with *err set.
+ */
+static enum app_err
+insert_audited(struct db *db, const struct principal *who,
+    const struct lt_run *r, const char *slug, struct json_object *after,
+    int64_t *id, struct lt_err *err)
+{
+	enum app_err	 er;
+
+	if ((er = db_begin(db)) == APP_OK &&
+	    (er = db_lt_insert(db, r, id)) == APP_OK) {
+		json_object_object_add(after, "id", json_object_new_int64(*id));
+		if ((er = qops_audit_write(db, who, r->queue_id, slug,
+		    "loadtest.start", NULL, after)) == APP_OK)
+			er = db_commit(db);
+	}
+	if (er != APP_OK) {
+		db_rollback(db);
+		*id = 0;
+	}
+	json_object_put(after);
+	return er == APP_OK ? APP_OK : failed(err, er);
 }
 
 enum app_err
@@ -122,6 +156,7 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
     int64_t *id, struct lt_err *err)
 {
 	struct json_object	*after;
+	struct lt_run		 r;
 	enum app_err		 er;
 	int64_t			 qid;
 
@@ -136,25 +171,12 @@ lt_ask(struct db *db, const struct cfg *c, const struct principal *who,
 	    json_object_new_int64(rate));
 	json_object_object_add(after, "durationSeconds",
 	    json_object_new_int64(duration_s));
-	if ((er = db_begin(db)) == APP_OK &&
-	    (er = lt_insert_run(db, qid, profile, rate, duration_s, who,
-	    id)) == APP_OK) {
-		json_object_object_add(after, "id", json_object_new_int64(*id));
-		if ((er = qops_audit_write(db, who, qid, slug,
-		    "loadtest.start", NULL, after)) == APP_OK)
-			er = db_commit(db);
-	}
-	if (er != APP_OK) {
-		db_rollback(db);
-		*id = 0;
-	}
-	json_object_put(after);
-	return er == APP_OK ? APP_OK : failed(err, er);
+	run_init(&r, qid, profile, rate, duration_s, who);
+	return insert_audited(db, who, &r, slug, after, id, err);
 }
 
-/* Add key = ISO 8601 of ms (0: null) to o. */
-static void
-put_time(struct json_object *o, const char *key, int64_t ms)
+void
+lt_put_time(struct json_object *o, const char *key, int64_t ms)
 {
 	char	 buf[40];
 
@@ -184,29 +206,39 @@ ms_of(int64_t us)
 }
 
 struct json_object *
+lt_json_head(int64_t id, const char *slug, const char *profile,
+    int64_t rate, int64_t duration_s)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "queue", json_object_new_string(slug));
+	json_object_object_add(o, "profile", json_object_new_string(profile));
+	json_object_object_add(o, "ratePerSecond", json_object_new_int64(rate));
+	json_object_object_add(o, "durationSeconds",
+	    json_object_new_int64(duration_s));
+	return o;
+}
+
+struct json_object *
 lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 {
 	struct json_object	*o, *lat, *a, *e;
 	size_t			 i;
 	double			 secs = (double)r->elapsed_ms / 1000.0;
 
-	if ((o = json_object_new_object()) == NULL)
+	if ((o = lt_json_head(r->id, r->slug, r->profile, r->rate,
+	    r->duration_s)) == NULL)
 		return NULL;
-	json_object_object_add(o, "id", json_object_new_int64(r->id));
-	json_object_object_add(o, "queue", json_object_new_string(r->slug));
-	json_object_object_add(o, "profile",
-	    json_object_new_string(r->profile));
-	json_object_object_add(o, "ratePerSecond",
-	    json_object_new_int64(r->rate));
-	json_object_object_add(o, "durationSeconds",
-	    json_object_new_int64(r->duration_s));
 	json_object_object_add(o, "status", json_object_new_string(r->status));
 	json_object_object_add(o, "requestedBy",
 	    json_object_new_string(r->requested_by));
 	json_object_object_add(o, "runner", json_object_new_string(r->runner));
-	put_time(o, "createdAt", r->created_ms);
-	put_time(o, "startedAt", r->started_ms);
-	put_time(o, "finishedAt", r->finished_ms);
+	lt_put_time(o, "createdAt", r->created_ms);
+	lt_put_time(o, "startedAt", r->started_ms);
+	lt_put_time(o, "finishedAt", r->finished_ms);
 	json_object_object_add(o, "elapsedSeconds", num3(secs));
 	json_object_object_add(o, "sent", json_object_new_int64(r->sent));
 	json_object_object_add(o, "ok", json_object_new_int64(r->ok));
@@ -238,8 +270,8 @@ lt_run_json(const struct lt_run *r, const struct lt_second *s, size_t n)
 		e = json_object_new_object();
 		json_object_object_add(e, "queue",
 		    json_object_new_string(r->replay_slug));
-		put_time(e, "from", r->replay_from_ms);
-		put_time(e, "to", r->replay_to_ms);
+		lt_put_time(e, "from", r->replay_from_ms);
+		lt_put_time(e, "to", r->replay_to_ms);
 		json_object_object_add(e, "speed",
 		    num3((double)r->replay_speed_milli / 1000.0));
 		json_object_object_add(e, "volume",
@@ -310,7 +342,6 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	struct lt_run		 r;
 	struct queue		*q = NULL;
 	struct qops_err		 qe;
-	struct json_object	*after;
 	int64_t			*due = NULL, dur_ms, peak;
 	size_t			 njoins = 0;
 	enum app_err		 er;
@@ -323,26 +354,26 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 		return er;
 	if (src == NULL || (er = qops_get(db, src, &q, &qe)) != APP_OK) {
 		if (src == NULL || er == APP_NOTFOUND)
-			return refuse(err, APP_NOTFOUND, 404, "queue_not_found",
-			    "replay.queue", "replay.queue: no queue with this "
-			    "slug.");
+			return lt_refuse(err, APP_NOTFOUND, 404,
+			    "queue_not_found", "replay.queue", "replay.queue: "
+			    "no queue with this slug.");
 		return failed(err, er);
 	}
 	r.replay_queue_id = q->id;
 	snprintf(r.replay_slug, sizeof(r.replay_slug), "%s", q->slug);
 	qops_queue_free(q);
 	if (!qops_in_scope(who, r.replay_queue_id))
-		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		return lt_refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "replay.queue is outside your scope.");
 	if (to_ms <= from_ms)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.to", "replay.to must be after replay.from.");
 	if (speed_milli < 1 || speed_milli > LT_SCALE_MAX)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.speed", "replay.speed must be from 0.001 to 1000 "
 		    "(times faster than the event).");
 	if (volume_milli < 1 || volume_milli > LT_SCALE_MAX)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.volume", "replay.volume must be from 0.001 to "
 		    "1000 (times the event's joins).");
 	r.replay_from_ms = from_ms;
@@ -355,12 +386,12 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	if (rc == -3)
 		return failed(err, APP_DB_DOWN);
 	if (rc == -2)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.volume", "The replay would send more joins than "
 		    "loadtest-max-rate times loadtest-max-duration: lower "
 		    "replay.volume or shorten the window.");
 	if (rc == -1 || njoins == 0)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.from", "%s has %s in this window (the worker "
 		    "samples every queue every stats-interval-ms and keeps "
 		    "the samples stats-retention seconds).", r.replay_slug,
@@ -369,13 +400,13 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	if (r.duration_s < 1)
 		r.duration_s = 1;
 	if (r.duration_s > c->loadtest_max_duration_s)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.speed", "The replay would last %lld s, more than "
 		    "loadtest-max-duration (%lld s): raise replay.speed or "
 		    "shorten the window.", (long long)r.duration_s,
 		    (long long)c->loadtest_max_duration_s);
 	if (peak > c->loadtest_max_rate)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "replay.volume", "The replay's busiest second would send "
 		    "%lld joins, more than loadtest-max-rate (%lld): lower "
 		    "replay.volume or replay.speed.", (long long)peak,
@@ -383,20 +414,8 @@ lt_ask_replay(struct db *db, const struct cfg *c,
 	r.rate = peak > 0 ? peak : 1;
 	snprintf(r.profile, sizeof(r.profile), "replay");
 	snprintf(r.requested_by, sizeof(r.requested_by), "%s", who->name);
-	after = lt_run_json(&r, NULL, 0);
-	if ((er = db_begin(db)) == APP_OK &&
-	    (er = db_lt_insert(db, &r, id)) == APP_OK) {
-		json_object_object_add(after, "id", json_object_new_int64(*id));
-		if ((er = qops_audit_write(db, who, r.queue_id, slug,
-		    "loadtest.start", NULL, after)) == APP_OK)
-			er = db_commit(db);
-	}
-	if (er != APP_OK) {
-		db_rollback(db);
-		*id = 0;
-	}
-	json_object_put(after);
-	return er == APP_OK ? APP_OK : failed(err, er);
+	return insert_audited(db, who, &r, slug, lt_run_json(&r, NULL, 0),
+	    id, err);
 }
 
 int

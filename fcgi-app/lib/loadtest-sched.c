@@ -177,22 +177,6 @@ lt_next_every(int64_t due_ms, int64_t now_ms, int64_t every_min)
 	return next;
 }
 
-/* Refuse with status, code, field and a message.  Returns er. */
-static enum app_err
-refuse(struct lt_err *err, enum app_err er, int status, const char *code,
-    const char *field, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	err->status = status;
-	err->code = code;
-	err->field = field;
-	va_start(ap, fmt);
-	(void)vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return er;
-}
-
 enum app_err
 lt_schedule_add(struct db *db, const struct cfg *c,
     const struct principal *who, const char *slug, const char *profile,
@@ -210,33 +194,33 @@ lt_schedule_add(struct db *db, const struct cfg *c,
 	    &s.queue_id, err)) != APP_OK)
 		return er;
 	if (every_min != 0 && (every_min < 1 || every_min > LT_EVERY_MAX))
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "everyMinutes", "everyMinutes must be an integer from 1 "
 		    "to %d (four weeks)", LT_EVERY_MAX);
 	if (every_min != 0 && every_min * 60 <= duration_s)
-		return refuse(err, APP_INVALID, 422, "invalid_value",
+		return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 		    "everyMinutes", "everyMinutes must be longer than the "
 		    "run (durationSeconds): runs would pile up");
 	if (every_min == 0) {
 		if (weekday < 0 || weekday > 6)
-			return refuse(err, APP_INVALID, 422, "invalid_value",
+			return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 			    "weekday", "weekday must be sunday, monday, "
 			    "tuesday, wednesday, thursday, friday or "
 			    "saturday (or give everyMinutes)");
 		if (at_min < 0 || at_min > 1439)
-			return refuse(err, APP_INVALID, 422, "invalid_value",
+			return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 			    "time", "time must be HH:MM, 00:00 to 23:59");
 		if (zone == NULL || !lt_zone_valid(zone))
-			return refuse(err, APP_INVALID, 422, "invalid_value",
+			return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 			    "timeZone", "timeZone must be an IANA time zone "
 			    "of this system, e.g. Europe/Madrid or UTC");
 		if (db_now_ms(db, &now) != APP_OK)
-			return refuse(err, APP_DB_DOWN, 503,
+			return lt_refuse(err, APP_DB_DOWN, 503,
 			    "service_unavailable", NULL, "The database does "
 			    "not answer; try again.");
 		if ((probe = lt_next_weekly(now, (int)weekday, (int)at_min,
 		    zone)) < 0)
-			return refuse(err, APP_INVALID, 422, "invalid_value",
+			return lt_refuse(err, APP_INVALID, 422, "invalid_value",
 			    "timeZone", "this time zone cannot be used");
 		s.next_ms = probe;
 		snprintf(s.zone, sizeof(s.zone), "%s", zone);
@@ -272,7 +256,7 @@ lt_schedule_add(struct db *db, const struct cfg *c,
 	json_object_put(after);
 	if (er == APP_OK)
 		return APP_OK;
-	return refuse(err, er, er == APP_DB_DOWN ? 503 : 500, er ==
+	return lt_refuse(err, er, er == APP_DB_DOWN ? 503 : 500, er ==
 	    APP_DB_DOWN ? "service_unavailable" : "internal_error", NULL,
 	    "Not saved.");
 }
@@ -287,14 +271,14 @@ lt_schedule_delete(struct db *db, const struct principal *who, int64_t id,
 
 	memset(err, 0, sizeof(*err));
 	if (who->kind == PRINCIPAL_KEY)
-		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		return lt_refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "An API key cannot change load tests; sign in to the "
 		    "console.");
 	if ((er = db_lts_get(db, id, &s)) == APP_NOTFOUND)
-		return refuse(err, er, 404, "load_test_not_found", NULL,
+		return lt_refuse(err, er, 404, "load_test_not_found", NULL,
 		    "No load-test schedule with this id.");
 	if (er == APP_OK && !qops_in_scope(who, s.queue_id))
-		return refuse(err, APP_INVALID, 403, "forbidden", NULL,
+		return lt_refuse(err, APP_INVALID, 403, "forbidden", NULL,
 		    "This queue is outside your scope.");
 	if (er == APP_OK) {
 		before = lt_schedule_json(&s);
@@ -309,23 +293,9 @@ lt_schedule_delete(struct db *db, const struct principal *who, int64_t id,
 	}
 	if (er == APP_OK)
 		return APP_OK;
-	return refuse(err, er, er == APP_DB_DOWN ? 503 : 500, er ==
+	return lt_refuse(err, er, er == APP_DB_DOWN ? 503 : 500, er ==
 	    APP_DB_DOWN ? "service_unavailable" : "internal_error", NULL,
 	    "Not deleted.");
-}
-
-/* Add key = ISO 8601 of ms (0: null) to o. */
-static void
-put_time(struct json_object *o, const char *key, int64_t ms)
-{
-	char	 buf[40];
-
-	if (ms <= 0) {
-		json_object_object_add(o, key, NULL);
-		return;
-	}
-	iso_time_format(ms, buf, sizeof(buf));
-	json_object_object_add(o, key, json_object_new_string(buf));
 }
 
 struct json_object *
@@ -334,16 +304,9 @@ lt_schedule_json(const struct lt_schedule *s)
 	struct json_object	*o, *w;
 	char			 hm[8];
 
-	if ((o = json_object_new_object()) == NULL)
+	if ((o = lt_json_head(s->id, s->slug, s->profile, s->rate,
+	    s->duration_s)) == NULL)
 		return NULL;
-	json_object_object_add(o, "id", json_object_new_int64(s->id));
-	json_object_object_add(o, "queue", json_object_new_string(s->slug));
-	json_object_object_add(o, "profile",
-	    json_object_new_string(s->profile));
-	json_object_object_add(o, "ratePerSecond",
-	    json_object_new_int64(s->rate));
-	json_object_object_add(o, "durationSeconds",
-	    json_object_new_int64(s->duration_s));
 	json_object_object_add(o, "everyMinutes", s->every_min > 0 ?
 	    json_object_new_int64(s->every_min) : NULL);
 	if (s->every_min == 0 && s->weekday >= 0 && s->weekday <= 6) {
@@ -358,10 +321,10 @@ lt_schedule_json(const struct lt_schedule *s)
 		json_object_object_add(o, "weekly", w);
 	} else
 		json_object_object_add(o, "weekly", NULL);
-	put_time(o, "nextRunAt", s->next_ms);
+	lt_put_time(o, "nextRunAt", s->next_ms);
 	json_object_object_add(o, "createdBy",
 	    json_object_new_string(s->created_by));
-	put_time(o, "createdAt", s->created_ms);
+	lt_put_time(o, "createdAt", s->created_ms);
 	json_object_object_add(o, "lastRunId", s->last_run_id > 0 ?
 	    json_object_new_int64(s->last_run_id) : NULL);
 	return o;

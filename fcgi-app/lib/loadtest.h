@@ -156,6 +156,24 @@ enum app_err	 lt_ask(struct db *, const struct cfg *c,
 		    int64_t *id, struct lt_err *err);
 
 /*
+ * Shared by loadtest-ops.c and loadtest-sched.c: lt_refuse() fills
+ * *err with status, code, field (or NULL) and a printf-formatted
+ * message and returns er; lt_put_time() adds key = ms as ISO 8601
+ * (null for ms <= 0) to o.  Neither can fail.
+ */
+enum app_err	 lt_refuse(struct lt_err *err, enum app_err er, int status,
+		    const char *code, const char *field, const char *fmt, ...)
+		    __attribute__((format(printf, 6, 7)));
+void		 lt_put_time(struct json_object *o, const char *key,
+		    int64_t ms);
+/*
+ * A new object {id, queue, profile, ratePerSecond, durationSeconds}
+ * (the members a run and a schedule share), or NULL when out of memory.
+ */
+struct json_object *lt_json_head(int64_t id, const char *slug,
+		    const char *profile, int64_t rate, int64_t duration_s);
+
+/*
  * Insert a pending run (not a replay) of queue qid asked for by who,
  * without checks or audit (the callers made them).  Sets *id.  As
  * db_lt_insert().
