@@ -374,6 +374,35 @@ job_seal_next(struct worker_ctx *w)
 	return w->now_ms + (seal_after != 0 ? 0 : 500);
 }
 
+/*
+ * Number blocks: pass over the numbers of leases handed to nobody
+ * (db_queue_unused_fold(): a skip, scheduled), up to QUEUE_DUE_MAX
+ * queues a step (embedded one); a queue with another change still
+ * scheduled waits for the next step.  Returns APP_OK or the error of
+ * the list's read.
+ */
+enum app_err
+job_unused(struct worker_ctx *w)
+{
+	int64_t		 ids[QUEUE_DUE_MAX], k;
+	size_t		 n, i, max = w->embedded ? 1 : QUEUE_DUE_MAX;
+	enum app_err	 er;
+
+	if ((er = db_queue_unused_due(w->db, ids, max, &n)) != APP_OK)
+		return er;
+	for (i = 0; i < n; i++) {
+		if ((er = db_queue_unused_fold(w->db, ids[i], &k)) !=
+		    APP_OK && er != APP_NOTFOUND && er != APP_BUSY)
+			log_warnx("queue %lld: unused lease numbers not "
+			    "passed over (error %d)", (long long)ids[i],
+			    (int)er);
+		else if (k > 0)
+			log_debug("queue %lld: %lld unused lease numbers "
+			    "passed over", (long long)ids[i], (long long)k);
+	}
+	return APP_OK;
+}
+
 const struct worker_job worker_jobs[] = {
 	{ "instance", 0, 0, job_instance_next, job_instance },
 	{ "draw", JOB_LEADER, 0, job_draw_next, job_draw },
@@ -384,6 +413,7 @@ const struct worker_job worker_jobs[] = {
 	    job_autorate_retention },
 	{ "changes", JOB_LEADER, 0, job_changes_next, job_changes },
 	{ "seal", JOB_LEADER, 0, job_seal_next, job_seal },
+	{ "unused", JOB_LEADER, 1000, NULL, job_unused },
 	{ "loadtest", JOB_DAEMON, 0, job_loadtest_next, job_loadtest },
 	{ "loadtest-schedules", JOB_LEADER, 5000, NULL,
 	    job_loadtest_schedules },

@@ -86,6 +86,7 @@ enum app_err	 job_changes(struct worker_ctx *);
 int64_t		 job_changes_next(struct worker_ctx *);
 enum app_err	 job_seal(struct worker_ctx *);
 int64_t		 job_seal_next(struct worker_ctx *);
+enum app_err	 job_unused(struct worker_ctx *);
 enum app_err	 job_instance(struct worker_ctx *);
 int64_t		 job_instance_next(struct worker_ctx *);
 enum app_err	 job_loadtest(struct worker_ctx *);

@@ -63,7 +63,7 @@ static const char usage_text[] =
     "         [--abandon on|off] [--abandon-grace S] [--pow on|off]\n"
     "         [--pow-bits N] [--session-renewal on|off]\n"
     "         [--method fifo|passthrough|hold] [--total-active-users N]\n"
-    "         [--load-test-queue on|off]\n"
+    "         [--load-test-queue on|off] [--number-block N]\n"
     "                       change settings (--target '' removes it)\n"
     "  list [--json]        every queue: slug, name, active, rate,\n"
     "                       last number issued, serving\n"

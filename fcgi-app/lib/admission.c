@@ -476,13 +476,35 @@ adm_seal(struct adm_queue *q, int64_t now, int64_t to)
 int64_t
 adm_join(struct adm_queue *q, int64_t now, int *admitted)
 {
+	return adm_lease(q, now, 1, admitted);
+}
+
+int
+adm_order_open(const struct adm_queue *q)
+{
+	return q->rand_from > 0 && (q->rand_to == 0 ||
+	    q->last_number < q->rand_to - 1);
+}
+
+int
+adm_lease_ok(const struct adm_queue *q)
+{
+	return (q->active == ADM_SEG_FIFO || q->active == ADM_SEG_PASS) &&
+	    !q->draw_open && !adm_order_open(q);
+}
+
+int64_t
+adm_lease(struct adm_queue *q, int64_t now, int64_t n, int *admitted)
+{
 	int64_t	 cap, l;
 
 	*admitted = 0;
 	if (q->pend_at_ms > 0 && q->pend_at_ms <= now)
 		return -1;
-	if (!q->active)
+	if (!q->active || (n > 1 && !adm_lease_ok(q)))
 		return 0;
+	if (n < 1)
+		n = 1;
 	adm_fold(q, now);
 	l = q->last_number;
 	if (q->draw_open && now >= q->opens_at_ms) {
@@ -498,8 +520,8 @@ adm_join(struct adm_queue *q, int64_t now, int *admitted)
 	/* On hold: past serving, so that nobody new is admitted. */
 	if (q->active == ADM_SEG_HOLD)
 		l = max64(l, adm_serving(q, now));
-	q->last_number = l + 1;
-	*admitted = adm_admitted(q, q->last_number, now);
+	q->last_number = l + n;
+	*admitted = adm_admitted(q, l + 1, now);
 	return q->last_number;
 }
 

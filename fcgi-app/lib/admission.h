@@ -273,6 +273,36 @@ void	 adm_change_init(const struct adm_queue *q, int64_t t,
 int64_t	 adm_join(struct adm_queue *q, int64_t now, int *admitted);
 
 /*
+ * Number blocks (the queue setting numberBlock): a lease of n >= 1
+ * consecutive numbers, exactly as the lease statement in db-stmt.c: the
+ * join above with step 5 issuing L + 1 .. L + n at once (L := L + n).
+ * A lease of more than one number is refused (returns 0, q unchanged)
+ * unless adm_lease_ok(q); otherwise as adm_join().  *admitted: whether
+ * the first number, L + 1, is admitted at now on the new state.
+ * Returns the lease's last number, L + n (so the first is the result
+ * minus n plus 1); 0 or -1 as adm_join().  adm_join() is the lease of
+ * one number.
+ */
+int64_t	 adm_lease(struct adm_queue *q, int64_t now, int64_t n,
+	    int *admitted);
+
+/*
+ * Whether the row q takes a lease of more than one number: its segment
+ * is fifo or passthrough (a hold puts each number past serving as it is
+ * taken, and a pause takes none), no pre-queue collects (the first join
+ * after the opening closes it, one number at a time), and no random
+ * order is open (its blocks are sealed by the numbers actually taken).
+ * Returns 1 or 0.  Can't fail.
+ */
+int	 adm_lease_ok(const struct adm_queue *q);
+
+/*
+ * Whether a random order is open on q: it has begun, and has not ended
+ * below L + 1 (numbers still to be issued belong to it).  1 or 0.
+ */
+int	 adm_order_open(const struct adm_queue *q);
+
+/*
  * Whether the claim window of position pos (admitted at now: the caller
  * checked) has passed at now: with G = claim window + ADM_CLAIM_SLACK_MS
  * and g* * G the latest grid point at or before now - G, pos is at or

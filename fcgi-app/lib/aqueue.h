@@ -50,6 +50,12 @@ char	*try_strndup(const char *, size_t);
  */
 int64_t	 now_ms(void);
 
+/*
+ * Milliseconds of CLOCK_MONOTONIC: the same clock in every process of a
+ * host, never stepped; for intervals only.  Can't fail.
+ */
+int64_t	 mono_ms(void);
+
 /* The same clock in microseconds.  Can't fail. */
 int64_t	 now_us(void);
 

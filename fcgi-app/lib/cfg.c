@@ -514,3 +514,34 @@ cfg_free(struct cfg *c)
 		}
 	crypto_wipe(c->master_key, sizeof(c->master_key));
 }
+
+void
+cfg_stamp(const char *path, struct cfg_stamp *s)
+{
+	struct stat	 st;
+
+	memset(s, 0, sizeof(*s));
+	if (stat(path, &st) == -1)
+		return;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mtim = st.st_mtim;
+	s->ok = 1;
+}
+
+int
+cfg_changed(const char *path, struct cfg_stamp *seen)
+{
+	struct cfg_stamp	 now;
+
+	cfg_stamp(path, &now);
+	if (!now.ok)
+		return 0;
+	if (seen->ok && now.dev == seen->dev && now.ino == seen->ino &&
+	    now.size == seen->size && now.mtim.tv_sec == seen->mtim.tv_sec &&
+	    now.mtim.tv_nsec == seen->mtim.tv_nsec)
+		return 0;
+	*seen = now;
+	return 1;
+}

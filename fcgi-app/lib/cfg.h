@@ -6,7 +6,10 @@
 #ifndef CFG_H
 #define CFG_H
 
+#include <sys/types.h>
+
 #include <stdint.h>
+#include <time.h>
 
 #include "crypto.h"
 
@@ -135,6 +138,25 @@ int	 cfg_hosts_entry(const char **list, int64_t defport, char *host,
  * "listen" otherwise).  The string is c's or the environment's.
  */
 const char *cfg_web_server_addrs(const struct cfg *c);
+
+/* What identifies a version of a configuration file. */
+struct cfg_stamp {
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtim;
+	int		 ok;		/* stat(2) succeeded */
+};
+
+/* The stamp of path now into *s (ok 0 when it cannot be read). */
+void	 cfg_stamp(const char *path, struct cfg_stamp *s);
+
+/*
+ * Whether the file at path differs from the stamp *seen, which is then
+ * updated (a change is reported once).  A file that cannot be read is
+ * no change (it may be being replaced).  Returns 1 or 0.
+ */
+int	 cfg_changed(const char *path, struct cfg_stamp *seen);
 
 /* Release the strings of *c and wipe the key.  Accepts a zeroed struct. */
 void	 cfg_free(struct cfg *c);

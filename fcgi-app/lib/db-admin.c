@@ -357,16 +357,17 @@ db_audit_list_free(struct audit_entry *e, size_t n)
 
 enum app_err
 db_queue_times(struct db *db, int64_t id, int64_t *created_ms,
-    int64_t *changed_ms)
+    int64_t *changed_ms, int64_t *unused)
 {
-	MYSQL_BIND	 p[1], r[2];
+	MYSQL_BIND	 p[1], r[3];
 	int		 has = 0;
 	enum app_err	 er;
 
-	*created_ms = *changed_ms = 0;
+	*created_ms = *changed_ms = *unused = 0;
 	db_bind_int(&p[0], &id);
 	db_bind_int(&r[0], created_ms);
 	db_bind_int(&r[1], changed_ms);
+	db_bind_int(&r[2], unused);
 	if ((er = db_run(db, STMT_QUEUE_TIMES, p, r, &has)) != APP_OK)
 		return er;
 	return has ? APP_OK : APP_NOTFOUND;

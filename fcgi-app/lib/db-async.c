@@ -27,10 +27,7 @@
 int64_t
 dbe_mono_ms(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return mono_ms();
 }
 
 int

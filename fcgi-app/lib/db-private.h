@@ -16,6 +16,11 @@ enum stmt {
 	STMT_QUEUE_STATE_LOCKED,
 	STMT_QUEUE_DUE,
 	STMT_QUEUE_JOIN,
+	STMT_QUEUE_LEASE,
+	STMT_QUEUE_UNUSED_ADD,
+	STMT_QUEUE_UNUSED_DUE,
+	STMT_QUEUE_UNUSED_GET,
+	STMT_QUEUE_UNUSED_SUB,
 	STMT_QUEUE_INSERT,
 	STMT_QUEUE_SET_STATE,
 	STMT_QUEUE_SEAL,
@@ -158,6 +163,14 @@ enum app_err db_run(struct db *, enum stmt s, MYSQL_BIND *param,
  */
 enum app_err db_run_each(struct db *, enum stmt s, MYSQL_BIND *param,
 	    MYSQL_BIND *res, int (*row)(void *arg), void *arg);
+
+/*
+ * The ids statement st (parameters p, or NULL) returns in its single
+ * column, at most max of them, into ids; *n their count.  Returns
+ * APP_OK, APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_ids(struct db *, enum stmt st, MYSQL_BIND *p,
+	    int64_t *ids, size_t max, size_t *n);
 
 /*
  * Mark the statements run from now on (until db_track(db, 0)) as ones

@@ -366,23 +366,6 @@ state_read(struct db *db, enum stmt s, int64_t id, struct adm_queue *adm)
 	return APP_OK;
 }
 
-/*
- * Below this much before its deadline an answer "no row changed" may
- * come from the deadline condition rather than from a paused queue
- * (our estimate of the database's clock is off by a millisecond or so).
- */
-#define JOIN_LATE_SLACK_MS	100
-
-/*
- * The number in a join's LAST_INSERT_ID(), 0 when it holds none:
- * number * 2 + admitted; see db-stmt.c.
- */
-static int64_t
-join_number(int64_t packed)
-{
-	return packed < 2 ? 0 : packed >> 1;
-}
-
 enum app_err
 db_queue_state(struct db *db, int64_t id, struct adm_queue *adm)
 {
@@ -395,7 +378,7 @@ db_queue_state_locked(struct db *db, int64_t id, struct adm_queue *adm)
 	return state_read(db, STMT_QUEUE_STATE_LOCKED, id, adm);
 }
 
-/* State of db_queue_due() while the rows come in. */
+/* State of db_queue_ids() while the rows come in. */
 struct due {
 	int64_t	*ids, id;
 	size_t	 max, n;
@@ -412,7 +395,8 @@ due_row(void *arg)
 }
 
 enum app_err
-db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
+db_queue_ids(struct db *db, enum stmt st, MYSQL_BIND *p, int64_t *ids,
+    size_t max, size_t *n)
 {
 	struct due	 d;
 	MYSQL_BIND	 r[1];
@@ -423,11 +407,16 @@ db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
 	d.max = max;
 	db_bind_int(&r[0], &d.id);
 	*n = 0;
-	if ((er = db_run_each(db, STMT_QUEUE_DUE, NULL, r, due_row, &d)) !=
-	    APP_OK)
+	if ((er = db_run_each(db, st, p, r, due_row, &d)) != APP_OK)
 		return er;
 	*n = d.n;
 	return APP_OK;
+}
+
+enum app_err
+db_queue_due(struct db *db, int64_t *ids, size_t max, size_t *n)
+{
+	return db_queue_ids(db, STMT_QUEUE_DUE, NULL, ids, max, n);
 }
 
 enum app_err
@@ -448,21 +437,10 @@ enum app_err
 db_queue_sealable(struct db *db, int64_t after, int64_t *ids, size_t max,
     size_t *n)
 {
-	struct due	 d;
-	MYSQL_BIND	 p[1], r[1];
-	enum app_err	 er;
+	MYSQL_BIND	 p[1];
 
-	memset(&d, 0, sizeof(d));
-	d.ids = ids;
-	d.max = max;
 	db_bind_int(&p[0], &after);
-	db_bind_int(&r[0], &d.id);
-	*n = 0;
-	if ((er = db_run_each(db, STMT_QUEUE_SEALABLE, p, r, due_row,
-	    &d)) != APP_OK)
-		return er;
-	*n = d.n;
-	return APP_OK;
+	return db_queue_ids(db, STMT_QUEUE_SEALABLE, p, ids, max, n);
 }
 
 enum app_err
@@ -521,60 +499,6 @@ db_queue_materialize(struct db *db, int64_t id)
 	return db_commit(db);
 }
 
-enum app_err
-db_queue_join(struct db *db, int64_t id, int64_t now, int64_t *number,
-    int *admitted)
-{
-	MYSQL_BIND	 p[4];
-	int64_t		 packed, left, until;
-	enum app_err	 er;
-	unsigned int	 e;
-	int		 tries = 0;
-
-	/*
-	 * The server takes it up only until our time runs out: in its
-	 * clock, as the last read taught us.
-	 */
-	if ((left = db_time_left_ms(db)) <= 0)
-		return APP_DB_DOWN;
-	until = db_clock_ms(db) + left;
-	db_bind_now(&p[0], &now);
-	db_bind_int(&p[1], &id);
-	db_bind_now(&p[2], &now);
-	db_bind_int(&p[3], &until);
-	/* Answered too late, its outcome is still wanted: see db_track(). */
-	db_track(db, id);
-	for (;;) {
-		er = db_run(db, STMT_QUEUE_JOIN, p, NULL, NULL);
-		if (er == APP_OK)
-			break;
-		e = db_last_errno(db);
-		if ((e != CR_SERVER_GONE_ERROR && e != ER_LOCK_DEADLOCK) ||
-		    tries++ >= DB_JOIN_RETRIES) {
-			db_track(db, 0);
-			return er;
-		}
-		log_info("join: retrying after error %u (not applied)", e);
-	}
-	db_track(db, 0);
-	if (db_affected(db, STMT_QUEUE_JOIN) != 1) {
-		if (db_clock_ms(db) >= until - JOIN_LATE_SLACK_MS) {
-			log_info("join: the database got to it after its "
-			    "deadline; nothing issued");
-			return APP_DB_DOWN;
-		}
-		return APP_NOTFOUND;
-	}
-	/* number * 2 + admitted; see db-stmt.c. */
-	packed = db_insert_id(db, STMT_QUEUE_JOIN);
-	if ((*number = join_number(packed)) == 0) {
-		log_warnx("db join: statement returned no number");
-		return APP_DB;
-	}
-	*admitted = (int)(packed & 1);
-	return APP_OK;
-}
-
 /*
  * The first ADM_WRITE_NCOLS parameters of STMT_QUEUE_SET_STATE, from
  * the admission state a, into p.  active holds a's active flag as
@@ -596,22 +520,6 @@ adm_write_bind(MYSQL_BIND *p, struct adm_queue *a, int64_t *active)
 
 	for (i = 0; i < ADM_WRITE_NCOLS; i++)
 		db_bind_int(&p[i], cols[i]);
-}
-
-int
-db_late_join(struct db *db, struct db_late_join *out)
-{
-	int64_t	 arg, affected, id;
-	int	 unknown;
-
-	while (db_late_take(db, &arg, &affected, &id, &unknown)) {
-		out->queue_id = arg;
-		out->unknown = unknown;
-		out->number = unknown || affected != 1 ? 0 : join_number(id);
-		if (out->unknown || out->number > 0)
-			return 1;
-	}
-	return 0;
 }
 
 enum app_err

@@ -22,6 +22,7 @@
 #include "cfg.h"
 #include "db-engine.h"
 #include "db-private.h"
+#include "db-join-sql.h"
 #include "log.h"
 #include "queue-fields.h"
 
@@ -77,68 +78,6 @@
 #define DRAW_SET_SQL "opens_at_ms = NULLIF(?, 0), draw_open = ?, " \
 	"draw_count = ?, draw_seed_sealed = ?, " \
 	"draw_seed_hash = NULLIF(?, ''), draw_arm = draw_arm + ?"
-
-/*
- * The admission model of admission.c in SQL, for the join statement.
- * The join's first assignment writes its time to state_ms, so that
- * every later expression of the statement reads "now" from there.
- * ADM_TICK_MS is 250 and ADM_CLAIM_SLACK_MS 1000 (test-db holds the
- * statement to adm_join()).
- */
-/* Effective burst, as adm_burst() computes it. */
-#define BURST_SQL "IF(burst > 0, burst, GREATEST(1, rate_per_minute DIV 6))"
-/*
- * adm_lagged_last() at time t: by t's tick minus 1 against the ring's
- * tick, clamped to -2..1 so that t is spelled (and resolved by the
- * server at every execution) once.
- */
-#define LAG_SQL(t) "(CASE LEAST(GREATEST((" t ") DIV 250 - 1 - tick, " \
-	"-2), 1) WHEN 1 THEN last_number WHEN 0 THEN l_tick WHEN -1 " \
-	"THEN l_tick1 ELSE l_tick2 END)"
-/* grown(): A + skip + floor(r * clamp(t - T) / 60000) while active. */
-#define GROWN_SQL(t) "(anchor_number + skip_count + IF(active IN (1, 4), " \
-	"(rate_per_minute * LEAST(GREATEST((" t ") - anchor_time_ms, 0), " \
-	"1000000000000)) DIV 60000, IF(active = 3 AND (" t ") >= " \
-	"anchor_time_ms, 1099511627776, 0)))"
-/*
- * adm_issued_front(x): x, or inside a block of the random order that x
- * does not fill, the number before that block (rand_block is CHECKed
- * to be at least 1; block() in admission.c clamps it so too).
- */
-#define ISSUED_SQL(x) "IF(rand_from > 0 AND (" x ") >= rand_from - 1 " \
-	"AND (rand_to = 0 OR (" x ") < rand_to - 1), rand_from - 1 + " \
-	"((" x ") - rand_from + 1) DIV GREATEST(rand_block, 1) * " \
-	"GREATEST(rand_block, 1), (" x "))"
-/*
- * cap_of() in admission.c: the cap of serving for the lagged L x.  In
- * the last branch x is inside the order, so adm_issued_front(x) is
- * x less (x - rand_from + 1) mod the block size: x is spelled six
- * times, not the eight of ISSUED_SQL() there (the statement's size is
- * what the server's CPU spends on it at every execution).
- */
-#define CAP_SQL(x) "(CASE WHEN rand_from = 0 OR (rand_to > 0 AND (" x \
-	") >= rand_to - 1) THEN (" x ") + " BURST_SQL " WHEN (" x ") < " \
-	"rand_from - 1 THEN LEAST((" x ") + " BURST_SQL ", rand_from - 1) " \
-	"ELSE (" x ") - ((" x ") - rand_from + 1) MOD " \
-	"GREATEST(rand_block, 1) END)"
-/*
- * adm_serving() at t (no change due: the join's WHERE sees to it);
- * active is the segment's kind (admission.h: 1 fifo, 3 passthrough,
- * whose growth is ADM_PASS_CREDIT from its start on, 4 random).
- */
-#define SERVING_SQL(t) "GREATEST(serving_floor, 0, LEAST(" GROWN_SQL(t) \
-	", " CAP_SQL(LAG_SQL(t)) "))"
-/* adm_held() at t. */
-#define HELD_SQL(t) "(COALESCE(opens_at_ms, 0) > 0 AND (" t ") < " \
-	"opens_at_ms + 250)"
-/* adm_frontier() at t. */
-#define FRONT_SQL(t) "IF(" HELD_SQL(t) ", 0, LEAST(" SERVING_SQL(t) \
-	", " ISSUED_SQL("last_number") "))"
-/* The claim grid's spacing (claim_window_s is CHECKed to 1..86400). */
-#define GRID_SQL "(claim_window_s * 1000 + 1000)"
-/* The grid point of the join's now, and its tick. */
-#define GNOW_SQL "(state_ms DIV " GRID_SQL ")"
-#define TNOW_SQL "(state_ms DIV 250)"
 
 /*
  * A named lock of this installation: the bound base name (at most 23
@@ -251,39 +190,31 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	 * issues no number.
 	 * Parameters: now, id, now, deadline.
 	 */
-	[STMT_QUEUE_JOIN] = { 4, 0,
-	    "UPDATE queue SET "
-	    "state_ms = " NOW_SQL ", "
-	    "claim_front1 = IF(" GNOW_SQL " > claim_grid, IF(" GNOW_SQL
-	    " = claim_grid + 1, claim_front, " FRONT_SQL("(" GNOW_SQL
-	    " - 1) * " GRID_SQL) "), claim_front1), "
-	    "claim_front = IF(" GNOW_SQL " > claim_grid, "
-	    FRONT_SQL(GNOW_SQL " * " GRID_SQL) ", claim_front), "
-	    "claim_grid = GREATEST(claim_grid, " GNOW_SQL "), "
-	    "draw_count = IF(draw_open = 1 AND state_ms >= opens_at_ms, "
-	    "last_number, draw_count), "
-	    "draw_open = IF(draw_open = 1 AND state_ms >= opens_at_ms, 0, "
-	    "draw_open), "
-	    "l_tick2 = CASE WHEN " TNOW_SQL " <= tick THEN l_tick2 WHEN "
-	    TNOW_SQL " = tick + 1 THEN l_tick1 WHEN " TNOW_SQL " = tick + 2 "
-	    "THEN l_tick ELSE last_number END, "
-	    "l_tick1 = CASE WHEN " TNOW_SQL " <= tick THEN l_tick1 WHEN "
-	    TNOW_SQL " = tick + 1 THEN l_tick ELSE last_number END, "
-	    "l_tick = IF(" TNOW_SQL " > tick, last_number, l_tick), "
-	    "tick = GREATEST(tick, " TNOW_SQL "), "
-	    "anchor_number = IF(anchor_time_ms <= state_ms AND "
-	    GROWN_SQL("state_ms") " >= last_number + " BURST_SQL ", "
-	    "GREATEST(last_number + " BURST_SQL ", serving_floor) - "
-	    "skip_count, anchor_number), "
-	    "anchor_time_ms = IF(anchor_time_ms <= state_ms AND "
-	    "anchor_number + skip_count = GREATEST(last_number + " BURST_SQL
-	    ", serving_floor), state_ms, anchor_time_ms), "
-	    "last_number = LAST_INSERT_ID((IF(active = 2, GREATEST("
-	    "last_number, " SERVING_SQL("state_ms") "), last_number) + 1) "
-	    "* 2 + (active <> 2 AND NOT " HELD_SQL("state_ms") " AND "
-	    "last_number + 1 <= " SERVING_SQL("state_ms") ")) DIV 2 "
-	    "WHERE id = ? AND active >= 1 AND (pend_at_ms = 0 OR "
-	    "pend_at_ms > " NOW_SQL ") AND " SYSNOW_SQL " <= ?" },
+	[STMT_QUEUE_JOIN] = { 4, 0, JOIN_SQL("1", "") },
+	/*
+	 * STMT_QUEUE_LEASE: number blocks, exactly adm_lease(): the join
+	 * issuing n numbers at once (L + 1 .. L + n; LAST_INSERT_ID() gives
+	 * L + n, and whether L + 1 is admitted), only where adm_lease_ok()
+	 * holds (fifo or passthrough, no pre-queue collecting, no random
+	 * order open) and numberBlock is still on (a process's copy of the
+	 * settings may lag).  Parameters: now, n, id, now, deadline.
+	 */
+	[STMT_QUEUE_LEASE] = { 5, 0, JOIN_SQL("?", " AND number_block > 1 "
+	    "AND active IN (1, 3) AND COALESCE(draw_open, 0) = 0 AND "
+	    "(rand_from = 0 OR (rand_to > 0 AND last_number >= "
+	    "rand_to - 1))") },
+	/* STMT_QUEUE_UNUSED_ADD: a lease's numbers handed to nobody. */
+	[STMT_QUEUE_UNUSED_ADD] = { 3, 0,
+	    "UPDATE queue SET lease_unused = lease_unused + ?, "
+	    "lease_unused_total = lease_unused_total + ? WHERE id = ?" },
+	/* STMT_QUEUE_UNUSED_DUE: a plain read, locking nothing. */
+	[STMT_QUEUE_UNUSED_DUE] = { 0, 1,
+	    "SELECT id FROM queue WHERE lease_unused > 0 LIMIT 64" },
+	/* STMT_QUEUE_UNUSED_GET: inside the transaction that locked the row. */
+	[STMT_QUEUE_UNUSED_GET] = { 1, 1,
+	    "SELECT lease_unused, abandon FROM queue WHERE id = ?" },
+	[STMT_QUEUE_UNUSED_SUB] = { 2, 0,
+	    "UPDATE queue SET lease_unused = lease_unused - ? WHERE id = ?" },
 	/*
 	 * STMT_QUEUE_INSERT: a new row whole, in the order of
 	 * STMT_QUEUE_WRITE (the slug and the keys first, last_number and
@@ -653,7 +584,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	[STMT_QUEUE_TIMES] = { 1, 1,
 	    "SELECT CAST(UNIX_TIMESTAMP(q.created_at) * 1000 AS SIGNED), "
 	    "IFNULL((SELECT MAX(a.at_ms) FROM audit_log a WHERE "
-	    "a.queue_id = q.id), 0) FROM queue q WHERE q.id = ?" },
+	    "a.queue_id = q.id), 0), q.lease_unused_total FROM queue q "
+	    "WHERE q.id = ?" },
 	/*
 	 * STMT_WSREP_NOT_READY: 1 on a Galera node that does not accept
 	 * queries yet (joining, or cut off from the cluster's majority), 0

@@ -244,12 +244,50 @@ enum app_err db_queue_join(struct db *, int64_t id, int64_t now_ms,
 	    int64_t *number, int *admitted);
 
 /*
+ * Number blocks: a lease of n numbers of queue id at once
+ * (STMT_QUEUE_LEASE, adm_lease(); n <= 1 is db_queue_join()), on the
+ * same terms as db_queue_join(): *last gets the lease's last number
+ * L + n (its first is *last - n + 1), *admitted whether the first is
+ * admitted at that instant.  APP_NOTFOUND also when the row takes no lease
+ * (adm_lease_ok(): then a plain join is the way).  A lease answered too
+ * late comes back through db_late_join() with its count.
+ */
+enum app_err db_queue_lease(struct db *, int64_t id, int64_t now_ms,
+	    int64_t n, int64_t *last, int *admitted);
+
+/*
+ * Numbers of a lease handed to nobody: k >= 1 more of queue id, to be
+ * passed over (db_queue_unused_fold()) and counted for good
+ * (lease_unused_total).  One statement, no lock held after it.
+ * Returns APP_OK (also when the queue is gone), APP_DB or APP_DB_DOWN.
+ */
+enum app_err db_queue_unused_add(struct db *, int64_t id, int64_t k);
+
+/*
+ * The ids of up to max (<= 64) queues with unused lease numbers not yet
+ * passed over, into ids; *n their count.  db_queue_unused_fold(): in a
+ * transaction of its own, on queue id's locked row, raise skip by its
+ * unused numbers as a scheduled change (adm_schedule(): serving passes
+ * them a tick later, never backward) and take them off the count; *k
+ * gets how many (0: none).  Within an open random order, and with
+ * abandonment detection on (it counts them once its grace has passed),
+ * they are taken off the count without a skip.  APP_BUSY: another
+ * change is still scheduled (nothing changed; try again later).  Both
+ * return APP_OK, APP_DB or APP_DB_DOWN (APP_NOTFOUND: no row).
+ */
+enum app_err db_queue_unused_due(struct db *, int64_t *ids, size_t max,
+		    size_t *n);
+enum app_err db_queue_unused_fold(struct db *, int64_t id, int64_t *k);
+
+/*
  * A join whose caller gave up on it (answered 503) and whose outcome
  * came later (non-blocking mode, see db_nonblocking()).
  */
 struct db_late_join {
 	int64_t	 queue_id;
 	int64_t	 number;	/* issued all the same, or 0: none */
+	int64_t	 count;		/* numbers: 1, or a lease's (number is
+				   its last) */
 	int	 unknown;	/* the connection broke first: unknown */
 };
 
@@ -473,11 +511,12 @@ enum app_err db_key_revoke(struct db *, int64_t id);
 
 /*
  * When queue id was created and last changed by an operator (its newest
- * audit row; 0 when none), Unix ms.  Returns APP_OK, APP_NOTFOUND,
- * APP_DB or APP_DB_DOWN.
+ * audit row; 0 when none), Unix ms, and how many numbers its leases
+ * handed to nobody (number blocks: lease_unused_total).  Returns
+ * APP_OK, APP_NOTFOUND, APP_DB or APP_DB_DOWN.
  */
 enum app_err db_queue_times(struct db *, int64_t id, int64_t *created_ms,
-	    int64_t *changed_ms);
+	    int64_t *changed_ms, int64_t *unused);
 
 /* One audit log row. */
 struct audit_entry {

@@ -313,16 +313,6 @@ instance_remove(struct db *db, const char *kind)
 	return db_instance_delete(db, id);
 }
 
-/* Monotonic milliseconds. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What the master remembers between two reports. */
 static struct {
 	int64_t			 report_ms;	/* monotonic; 0: never */

@@ -93,6 +93,14 @@ visitor_join_late(struct db *db)
 	enum app_err		 er;
 
 	while (db_late_join(db, &l)) {
+		if (!l.unknown && l.count > 1) {
+			log_warnx("join: queue %lld: a lease of %lld numbers "
+			    "(to %lld) was issued after its join had been "
+			    "answered 503; unused", (long long)l.queue_id,
+			    (long long)l.count, (long long)l.number);
+			join_unused_note(l.queue_id, l.count);
+			continue;
+		}
 		if (!l.unknown) {
 			(void)visitor_join_void(db, l.queue_id, l.number);
 			continue;
@@ -114,4 +122,58 @@ visitor_join_late(struct db *db)
 			    retry[i].queue_id, (long long)retry[i].number);
 	}
 	nretry = keep;
+}
+
+/* Unused lease numbers not written yet, per queue. */
+static struct {
+	int64_t	 queue_id;
+	int64_t	 k;
+} unused[JOIN_UNUSED_MAX];
+static size_t	 nunused;
+
+void
+join_unused_note(int64_t queue_id, int64_t k)
+{
+	size_t	 i;
+
+	for (i = 0; i < nunused; i++)
+		if (unused[i].queue_id == queue_id) {
+			unused[i].k += k;
+			return;
+		}
+	if (nunused == JOIN_UNUSED_MAX) {
+		log_warnx("join: queue %lld: %lld unused numbers of a lease "
+		    "not counted (too many queues waiting)",
+		    (long long)queue_id, (long long)k);
+		return;
+	}
+	unused[nunused].queue_id = queue_id;
+	unused[nunused++].k = k;
+}
+
+void
+join_unused_flush(struct db *db)
+{
+	size_t	 i, keep;
+	int	 failed = 0;
+
+	if (nunused == 0 || db_inflight(db))
+		return;
+	for (i = keep = 0; i < nunused; i++) {
+		/* Failed once: the rest waits for the next call. */
+		if (failed || (failed = db_queue_unused_add(db,
+		    unused[i].queue_id, unused[i].k) != APP_OK)) {
+			unused[keep++] = unused[i];
+			continue;
+		}
+		log_debug("join: queue %lld: %lld unused numbers of a lease",
+		    (long long)unused[i].queue_id, (long long)unused[i].k);
+	}
+	nunused = keep;
+}
+
+int
+join_unused_pending(void)
+{
+	return nunused > 0;
 }

@@ -37,4 +37,25 @@ enum app_err visitor_join_void(struct db *, int64_t queue_id,
  */
 void	 visitor_join_late(struct db *);
 
+/*
+ * Number blocks (lease.h): k >= 1 numbers of queue queue_id were issued
+ * by a lease and handed to nobody.  Kept in this process until
+ * join_unused_flush() writes them (db_queue_unused_add()); the counts
+ * of up to JOIN_UNUSED_MAX queues are kept (more are logged and lost:
+ * serving then spends its rate on them, as on an abandoned number).
+ * Can't fail.
+ */
+#define JOIN_UNUSED_MAX	16
+void	 join_unused_note(int64_t queue_id, int64_t k);
+
+/*
+ * Write the unused numbers kept; those the database does not take stay
+ * for the next call.  Does nothing while a statement given up on is in
+ * flight.  Can't fail.
+ */
+void	 join_unused_flush(struct db *);
+
+/* Whether unused numbers are kept, not written yet: 1 or 0. */
+int	 join_unused_pending(void);
+
 #endif /* JOIN_VOID_H */

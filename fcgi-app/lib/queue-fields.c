@@ -224,6 +224,18 @@ const struct fld queue_fields[QOPS_F__MAX] = {
 		.rule = "on or off (true or false, 1 or 0): load tests may run "
 		    "against this queue (a load test on any other queue is "
 		    "refused); a test queue is for load tests only" },
+	[QOPS_F_NUMBER_BLOCK] = {
+		.key = "numberBlock", .opt = "number-block",
+		.label = "Number block", .ctl = FLD_CTL_NUMBER,
+		.type = FLD_INT, AT(number_block), .column = "number_block",
+		.min = 0, .max = NUMBER_BLOCK_MAX, .def = "0",
+		.rule = "an integer from 0 to 1000: 0 (off) gives each join "
+		    "its number with one write; above 1, each pool process "
+		    "takes up to that many numbers with one write and hands "
+		    "them out in arrival order for at most 50 ms (joins of "
+		    "different processes within 50 ms may then be ordered "
+		    "either way; numbers handed to nobody are passed over)",
+		.unit = "numbers" },
 	[QOPS_F_ACTIVE] = {
 		.key = "active", .opt = "active", .label = "Admitting",
 		.ctl = FLD_CTL_CHECKBOX, .type = FLD_BOOL, AT(active),

@@ -86,6 +86,7 @@ struct queue {
 	int64_t		 pow_bits;		/* its difficulty (pow.h) */
 	char		*method;		/* queuing method: "fifo" ... */
 	int64_t		 load_test_queue;	/* load tests may run (1) */
+	int64_t		 number_block;		/* lease size; 0 = off */
 	/*
 	 * The admission settings as an operator sees them (the queue field
 	 * table, queue-fields.h): adm with its scheduled change applied
@@ -121,6 +122,7 @@ enum qops_field {
 	QOPS_F_POW_BITS,	/* its difficulty, leading zero bits */
 	QOPS_F_METHOD,		/* queuing method: fifo, passthrough, hold */
 	QOPS_F_LOAD_TEST,	/* a test queue: load tests may run on it (1) */
+	QOPS_F_NUMBER_BLOCK,	/* numbers a pool process leases; 0 = off */
 	QOPS_F_ACTIVE,		/* admitting (1) or paused (0) */
 	QOPS_F__MAX
 };
@@ -155,6 +157,7 @@ struct qops_spec {
 	int64_t		 pow_bits;
 	const char	*method;
 	int64_t		 load_test_queue;
+	int64_t		 number_block;
 	int64_t		 active;
 };
 
@@ -163,6 +166,7 @@ extern const struct fld queue_fields[QOPS_F__MAX];
 
 #define TOKEN_TTL_MAX	86400	/* seconds */
 #define TOKEN_TTL_DEF	600	/* seconds */
+#define NUMBER_BLOCK_MAX 1000	/* numbers per lease */
 
 /*
  * The table row of field f: its command-line option without "--"

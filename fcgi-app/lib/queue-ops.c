@@ -820,13 +820,14 @@ struct json_object *
 qops_site_json(struct db *db, const struct queue *q, int64_t now)
 {
 	struct json_object	*o;
-	int64_t			 created = 0, changed = 0;
+	int64_t			 created = 0, changed = 0, unused = 0;
 	int			 bad = 0;
 
 	if ((o = qops_queue_fields(q)) == NULL)
 		return NULL;
-	if (db_queue_times(db, q->id, &created, &changed) != APP_OK)
-		created = changed = 0;
+	if (db_queue_times(db, q->id, &created, &changed, &unused) !=
+	    APP_OK)
+		created = changed = unused = 0;
 	put(o, "createdAt", created > 0 ? json_object_new_int64(created) :
 	    NULL, &bad);
 	put(o, "updatedAt", json_object_new_int64(changed > created ?
@@ -839,6 +840,7 @@ qops_site_json(struct db *db, const struct queue *q, int64_t now)
 	    &bad);
 	put(o, "waiting", json_object_new_int64(adm_waiting(&q->adm, now)),
 	    &bad);
+	put(o, "numbersUnused", json_object_new_int64(unused), &bad);
 	draw_state_json(o, q, now);
 	if (bad) {
 		json_object_put(o);

@@ -44,16 +44,6 @@ static size_t			 mine = (size_t)-1;	/* a child's slot */
 static int64_t			 busy_began;	/* a child's: 0 never busy */
 static int64_t			 fork_after;	/* the master's: no fork till */
 
-/* Monotonic milliseconds, the same clock in every process. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * How many children the connections of db_max_connections leave room
  * for, after the master's and (embedded_worker 0) the worker daemon's;

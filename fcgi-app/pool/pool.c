@@ -39,6 +39,7 @@
 #include "gate.h"
 #include "instance.h"
 #include "join-void.h"
+#include "lease.h"
 #include "log.h"
 #include "pow-used.h"
 #include "statedoc.h"
@@ -220,8 +221,9 @@ between_requests(struct db *db)
  * Between requests: take what has arrived for a statement given up on
  * (db_idle(), waiting up to wait_ms for more); once none is in flight,
  * give back the write slot a join kept for it (writers.c: the slot stays
- * held while its statement may still write), and void the numbers
- * issued for joins answered 503.  Can't fail.
+ * held while its statement may still write), void the numbers issued
+ * for joins answered 503, and write the numbers of an expired lease
+ * handed to nobody (lease.h).  Can't fail.
  */
 static void
 late_work(struct db *db, int64_t wait_ms)
@@ -231,52 +233,7 @@ late_work(struct db *db, int64_t wait_ms)
 	if (!db_inflight(db))
 		writers_leave();
 	visitor_join_late(db);
-}
-
-/* What identifies a version of the configuration file. */
-struct conf_stamp {
-	dev_t		 dev;
-	ino_t		 ino;
-	off_t		 size;
-	struct timespec	 mtim;
-	int		 ok;		/* stat(2) succeeded */
-};
-
-/* The stamp of path now into *s (ok 0 when it cannot be read). */
-static void
-conf_stamp(const char *path, struct conf_stamp *s)
-{
-	struct stat	 st;
-
-	memset(s, 0, sizeof(*s));
-	if (stat(path, &st) == -1)
-		return;
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
-	s->size = st.st_size;
-	s->mtim = st.st_mtim;
-	s->ok = 1;
-}
-
-/*
- * Whether the file at path differs from the stamp *seen, which is then
- * updated (a change is reported once).  A file that cannot be read is
- * no change (it may be being replaced).
- */
-static int
-conf_changed(const char *path, struct conf_stamp *seen)
-{
-	struct conf_stamp	 now;
-
-	conf_stamp(path, &now);
-	if (!now.ok)
-		return 0;
-	if (seen->ok && now.dev == seen->dev && now.ino == seen->ino &&
-	    now.size == seen->size && now.mtim.tv_sec == seen->mtim.tv_sec &&
-	    now.mtim.tv_nsec == seen->mtim.tv_nsec)
-		return 0;
-	*seen = now;
-	return 1;
+	lease_flush(db, 0);
 }
 
 /*
@@ -286,7 +243,7 @@ conf_changed(const char *path, struct conf_stamp *seen)
  */
 static int			 single;
 static const char		*single_conf;
-static struct conf_stamp	 single_seen;
+static struct cfg_stamp	 single_seen;
 static int64_t			 single_next_check;
 
 /*
@@ -304,7 +261,7 @@ single_reload_due(void)
 	if (!single || now_ms() < single_next_check)
 		return 0;
 	single_next_check = now_ms() + CONF_CHECK_MS;
-	if (!conf_changed(single_conf, &single_seen))
+	if (!cfg_changed(single_conf, &single_seen))
 		return 0;
 	ok = cfg_load(single_conf, &nc) == 0 && routes_init(&nc) == 0;
 	cfg_free(&nc);
@@ -432,6 +389,7 @@ child_main(int fd, const struct cfg *c)
 		due = fair_served_due_ms();
 		due = wait_min(due, ew_wait_ms());
 		due = wait_min(due, dw_wait_ms());
+		due = wait_min(due, lease_wait_ms());
 		if (release && db_session(db) != 0 && !keeps_conn()) {
 			t = last_ms + DB_IDLE_RELEASE_MS - now_ms();
 			due = wait_min(due, t > 0 ? t : 0);
@@ -495,6 +453,7 @@ child_main(int fd, const struct cfg *c)
 	 * is on the way, or the server finds its deadline passed.
 	 */
 	late_work(db, child_cfg->db_visitor_timeout_ms);
+	lease_flush(db, 1);
 	between_requests(db);
 	fair_served_flush(db, 1);
 	ew_end();
@@ -756,7 +715,7 @@ single_run(int fd, const char *conf, struct cfg *c)
 {
 	single = 1;
 	single_conf = conf;
-	conf_stamp(conf, &single_seen);
+	cfg_stamp(conf, &single_seen);
 	single_next_check = now_ms() + CONF_CHECK_MS;
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -791,7 +750,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 	siginfo_t		 si;
 	struct timespec		 tick = { 0, 250 * 1000 * 1000 };
 	int64_t			 state_ms = 0, conf_ms;
-	struct conf_stamp	 seen;
+	struct cfg_stamp	 seen;
 	size_t			 i;
 	int			 sig, crashed;
 	char			*pid_file;
@@ -799,7 +758,7 @@ pool_run(int fd, const char *conf, struct cfg *c)
 
 	if (c->workers == 0)
 		return single_run(fd, conf, c);
-	conf_stamp(conf, &seen);
+	cfg_stamp(conf, &seen);
 	conf_ms = now_ms() + CONF_CHECK_MS;
 
 	sigemptyset(&set);
@@ -855,12 +814,12 @@ pool_run(int fd, const char *conf, struct cfg *c)
 			break;
 		}
 		if (sig == SIGHUP) {
-			(void)conf_changed(conf, &seen);
+			(void)cfg_changed(conf, &seen);
 			pool_reload(&p, conf, c, "SIGHUP");
 		} else if (now_ms() >= conf_ms) {
 			/* A changed file needs no signal. */
 			conf_ms = now_ms() + CONF_CHECK_MS;
-			if (conf_changed(conf, &seen))
+			if (cfg_changed(conf, &seen))
 				pool_reload(&p, conf, c, conf);
 		}
 		db_idle(mdb, 0);

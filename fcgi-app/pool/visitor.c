@@ -19,6 +19,7 @@
 #include "fairness.h"
 #include "instance.h"
 #include "jsonbody.h"
+#include "lease.h"
 #include "log.h"
 #include "token.h"
 #include "visitor.h"
@@ -243,26 +244,57 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
 	enum app_err		 er;
+	int64_t			 n, last = 0, pos;
 	int			 done, tries = 0;
 
 	*admitted = 0;
+	lease_note_join();
+	/* The cached row decides a lease's number: fresh, read again. */
+	if (lease_live(e) && ((r->now_ms - e->state_ms <= ADM_TICK_MS / 2 &&
+	    r->now_ms >= e->state_ms) ||
+	    qcache_refresh(r, e, 0, &done) == APP_OK) &&
+	    lease_take(e, r->now_ms, number)) {
+		pos = visitor_position(e, *number, r->now_ms);
+		*admitted = pos > 0 && adm_admitted(&e->q->adm, pos,
+		    r->now_ms);
+		return ERR_OK;
+	}
+	n = lease_size(e);
 again:
 	/* Joins stuck on the database never hold every worker. */
 	if (writers_enter() != APP_OK)
 		return ERR_BUSY;
-	er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
+	if (n > 1) {
+		er = db_queue_lease(r->db, e->q->id, DB_NOW, n, &last,
+		    admitted);
+		if (er == APP_OK) {
+			*number = last - n + 1;
+			lease_set(e->q->id, *number, last);
+		}
+	} else
+		er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);
 	/*
 	 * A join given up on (answered 503) may still write: its slot is
 	 * kept until it is done (the child's loop gives it back).
 	 */
 	if (!db_inflight(r->db))
 		writers_leave();
+	if (er == APP_NOTFOUND && n > 1) {
+		/* The row takes no lease (any more): a plain join. */
+		n = 1;
+		goto again;
+	}
 	if (er == APP_NOTFOUND) {
 		/* Paused, gone, or a scheduled change is due: look again. */
 		er = qcache_refresh(r, e, 0, &done);
 		if (er != APP_OK)
 			return er == APP_NOTFOUND ? ERR_QUEUE_NOT_FOUND :
 			    ERR_DB_DOWN;
+		/*
+		 * Due by the database's clock, which refused the join
+		 * (ours moved on since the request began).
+		 */
+		r->now_ms = db_clock_ms(r->db);
 		if (e->q->adm.pend_at_ms > 0 &&
 		    e->q->adm.pend_at_ms <= r->now_ms && tries++ < 2) {
 			if (writers_enter() != APP_OK)
@@ -276,11 +308,20 @@ again:
 		if (!adm_active_at(&e->q->adm, r->now_ms))
 			return ERR_QUEUE_PAUSED;
 		/*
-		 * The row is there, open, nothing due: the statement's
-		 * only other condition is its deadline in the server's
-		 * clock (this process's estimate of it can lag after a
-		 * slow round trip, e.g. while the pool moves to another
-		 * node).  Nothing was issued: 503, try again.
+		 * The row is there, open, nothing due now: a change that
+		 * was due when the statement ran has been applied since by
+		 * another process (the worker schedules one every second
+		 * while number blocks leave numbers unused), so join
+		 * again while time is left.
+		 */
+		if (tries++ < 2 && db_time_left_ms(r->db) > 0)
+			goto again;
+		/*
+		 * Otherwise the statement's only other condition is its
+		 * deadline in the server's clock (this process's estimate
+		 * of it can lag after a slow round trip, e.g. while the
+		 * pool moves to another node).  Nothing was issued: 503,
+		 * try again.
 		 */
 		log_info("join: the database got to it after its deadline; "
 		    "nothing issued");
@@ -294,7 +335,7 @@ again:
 	 * (admission.h).  Status and tokens now know the number exists.
 	 */
 	r->now_ms = db_clock_ms(r->db);
-	qcache_note_issued(e, *number);
+	qcache_note_issued(e, n > 1 ? last : *number);
 	/*
 	 * Around a scheduled opening this join may have closed the
 	 * pre-queue (or come after it): read the row once more, so that

@@ -64,16 +64,6 @@ static int		 wake_fd = -1;	/* eventfd: a slot came free */
 static size_t		 mine = (size_t)-1;	/* this worker's slot */
 static writers_wait_fn	 wait_fn;	/* the pool's, from writers_init() */
 
-/* Monotonic milliseconds, the same clock in every process. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 writers_init(size_t workers, writers_wait_fn wait)
 {

@@ -49,7 +49,7 @@ commands:
          [--abandon on|off] [--abandon-grace S] [--pow on|off]
          [--pow-bits N] [--session-renewal on|off]
          [--method fifo|passthrough|hold] [--total-active-users N]
-         [--load-test-queue on|off]
+         [--load-test-queue on|off] [--number-block N]
                        change settings (--target '' removes it)
   list [--json]        every queue: slug, name, active, rate,
                        last number issued, serving
@@ -257,8 +257,8 @@ test('list --json: the same objects as show, which are the admin API\'s ' +
 		opensAt: null, abandonment: false, abandonGraceSeconds: 180,
 		powEnabled: false, powBits: 15, sessionRenewal: false,
 		totalActiveUsers: 0,
-		queuingMethod: 'fifo', loadTestQueue: false,
-		waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
+		queuingMethod: 'fifo', loadTestQueue: false, numberBlock: 0,
+		numbersUnused: 0, waiting: 2, createdAt: got.createdAt, updatedAt: got.updatedAt,
 	});
 	assert.ok(got.createdAt > Date.now() - 60000 &&
 	    got.updatedAt >= got.createdAt, JSON.stringify(got));

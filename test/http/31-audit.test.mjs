@@ -70,7 +70,7 @@ test('CLI changes: create, update, set-rate, pause, resume, rotation, ' +
 	    jsonCookieSuffix: '', opensAt: null, abandonment: false,
 	    abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
 	    sessionRenewal: false, queuingMethod: 'fifo',
-	    totalActiveUsers: 0, loadTestQueue: false,
+	    totalActiveUsers: 0, loadTestQueue: false, numberBlock: 0,
 	    active: true });
 	assert.deepEqual(r[1].before, { name: q.name, tokenTtlSeconds: 600 });
 	assert.deepEqual(r[1].after, { name: 'Renamed', tokenTtlSeconds: 900 });

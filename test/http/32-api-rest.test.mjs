@@ -77,9 +77,9 @@ test('GET /sites and /sites/<id>: the site object', async () => {
 		jsonCookieSuffix: '', opensAt: null, abandonment: false,
 		abandonGraceSeconds: 180, powEnabled: false, powBits: 15,
 		sessionRenewal: false, queuingMethod: 'fifo',
-		totalActiveUsers: 0, loadTestQueue: false,
-		active: true, createdAt: 0,
-		updatedAt: 0, serving: s.serving, lastNumber: 0, waiting: 0 });
+		totalActiveUsers: 0, loadTestQueue: false, numberBlock: 0,
+		active: true, createdAt: 0, updatedAt: 0, serving: s.serving,
+		lastNumber: 0, waiting: 0, numbersUnused: 0 });
 	assert.ok(s.createdAt > Date.now() - 600000, `${s.createdAt}`);
 	assert.ok(s.updatedAt >= s.createdAt);
 	r = await get(`${SITES}/${id}`);

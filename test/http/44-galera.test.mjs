@@ -11,7 +11,9 @@
 //     client retries), the pool writes through node 2 within seconds,
 //     numbers stay unique and any gap is a failed request's;
 //   - the writer back: the pool's processes return to it within seconds;
-//   - GET_LOCK (the worker's leader lock) is node-local.
+//   - GET_LOCK (the worker's leader lock) is node-local;
+//   - number blocks through the writer: numbers unique, the last number
+//     exactly those received plus those counted unused.
 // Figures (joins/s) are printed as TAP diagnostics.
 
 import { test, before, after } from 'node:test';
@@ -121,6 +123,49 @@ test('64 concurrent joins through the designated writer: unique, ' +
 	assert.equal(lastNumber(slug, 3), 2000);
 	t.diagnostic(`one writer: ${Math.round(2000 / r.ms * 1000)} joins/s ` +
 	    '(8 workers, 64 concurrent, 3 nodes on 2 shared cores)');
+	await p.stop();
+	pools.splice(pools.indexOf(p), 1);
+});
+
+test('number blocks through the designated writer: unique numbers, the ' +
+    'last number accounted for exactly', async (t) => {
+	const p = await pool([1, 2, 3], 8);
+	const plain = createOnCluster();
+	const blocks = createOnCluster();
+	ctlCluster('update', blocks, '--number-block', 100);
+	const unusedOf = (slug) => Number(sqlOn(cluster.nodes[0].sock,
+	    `SELECT lease_unused_total FROM queue WHERE slug = '${slug}'`,
+	    'aqueue')[0][0]);
+	const figures = { [plain]: [], [blocks]: [] };
+	const got = { [plain]: [], [blocks]: [] };
+	// Interleaved, twice each: the machine's noise falls on both.
+	for (const slug of [plain, blocks, plain, blocks]) {
+		const r = await joins(slug, [p], 2000, 64);
+		assert.deepEqual(r.failed, []);
+		figures[slug].push(Math.round(2000 / r.ms * 1000));
+		got[slug].push(...r.numbers);
+	}
+	for (const slug of [plain, blocks]) {
+		assert.equal(new Set(got[slug]).size, 4000, 'unique');
+		// Every lease ended and written (50 ms, then between
+		// requests): the last number is received + unused.
+		let last = 0, unused = 0;
+		for (let i = 0; i < 50; i++) {
+			last = lastNumber(slug, 1);
+			unused = unusedOf(slug);
+			if (last === 4000 + unused)
+				break;
+			await sleep(100);
+		}
+		assert.equal(last, 4000 + unused, `${slug}: last number ` +
+		    `${last}, 4000 received, ${unused} unused`);
+		if (slug === plain)
+			assert.equal(unused, 0);
+	}
+	t.diagnostic(`one writer, joins/s without blocks ` +
+	    `${figures[plain].join(', ')}; with numberBlock 100 ` +
+	    `${figures[blocks].join(', ')} (8 workers, 64 concurrent, 3 ` +
+	    `nodes on 2 shared cores)`);
 	await p.stop();
 	pools.splice(pools.indexOf(p), 1);
 });

@@ -207,6 +207,8 @@ async function createQueue(spec) {
 		args.push('--burst', spec.burst);
 	if (spec.jsonCookie !== null)
 		args.push('--json-cookie', spec.jsonCookie);
+	if (spec.numberBlock > 0)
+		args.push('--number-block', spec.numberBlock);
 	let opensAt = null;
 	if (spec.opensIn !== null) {
 		opensAt = Date.now() + spec.opensIn;
@@ -254,7 +256,8 @@ async function createQueue(spec) {
 	oracle.globalEvent('operator', `create ${slug} rate ${spec.rate} ` +
 	    `window ${spec.window}s${spec.burst !== null ? ' burst ' +
 	    spec.burst : ''}${spec.abandon ? ' abandon on' : ''} json ` +
-	    `${spec.jsonStatus}${opensAt !== null ? ' opens ' +
+	    `${spec.jsonStatus}${spec.numberBlock > 0 ? ' number block ' +
+	    spec.numberBlock : ''}${opensAt !== null ? ' opens ' +
 	    rel(opensAt) : ''}`, r.tStart, r.tEnd, slug);
 	say(`queue ${slug}: rate ${spec.rate}/min, claim window ` +
 	    `${spec.window} s${spec.burst !== null ? ', burst ' +
@@ -275,6 +278,7 @@ function queueSpec(r, tag, draw) {
 		jsonStatus: r.pick([200, 202, 429]),
 		jsonCookie: r.chance(0.3) ? `c${tag}` : null,
 		opensIn: draw ? r.int(6000, 12000) : null,
+		numberBlock: r.chance(0.5) ? r.int(2, 30) : 0,
 	};
 }
 
@@ -1316,7 +1320,11 @@ async function operatorActor() {
 const faultIntervals = [];
 let faultBusy = Promise.resolve();
 
+// Faults so far: each may cost a pool process's lease (number blocks).
+let faultCount = 0;
+
 function faultEvent(text, tStart, tEnd) {
+	faultCount++;
 	oracle.globalEvent('fault', text, tStart, tEnd);
 }
 
@@ -1462,6 +1470,12 @@ async function account(list) {
 		const received = q.numbers.size;
 		const vd = voided.get(q.slug) ?? 0;
 		const lost = q.lost.length;
+		// Number blocks: the numbers of leases handed to nobody,
+		// counted by the row; a process killed (or a pool stopped
+		// while the database did not answer) takes the rest of its
+		// lease with it, at most a block per fault.
+		const unused = row.numbersUnused ?? 0;
+		const slack = q.spec.numberBlock * faultCount;
 		const missing = [];
 		for (let n = q.L0 + 1; n <= L && missing.length < 10000; n++)
 			if (!q.numbers.has(n))
@@ -1469,8 +1483,9 @@ async function account(list) {
 		const beyond = [...q.numbers.keys()].filter((n) => n > L);
 		say(`queue ${q.slug}: last number ${L} (from ${q.L0}): ` +
 		    `received ${received}, voided ${vd}, lost answers ` +
-		    `${lost}, failed answers ${q.failed.length}, not ` +
-		    `received ${missing.length}`);
+		    `${lost}, failed answers ${q.failed.length}, unused ` +
+		    `lease numbers ${unused} (+ up to ${slack} lost with ` +
+		    `their process), not received ${missing.length}`);
 		const now = Date.now();
 		const end = { id: 0, actor: 'accounting', pool: 0, tSend: now,
 		    tRecv: now, text: `accounting: last number ${L}` };
@@ -1478,8 +1493,8 @@ async function account(list) {
 			oracle.violation('numbers-accounting', q, end,
 			    `numbers received above the last number ${L}: ` +
 			    `${beyond.slice(0, 10).join(', ')}`);
-		if (issued > received + vd + lost) {
-			const k = issued - received - vd - lost;
+		if (issued > received + vd + lost + unused + slack) {
+			const k = issued - received - vd - lost - unused;
 			const n = missing[0];
 			const lo = q.numbers.get(n - 1)?.tSend ?? T0;
 			let hi = Infinity;
@@ -1507,10 +1522,10 @@ async function account(list) {
 			    `${missing.length > 12 ? ', ...' : ''})`,
 			    { involved: near.slice(0, 30) });
 		}
-		if (issued < received + vd)
+		if (issued < received + vd + unused)
 			oracle.violation('numbers-accounting', q, end,
 			    `${issued} numbers issued, but ${received} ` +
-			    `received and ${vd} voided`);
+			    `received, ${vd} voided and ${unused} unused`);
 	}
 }
 

@@ -9,8 +9,9 @@
 // The rules:
 //   numbers      every number handed out is unique; at the end the
 //                queue's last number minus the numbers received is
-//                covered by voids and answers that were lost (a failed
-//                answer leaves nothing behind)
+//                covered by voids, answers that were lost (a failed
+//                answer leaves nothing behind) and, with number blocks,
+//                the numbers of leases handed to nobody
 //   monotone     per observer (a sequential client) and queue, serving
 //                never falls below a value it was shown before
 //   token floor  once a token for n was received, every non-stale

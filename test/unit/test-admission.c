@@ -283,6 +283,81 @@ test_join(void)
 	ok(adm_join(&q, 60000, &adm) == 6, "a change still ahead: joins");
 }
 
+/*
+ * Number blocks: a lease of n numbers is the join issuing n at once
+ * (the same fold, ring and re-anchoring; the first number's admitted
+ * bit), only where adm_lease_ok() allows more than one.
+ */
+static void
+test_lease(void)
+{
+	struct adm_queue	 q, j, before;
+	int64_t			 n, i;
+	int			 adm, jadm, bad = 0;
+
+	/* The same state as five joins at once, but for L. */
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	j = q;
+	n = adm_lease(&q, 60000, 5, &adm);
+	(void)adm_join(&j, 60000, &jadm);
+	ok(n == 10 && adm == 1 && jadm == 1 && q.last_number == 10 &&
+	    q.anchor_number == 15 && q.anchor_time_ms == 60000,
+	    "lease of 5 at L 5: numbers 6..10, 6 admitted, A := L+burst = "
+	    "15 as the join of 6 does");
+	j.last_number = 10;
+	ok(memcmp(&q, &j, sizeof(q)) == 0, "the lease's state is the join's "
+	    "with L + 4 more");
+	/* The cap lags: serving reaches the lease's numbers after a tick. */
+	is_int(adm_serving(&q, 60000), 15, "serving at once: 15 (growth)");
+	/* A new queue r = 600, burst 100: a lease of 150 admits 1 at once. */
+	adm_init(&q, 600, 0, NOW0);
+	n = adm_lease(&q, NOW0, 150, &adm);
+	ok(n == 150 && adm == 1, "new queue: lease 1..150, 1 admitted");
+	is_int(adm_serving(&q, NOW0 + 499), 100,
+	    "until the cap moves: serving 100 (the burst)");
+	is_int(adm_serving(&q, NOW0 + 500), 105, "then the growth: 105");
+	/* One number: exactly adm_join(). */
+	for (i = 0; i < 50; i++) {
+		mkq(&q, 60 + i, i % 3, 10 + i, 1000 * i, 5 + i, i % 4, 1);
+		j = q;
+		if (adm_lease(&q, 60000 + 37 * i, 1, &adm) !=
+		    adm_join(&j, 60000 + 37 * i, &jadm) || adm != jadm ||
+		    memcmp(&q, &j, sizeof(q)) != 0)
+			bad++;
+	}
+	is_int(bad, 0, "a lease of 1 is adm_join() (50 states)");
+	/* Refused where numbers must be taken one by one. */
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	q.active = ADM_SEG_HOLD;
+	before = q;
+	ok(adm_lease(&q, 60000, 5, &adm) == 0 &&
+	    memcmp(&q, &before, sizeof(q)) == 0, "on hold: refused (0), q "
+	    "unchanged");
+	q.active = ADM_SEG_PASS;
+	ok(adm_lease_ok(&q) && adm_lease(&q, 60000, 5, &adm) == 10,
+	    "passthrough: leased");
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	q.opens_at_ms = 90000;
+	q.draw_open = 1;
+	ok(!adm_lease_ok(&q) && adm_lease(&q, 60000, 5, &adm) == 0,
+	    "a pre-queue collecting: refused");
+	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
+	q.active = ADM_SEG_RANDOM;
+	q.rand_from = 3;
+	q.rand_block = 4;
+	ok(!adm_lease_ok(&q) && adm_order_open(&q), "a random order open: "
+	    "refused");
+	q.active = ADM_SEG_FIFO;
+	q.rand_to = 6;
+	ok(adm_lease_ok(&q) && !adm_order_open(&q), "the order ended below "
+	    "L + 1 (rand_to 6, L 5): leased");
+	q.rand_to = 8;
+	ok(!adm_lease_ok(&q), "the order ends above L + 1 (rand_to 8): "
+	    "refused");
+	mkq(&q, 60, 0, 10, 0, 5, 3, 0);
+	ok(adm_lease(&q, 60000, 5, &adm) == 0, "paused: refused");
+}
+
 static void
 test_status(void)
 {
@@ -1742,6 +1817,7 @@ main(void)
 	test_serving();
 	test_lag();
 	test_join();
+	test_lease();
 	test_status();
 	test_schedule();
 	test_random();

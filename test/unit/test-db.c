@@ -218,12 +218,17 @@ test_join_mirror(struct db *db, const char *prefix)
 	int			 admitted, wadm, nadm = 0, nwait = 0;
 	int			 floored = 0, due = 0, folded = 0, closed = 0;
 	int			 collecting = 0, shifted = 0, held = 0;
-	int			 inblock = 0;
-	int64_t			 bs, bn;
+	int			 inblock = 0, leased = 0, noleases = 0;
+	int64_t			 bs, bn, k;
+	char			 sql[128];
 	enum app_err		 er;
 
 	snprintf(slug, sizeof(slug), "%smirror", prefix);
 	is_int(insert(db, &q, slug, "mirror"), APP_OK, "insert queue row");
+	/* The lease statement takes leases only where numberBlock is on. */
+	snprintf(sql, sizeof(sql), "UPDATE queue SET number_block = 10 "
+	    "WHERE id = %lld", (long long)q.id);
+	is_int(mysql_query(db_mysql(db), sql), 0, "numberBlock 10");
 	for (i = 0; i < 800 && bad < 5; i++) {
 		random_state(&a, &now);
 		/*
@@ -241,8 +246,20 @@ test_join_mirror(struct db *db, const char *prefix)
 		want = a;
 		number = 0;
 		admitted = -1;
-		er = db_queue_join(db, q.id, now, &number, &admitted);
-		n = adm_join(&want, now, &wadm);
+		/* Every third state: a lease of 2 to 9 numbers. */
+		if (i % 3 == 2) {
+			k = 2 + i % 8;
+			er = db_queue_lease(db, q.id, now, k, &number,
+			    &admitted);
+			n = adm_lease(&want, now, k, &wadm);
+			if (n > 0)
+				leased++;
+			else if (n == 0 && a.active != 0)
+				noleases++;
+		} else {
+			er = db_queue_join(db, q.id, now, &number, &admitted);
+			n = adm_join(&want, now, &wadm);
+		}
 		if (n <= 0) {
 			if (n < 0)
 				due++;
@@ -306,9 +323,12 @@ test_join_mirror(struct db *db, const char *prefix)
 			bad++;
 		}
 	}
-	is_int(bad, 0, "join statement == adm_join() over %d states: every "
-	    "field (claim samples, tick ring too), the number and its "
-	    "admitted bit", i);
+	is_int(bad, 0, "join and lease statements == adm_join() and "
+	    "adm_lease() over %d states: every field (claim samples, tick "
+	    "ring too), the number and its admitted bit", i);
+	ok(leased > 20, "leases of 2 to 9 numbers taken (%d)", leased);
+	ok(noleases > 0, "leases refused where adm_lease_ok() says no, the "
+	    "statement too (%d)", noleases);
 	ok(paused > 0, "paused states covered (%d)", paused);
 	ok(due > 0, "states with a change due covered (%d)", due);
 	ok(reanchored > 0, "re-anchoring states covered (%d)", reanchored);

@@ -412,19 +412,20 @@ test_sql(void)
 {
 	char	 buf[1024];
 
-	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 18,
-	    "18 settings stored by column");
+	is_int(qops_sql(QOPS_SQL_COLS, buf, sizeof(buf)), 19,
+	    "19 settings stored by column");
 	is_str(buf, "name, target_url, shop_domains, token_ttl_s, "
 	    "session_renewal, total_active_users, header_image_url, "
 	    "display_name, message, accent_color, json_queued_status, "
 	    "json_cookie, abandon, abandon_grace_s, pow_enabled, pow_bits, "
-	    "queuing_method, load_test_queue", "their columns, in table order");
-	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 18, "SET: 18");
+	    "queuing_method, load_test_queue, number_block",
+	    "their columns, in table order");
+	is_int(qops_sql(QOPS_SQL_SET, buf, sizeof(buf)), 19, "SET: 19");
 	ok(strncmp(buf, "name = ?, target_url = ?, ", 26) == 0 &&
-	    strcmp(buf + strlen(buf) - 19, "load_test_queue = ?") == 0,
+	    strcmp(buf + strlen(buf) - 16, "number_block = ?") == 0,
 	    "SET: col = ? each: %s", buf);
-	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 18, "marks: 18");
-	is_int((long long)strlen(buf), 18 * 3 - 2, "?, ... of 18");
+	is_int(qops_sql(QOPS_SQL_MARKS, buf, sizeof(buf)), 19, "marks: 19");
+	is_int((long long)strlen(buf), 19 * 3 - 2, "?, ... of 19");
 	is_int(qops_sql(QOPS_SQL_COLS, buf, 20), -1, "too small: -1");
 }
 
