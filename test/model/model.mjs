@@ -1044,6 +1044,29 @@ async function visitorActor(idx) {
 	}
 }
 
+// rushActor: the newsletter's moment, scaled down: now and then a dozen
+// visitors join one queue at once (with number blocks, the pool's
+// processes then take leases), most of them silent after their join.
+async function rushActor() {
+	const r = rng.fork('rush');
+	let k = 0;
+	await sleep(r.uniform(3000, 8000));
+	while (!stopping()) {
+		const q = chooseQueue(r, true);
+		if (q !== null) {
+			k++;
+			await Promise.all(Array.from({ length: r.int(8, 16) },
+			    (_, i) => {
+				const rv = rng.fork(`rush${k}.${i}`);
+				const v = newVisitor(`r${k}.${i}`, q);
+				return rv.chance(0.7) ? silent(v, rv) :
+				    present(v, rv);
+			}));
+		}
+		await sleep(r.uniform(8000, 20000));
+	}
+}
+
 // ---- the alternating observers -----------------------------------------
 
 const observers = [];
@@ -1583,7 +1606,7 @@ async function main() {
 	const actors = [];
 	for (let i = 0; i < A.actors; i++)
 		actors.push(visitorActor(i));
-	actors.push(operatorActor(), drawWatcher());
+	actors.push(operatorActor(), drawWatcher(), rushActor());
 	let faultError = null;
 	const faults = faultActor().catch((e) => {
 		faultError = e;
