@@ -144,7 +144,7 @@ db_queue_unused_fold(struct db *db, int64_t id, int64_t *k)
 	struct adm_change	 c;
 	MYSQL_BIND		 p[2], r[2];
 	int64_t			 now, abandon = 0;
-	int			 has = 0;
+	int			 has = 0, seg;
 	enum app_err		 er;
 
 	*k = 0;
@@ -162,17 +162,28 @@ db_queue_unused_fold(struct db *db, int64_t id, int64_t *k)
 		db_rollback(db);
 		return APP_OK;
 	}
+	/*
+	 * Paused or on hold when the skip would begin, nobody may be
+	 * admitted: the count waits for the queue to admit again.
+	 */
+	seg = adm_seg_at(&q.adm, now + ADM_TICK_MS);
+	if (seg == ADM_SEG_PAUSED || seg == ADM_SEG_HOLD) {
+		*k = 0;
+		db_rollback(db);
+		return APP_OK;
+	}
 	adm_change_init(&q.adm, now, &c);
 	c.skip += *k;
 	/*
 	 * Only taken off the count (serving passes them as any other):
-	 * within an open random order, whose positions, not numbers, are
-	 * admitted (they lie before it: no lease is taken within one); and
-	 * with abandonment detection on, which counts them itself once
-	 * its grace has passed (they never send a heartbeat), so that
-	 * they are never skipped twice.
+	 * in passthrough, where the rate does not count them; within an
+	 * open random order, whose positions, not numbers, are admitted
+	 * (they lie before it: no lease is taken within one); and with
+	 * abandonment detection on, which counts them itself once its
+	 * grace has passed (they never send a heartbeat), so that they are
+	 * never skipped twice.
 	 */
-	if (!adm_order_open(&q.adm) && !abandon) {
+	if (seg != ADM_SEG_PASS && !adm_order_open(&q.adm) && !abandon) {
 		if (adm_schedule(&q.adm, now, &c) == -1) {
 			er = APP_BUSY;
 			goto fail;

@@ -209,7 +209,8 @@ static const struct stmt_def stmts[STMT__MAX] = {
 	    "lease_unused_total = lease_unused_total + ? WHERE id = ?" },
 	/* STMT_QUEUE_UNUSED_DUE: a plain read, locking nothing. */
 	[STMT_QUEUE_UNUSED_DUE] = { 0, 1,
-	    "SELECT id FROM queue WHERE lease_unused > 0 LIMIT 64" },
+	    "SELECT id FROM queue WHERE lease_unused > 0 AND active NOT IN "
+	    "(0, 2) LIMIT 64" },
 	/* STMT_QUEUE_UNUSED_GET: inside the transaction that locked the row. */
 	[STMT_QUEUE_UNUSED_GET] = { 1, 1,
 	    "SELECT lease_unused, abandon FROM queue WHERE id = ?" },

@@ -265,11 +265,14 @@ enum app_err db_queue_unused_add(struct db *, int64_t id, int64_t k);
 
 /*
  * The ids of up to max (<= 64) queues with unused lease numbers not yet
- * passed over, into ids; *n their count.  db_queue_unused_fold(): in a
- * transaction of its own, on queue id's locked row, raise skip by its
+ * passed over and neither paused nor on hold, into ids; *n their
+ * count.  db_queue_unused_fold(): in a transaction of its own, on queue
+ * id's locked row, raise skip by its
  * unused numbers as a scheduled change (adm_schedule(): serving passes
  * them a tick later, never backward) and take them off the count; *k
- * gets how many (0: none).  Within an open random order, and with
+ * gets how many (0: none).  Nothing while the queue is paused or on
+ * hold when the skip would begin (nobody may be admitted then: the
+ * count waits); in passthrough, within an open random order, and with
  * abandonment detection on (it counts them once its grace has passed),
  * they are taken off the count without a skip.  APP_BUSY: another
  * change is still scheduled (nothing changed; try again later).  Both

@@ -107,8 +107,9 @@ visitor_join_late(struct db *db)
 		}
 		instance_join_unknown();
 		log_warnx("join: queue %lld: the connection broke before the "
-		    "outcome of a join answered 503 arrived; a number may "
-		    "have been issued", (long long)l.queue_id);
+		    "outcome of a join answered 503 arrived; up to %lld "
+		    "number(s) may have been issued", (long long)l.queue_id,
+		    (long long)l.count);
 	}
 	/* Places not given back yet: once more, when the database may. */
 	for (i = keep = 0; i < nretry; i++) {
@@ -161,13 +162,31 @@ join_unused_flush(struct db *db)
 		return;
 	for (i = keep = 0; i < nunused; i++) {
 		/* Failed once: the rest waits for the next call. */
-		if (failed || (failed = db_queue_unused_add(db,
-		    unused[i].queue_id, unused[i].k) != APP_OK)) {
+		if (failed) {
 			unused[keep++] = unused[i];
 			continue;
 		}
-		log_debug("join: queue %lld: %lld unused numbers of a lease",
-		    (long long)unused[i].queue_id, (long long)unused[i].k);
+		if (db_queue_unused_add(db, unused[i].queue_id,
+		    unused[i].k) == APP_OK) {
+			log_debug("join: queue %lld: %lld unused numbers of "
+			    "a lease", (long long)unused[i].queue_id,
+			    (long long)unused[i].k);
+			continue;
+		}
+		failed = 1;
+		/*
+		 * Given up on while in flight, the write may still be
+		 * applied: never sent again, so that the numbers are never
+		 * counted twice (at worst serving admits nobody at them, as
+		 * for a visitor who left).
+		 */
+		if (db_inflight(db))
+			log_warnx("join: queue %lld: the count of %lld unused "
+			    "numbers of a lease was given up on; not sent "
+			    "again", (long long)unused[i].queue_id,
+			    (long long)unused[i].k);
+		else
+			unused[keep++] = unused[i];
 	}
 	nunused = keep;
 }

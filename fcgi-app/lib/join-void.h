@@ -49,9 +49,10 @@ void	 visitor_join_late(struct db *);
 void	 join_unused_note(int64_t queue_id, int64_t k);
 
 /*
- * Write the unused numbers kept; those the database does not take stay
- * for the next call.  Does nothing while a statement given up on is in
- * flight.  Can't fail.
+ * Write the unused numbers kept; those the database refuses stay for
+ * the next call, but a count given up on while in flight (it may still
+ * be applied) is dropped and logged, never sent twice.  Does nothing
+ * while a statement given up on is in flight.  Can't fail.
  */
 void	 join_unused_flush(struct db *);
 

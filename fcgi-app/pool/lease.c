@@ -23,8 +23,13 @@ static struct {
 	int64_t	 at;		/* taken, mono_ms() */
 } lease;
 
-/* Joins of this process in tumbling windows of LEASE_MS. */
-static int64_t	 win_at, win_joins, prev_joins;
+/*
+ * Joins of this process on one queue (win_queue) in tumbling windows of
+ * LEASE_MS: a join on another queue starts the count again, so that a
+ * quiet queue never takes the lease size of a busy one (and two busy
+ * queues on one process take one number per join).
+ */
+static int64_t	 win_queue, win_at, win_joins, prev_joins;
 
 /* Move the window on to now (mono_ms()).  Can't fail. */
 static void
@@ -38,8 +43,13 @@ window_move(int64_t now)
 }
 
 void
-lease_note_join(void)
+lease_note_join(int64_t queue_id)
 {
+	if (queue_id != win_queue) {
+		win_queue = queue_id;
+		win_at = mono_ms();
+		win_joins = prev_joins = 0;
+	}
 	window_move(mono_ms());
 	win_joins++;
 }
@@ -49,7 +59,8 @@ lease_size(const struct qentry *e)
 {
 	int64_t	 n;
 
-	if (e->q->number_block < 2 || !adm_lease_ok(&e->q->adm))
+	if (e->q->number_block < 2 || !adm_lease_ok(&e->q->adm) ||
+	    e->q->id != win_queue)
 		return 1;
 	window_move(mono_ms());
 	n = prev_joins > win_joins ? prev_joins : win_joins;
@@ -100,13 +111,13 @@ lease_take(const struct qentry *e, int64_t now, int64_t *number)
 }
 
 void
-lease_set(int64_t queue_id, int64_t first, int64_t last)
+lease_set(int64_t queue_id, int64_t first, int64_t last, int64_t at)
 {
 	lease_end();
 	lease.queue_id = queue_id;
 	lease.next = first + 1;
 	lease.last = last;
-	lease.at = mono_ms();
+	lease.at = at;
 }
 
 void
@@ -116,6 +127,9 @@ lease_flush(struct db *db, int all)
 	    mono_ms() - lease.at >= LEASE_MS))
 		lease_end();
 	join_unused_flush(db);
+	if (all && join_unused_pending())
+		log_warnx("join: the counts of unused lease numbers could "
+		    "not be written before this process ends");
 }
 
 int64_t

@@ -32,17 +32,17 @@ struct qentry;
 #define LEASE_MS	50	/* a lease's numbers are handed out within */
 
 /*
- * Count a join of this process (every join, from a lease or not): the
- * base of lease_size().  Can't fail.
+ * Count a join of this process on queue queue_id (every join, from a
+ * lease or not): the base of lease_size().  Can't fail.
  */
-void	 lease_note_join(void);
+void	 lease_note_join(int64_t queue_id);
 
 /*
  * How many numbers the next join of e's queue takes with its statement:
  * 1 (a plain join) unless the cached row has numberBlock above 1 and
- * takes leases (adm_lease_ok()); then the joins this process took in
- * the last LEASE_MS window (or this one, when more), at most
- * numberBlock.  Can't fail.
+ * takes leases (adm_lease_ok()); then the joins this process took on
+ * that queue in the last LEASE_MS window (or this one, when more), at
+ * most numberBlock.  Can't fail.
  */
 int64_t	 lease_size(const struct qentry *e);
 
@@ -65,10 +65,12 @@ int	 lease_take(const struct qentry *e, int64_t now, int64_t *number);
 
 /*
  * Keep a new lease of queue queue_id: first .. last were issued, first
- * is handed out by the caller.  A lease held before ends (its rest is
- * unused).  Can't fail.
+ * is handed out by the caller; at: mono_ms() before its statement was
+ * sent (the LEASE_MS bound counts from there).  A lease held before
+ * ends (its rest is unused).  Can't fail.
  */
-void	 lease_set(int64_t queue_id, int64_t first, int64_t last);
+void	 lease_set(int64_t queue_id, int64_t first, int64_t last,
+	    int64_t at);
 
 /*
  * Between requests: end the lease when it has expired (or always, when

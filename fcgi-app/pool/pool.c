@@ -453,8 +453,8 @@ child_main(int fd, const struct cfg *c)
 	 * is on the way, or the server finds its deadline passed.
 	 */
 	late_work(db, child_cfg->db_visitor_timeout_ms);
-	lease_flush(db, 1);
 	between_requests(db);
+	lease_flush(db, 1);
 	fair_served_flush(db, 1);
 	ew_end();
 	dw_end();

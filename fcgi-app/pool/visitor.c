@@ -244,14 +244,20 @@ visitor_join(struct req *r, int64_t *number, int *admitted)
 {
 	struct qentry		*e = r->qe;
 	enum app_err		 er;
-	int64_t			 n, last = 0, pos;
+	int64_t			 n, last = 0, pos, fresh, at = 0;
 	int			 done, tries = 0;
 
 	*admitted = 0;
-	lease_note_join();
-	/* The cached row decides a lease's number: fresh, read again. */
-	if (lease_live(e) && ((r->now_ms - e->state_ms <= ADM_TICK_MS / 2 &&
-	    r->now_ms >= e->state_ms) ||
+	lease_note_join(e->q->id);
+	/*
+	 * The cached row decides a lease's number, at this moment (the
+	 * request may have waited): no older than a token's state may be
+	 * (visitor_admitted()), else read again.
+	 */
+	fresh = r->cfg->token_state_ms < ADM_TICK_MS / 2 ?
+	    r->cfg->token_state_ms : ADM_TICK_MS / 2;
+	if (lease_live(e) && (((r->now_ms = db_clock_ms(r->db)) -
+	    e->state_ms <= fresh && r->now_ms >= e->state_ms) ||
 	    qcache_refresh(r, e, 0, &done) == APP_OK) &&
 	    lease_take(e, r->now_ms, number)) {
 		pos = visitor_position(e, *number, r->now_ms);
@@ -265,11 +271,12 @@ again:
 	if (writers_enter() != APP_OK)
 		return ERR_BUSY;
 	if (n > 1) {
+		at = mono_ms();
 		er = db_queue_lease(r->db, e->q->id, DB_NOW, n, &last,
 		    admitted);
 		if (er == APP_OK) {
 			*number = last - n + 1;
-			lease_set(e->q->id, *number, last);
+			lease_set(e->q->id, *number, last, at);
 		}
 	} else
 		er = db_queue_join(r->db, e->q->id, DB_NOW, number, admitted);

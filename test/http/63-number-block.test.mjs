@@ -175,24 +175,32 @@ async function sampleUntil(slug, pred, ms = 6000) {
 	return last;
 }
 
-test('unused numbers are passed over by a skip (never twice with ' +
-    'abandonment on), serving never going back', async () => {
+test('unused numbers are passed over by a skip once the queue admits ' +
+    '(never while paused, never twice with abandonment on), serving ' +
+    'never going back', async () => {
 	for (const abandon of ['off', 'on']) {
 		// Sequential joins: no lease of its own leaves a number.
-		const slug = create('--rate', 60, '--burst', 10,
+		// Rate 1 a minute: serving is the burst, 10, for a minute.
+		const slug = create('--rate', 1, '--burst', 10,
 		    '--abandon', abandon);
 		const id = show(slug).id;
 		for (let i = 0; i < 15; i++)
 			assert.equal((await join(slug)).status, 200);
-		// Paused: serving moves only by the skip.
 		ctl('pause', slug);
 		await sleep(CACHE_MS);
 		const before = await sampleUntil(slug, () => true);
-		assert.ok(before <= 11, `serving ${before}`);
+		assert.equal(before, 10, 'serving: the burst');
 		dbSQL('UPDATE queue SET lease_unused = lease_unused + 7, ' +
 		    `lease_unused_total = lease_unused_total + 7 WHERE id = ${id}`);
-		await waitFor(() => dbSQL('SELECT lease_unused FROM queue ' +
-		    `WHERE id = ${id}`)[0][0] === '0', 5000);
+		const unusedNow = () => dbSQL('SELECT lease_unused FROM queue ' +
+		    `WHERE id = ${id}`)[0][0];
+		// Paused: nobody may be admitted, the count waits.
+		await sleep(2500);
+		assert.equal(unusedNow(), '7', 'paused: not passed over yet');
+		assert.equal(await sampleUntil(slug, () => true), before,
+		    'paused: serving stands');
+		ctl('resume', slug);
+		await waitFor(() => unusedNow() === '0', 5000);
 		const skip = Number(dbSQL('SELECT skip_count + ' +
 		    `IF(pend_at_ms > 0, pend_skip - skip_count, 0) FROM queue ` +
 		    `WHERE id = ${id}`)[0][0]);
@@ -203,7 +211,7 @@ test('unused numbers are passed over by a skip (never twice with ' +
 			assert.equal(after, before + 7, 'serving jumps by 7');
 			await sleep(600);
 			assert.equal(await sampleUntil(slug, () => true),
-			    before + 7, 'and stays (paused)');
+			    before + 7, 'and no further (rate 1 a minute)');
 		} else {
 			assert.equal(skip, 0, 'abandonment counts them itself');
 			await sleep(600);
@@ -214,28 +222,46 @@ test('unused numbers are passed over by a skip (never twice with ' +
 });
 
 test('a lease steps aside: once a hold is in effect nobody new is ' +
-    'admitted, whatever a process still holds; paused, no number is ' +
-    'handed out', async () => {
+    'admitted, whatever a process still holds, and serving stands; ' +
+    'paused, no number is handed out', async () => {
 	const slug = create('--rate', 100000, '--number-block', 50);
 	const key = keyOf(slug, 'aside');
 	const id = show(slug).id;
-	// Joins go on across the change, so that leases are live at it.
-	const during = burst(slug, 1500, 24);
-	await sleep(500);
+	// 24 loops join until 1.5 s after the hold, so that leases are
+	// live at it, however fast this machine is.
+	let stopAt = Infinity;
+	const list = [];
+	const loops = Array.from({ length: 24 }, async () => {
+		while (performance.now() < stopAt) {
+			const sent = performance.now();
+			const r = await join(slug);
+			list.push({ sent, got: performance.now(),
+			    status: r.status, number: r.json?.number,
+			    admitted: r.json?.admitted });
+		}
+	});
+	await sleep(1500);
 	const p = await patchSite(id, key, { queuingMethod: 'hold' });
 	assert.equal(p.status, 200, p.text);
 	const held = performance.now();
-	const list = await during;
+	stopAt = held + 1500;
+	await Promise.all(loops);
 	assert.ok(list.every((x) => x.status === 200), 'every join 200');
 	const before = list.filter((x) => x.got < held - 400);
-	assert.ok(before.length > 50 && before.every((x) => x.admitted),
-	    'fifo at a high rate: everyone admitted at once');
+	assert.ok(before.length > 20 && before.every((x) => x.admitted),
+	    `fifo at a high rate: everyone admitted at once ` +
+	    `(${before.length} joins)`);
 	// The hold begins a tick (250 ms) after the call; a process reads
 	// the row again within 125 ms before handing out a lease's number.
 	const after = list.filter((x) => x.sent > held + 250 + 150);
-	assert.ok(after.length > 50, `${after.length} joins after the hold`);
+	assert.ok(after.length > 20, `${after.length} joins after the hold`);
 	assert.deepEqual(after.filter((x) => x.admitted)
 	    .map((x) => x.number), [], 'on hold: every later join waits');
+	// On hold the numbers of ended leases are not passed over.
+	const s0 = await sampleUntil(slug, () => true);
+	await sleep(1500);
+	assert.equal(await sampleUntil(slug, () => true), s0,
+	    'on hold: serving stands');
 	// Paused: no join gets a number.
 	const q = await patchSite(id, key, { queuingMethod: 'fifo' });
 	assert.equal(q.status, 200, q.text);

@@ -316,16 +316,25 @@ test_lease(void)
 	is_int(adm_serving(&q, NOW0 + 499), 100,
 	    "until the cap moves: serving 100 (the burst)");
 	is_int(adm_serving(&q, NOW0 + 500), 105, "then the growth: 105");
-	/* One number: exactly adm_join(). */
+	/*
+	 * Over 50 states: a lease of n is the join of its first number
+	 * (the same fold, ring, re-anchoring and admitted bit) with L
+	 * n - 1 further.
+	 */
 	for (i = 0; i < 50; i++) {
 		mkq(&q, 60 + i, i % 3, 10 + i, 1000 * i, 5 + i, i % 4, 1);
+		q.floor = i % 5 == 0 ? 40 : 0;
 		j = q;
-		if (adm_lease(&q, 60000 + 37 * i, 1, &adm) !=
-		    adm_join(&j, 60000 + 37 * i, &jadm) || adm != jadm ||
-		    memcmp(&q, &j, sizeof(q)) != 0)
+		n = adm_lease(&q, 60000 + 37 * i, 2 + i % 7, &adm);
+		if (adm_join(&j, 60000 + 37 * i, &jadm) != 6 + i ||
+		    n != 6 + i + 1 + i % 7 || adm != jadm)
+			bad++;
+		j.last_number = n;
+		if (memcmp(&q, &j, sizeof(q)) != 0)
 			bad++;
 	}
-	is_int(bad, 0, "a lease of 1 is adm_join() (50 states)");
+	is_int(bad, 0, "a lease of n is the join with L + n - 1 more (50 "
+	    "states)");
 	/* Refused where numbers must be taken one by one. */
 	mkq(&q, 60, 0, 10, 0, 5, 0, 1);
 	q.active = ADM_SEG_HOLD;

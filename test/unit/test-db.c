@@ -263,7 +263,7 @@ test_join_mirror(struct db *db, const char *prefix)
 		if (n <= 0) {
 			if (n < 0)
 				due++;
-			else
+			else if (a.active == 0)
 				paused++;
 			if (er != APP_NOTFOUND)
 				bad++;
